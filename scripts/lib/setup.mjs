@@ -1,0 +1,49 @@
+// Everything `npm start` and `npm test` need before they can run: npm
+// dependencies, a Docker engine, and the images this machine cannot pull.
+import { existsSync, statSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { ensureDockerEngine } from "./docker-engine.mjs";
+import { ensureLocalImages } from "./local-images.mjs";
+import { run, SetupError, step } from "./run.mjs";
+
+export const ROOT = new URL("../../", import.meta.url).pathname;
+const BIN = join(ROOT, "node_modules/.bin");
+
+/** @returns {Promise<NodeJS.ProcessEnv>} the environment to run vite / wrangler / vitest in */
+export async function setup() {
+  await ensureDependencies();
+  step("Checking the Docker engine");
+  await ensureDockerEngine();
+  step("Checking container images");
+  const imageEnv = await ensureLocalImages();
+  return {
+    ...process.env,
+    ...imageEnv,
+    // Node 24 from the `node` devDependency runs every tool (wrangler needs >= 22.12).
+    PATH: `${BIN}${delimiter}${process.env.PATH ?? ""}`,
+  };
+}
+
+function dependenciesCurrent() {
+  const installed = join(ROOT, "node_modules/.package-lock.json");
+  const lock = join(ROOT, "package-lock.json");
+  if (!existsSync(installed) || !existsSync(join(BIN, "node"))) return false;
+  return statSync(installed).mtimeMs >= statSync(lock).mtimeMs;
+}
+
+async function ensureDependencies() {
+  if (dependenciesCurrent()) return;
+  step("Installing npm dependencies (npm ci)");
+  try {
+    await run("npm", ["ci", "--no-audit", "--no-fund"], { cwd: ROOT });
+  } catch (error) {
+    throw new SetupError("NPM_INSTALL_FAILED", `npm ci failed; is the npm registry reachable?\n${error.message}`);
+  }
+}
+
+/** Prints a set-up failure for a person and exits. */
+export function failSetup(error) {
+  const code = error?.code ? `[${error.code}] ` : "";
+  console.error(`\n\x1b[31m✗ ${code}${error?.message ?? error}\x1b[0m`);
+  process.exit(1);
+}

@@ -1,0 +1,36 @@
+#!/bin/sh
+# Stands between wrangler/workerd and `docker` on machines without buildx or a
+# reachable registry (see README "Local platform"). On a normal Docker install
+# the set-up does not use it.
+#   build: drops the buildx-only flags `--load` and `--provenance=false`, and
+#          passes BASE_IMAGE when the set-up built a local base image.
+#   pull:  succeeds without the registry when the image is already present.
+real=${CLOUD_IDE_REAL_DOCKER:-docker}
+cmd=$1
+[ $# -gt 0 ] && shift
+case $cmd in
+build)
+  n=$#
+  while [ "$n" -gt 0 ]; do
+    a=$1; shift; n=$((n - 1))
+    case $a in
+    --load | --provenance=false) ;;
+    *) set -- "$@" "$a" ;;
+    esac
+  done
+  if [ -n "${CLOUD_IDE_BASE_IMAGE:-}" ]; then
+    set -- --build-arg "BASE_IMAGE=$CLOUD_IDE_BASE_IMAGE" "$@"
+  fi
+  exec "$real" build "$@"
+  ;;
+pull)
+  for image; do :; done
+  if [ -n "${image:-}" ] && "$real" image inspect "$image" >/dev/null 2>&1; then
+    exit 0
+  fi
+  exec "$real" pull "$@"
+  ;;
+*)
+  exec "$real" "$cmd" "$@"
+  ;;
+esac

@@ -1,0 +1,72 @@
+import { DurableObject } from "cloudflare:workers";
+import { ErrorCode } from "../protocol/errors";
+import type { WorkspaceStatus } from "../protocol/workspace";
+import { describe } from "./http";
+
+/** How long a container keeps running once nothing uses the workspace. */
+const INACTIVITY_TIMEOUT_MS = 5 * 60_000;
+const WORKSPACE_DIR = "/workspace";
+
+/**
+ * One workspace: a Durable Object that owns one container through
+ * `ctx.container`. The Worker reaches it by workspace id.
+ */
+export class Workspace extends DurableObject<Env> {
+  private starting: Promise<void> | undefined;
+  private lastError: string | undefined;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    const container = ctx.container;
+    // A restarted Durable Object starts without an inactivity timeout even
+    // when its container kept running.
+    if (container?.running) {
+      void ctx.blockConcurrencyWhile(() => container.setInactivityTimeout(INACTIVITY_TIMEOUT_MS));
+    }
+  }
+
+  private get container(): Container {
+    const container = this.ctx.container;
+    if (!container) throw new Error("This Durable Object has no container: check `containers` in wrangler.jsonc.");
+    return container;
+  }
+
+  /** Starts the container when it is not running; concurrent callers share one start. */
+  ensureRunning(): Promise<void> {
+    if (this.container.running) return Promise.resolve();
+    this.starting ??= this.start().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async start(): Promise<void> {
+    const container = this.container;
+    const image = container.images.sandbox;
+    if (!image) throw new Error('No image named "sandbox" in wrangler.jsonc `containers[].images`.');
+    container.start({ image, enableInternet: this.env.SANDBOX_INTERNET !== "false" });
+    await container.setInactivityTimeout(INACTIVITY_TIMEOUT_MS);
+  }
+
+  /** Starts the container if needed and reports its state with `uname -a` from inside. */
+  async status(id: string): Promise<WorkspaceStatus> {
+    try {
+      await this.ensureRunning();
+      const uname = await this.container.exec(["uname", "-a"], { cwd: WORKSPACE_DIR });
+      const output = await uname.output();
+      if (output.exitCode !== 0) {
+        throw new Error(`uname exited with ${output.exitCode}: ${new TextDecoder().decode(output.stderr)}`);
+      }
+      this.lastError = undefined;
+      return { id, state: "running", kernel: new TextDecoder().decode(output.stdout).trim() };
+    } catch (error) {
+      this.lastError = describe(error);
+      console.error(`workspace ${id}: ${this.lastError}`);
+      return {
+        id,
+        state: "failed",
+        error: { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${this.lastError}` },
+      };
+    }
+  }
+}
