@@ -9,13 +9,18 @@ import { defineConfig } from "vite";
 const port = Number(process.env.PORT ?? 5173);
 const hmrPort = Number(process.env.HMR_PORT ?? port + 1);
 
-export default defineConfig({
+export default defineConfig(({ command }) => ({
   plugins: [
     react(),
     cloudflare({
       config: (config) => ({
-        vars: { ...config.vars, PREVIEW_DOMAIN: `localhost:${port}` },
+        // Tests run under a name of their own so they can remove exactly the
+        // containers they started (workerd names them `workerd-{name}-...`).
+        name: process.env.CLOUD_IDE_WORKER_NAME ?? config.name,
+        // In development previews are {port}-{id}-{token}.localhost:{port}.
+        vars: command === "serve" ? { ...config.vars, PREVIEW_DOMAIN: `localhost:${port}` } : config.vars,
       }),
+      persistState: process.env.CLOUD_IDE_STATE_DIR ? { path: process.env.CLOUD_IDE_STATE_DIR } : true,
     }),
   ],
   server: {
@@ -26,4 +31,4 @@ export default defineConfig({
     hmr: { port: hmrPort },
   },
   preview: { port, strictPort: true },
-});
+}));

@@ -1,7 +1,7 @@
 // `npm start`: set up what is missing, then serve the IDE with `vite dev`.
 import { spawn } from "node:child_process";
-import { failSetup, ROOT, setup } from "./lib/setup.mjs";
 import { step } from "./lib/run.mjs";
+import { failSetup, ROOT, setup } from "./lib/setup.mjs";
 
 let env;
 try {

@@ -15,6 +15,8 @@ const app = new Hono<{ Bindings: Env }>();
 
 app.use("*", securityHeaders);
 
+app.get("/api/health", (c) => c.json({ ok: true }));
+
 app.get("/api/workspaces/:id/status", async (c) => {
   const id = workspaceId(c.req.param("id"));
   const status = await c.env.Workspace.getByName(id).status(id);

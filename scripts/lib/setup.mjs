@@ -41,6 +41,28 @@ async function ensureDependencies() {
   }
 }
 
+/**
+ * Debian's Chromium for the browser tests (`CHROMIUM_PATH` overrides).
+ * @returns {Promise<string>} the executable
+ */
+export async function ensureChromium() {
+  const configured = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+  if (existsSync(configured)) return configured;
+  if (process.getuid?.() !== 0) {
+    throw new SetupError("CHROMIUM_MISSING", `No Chromium at ${configured}: install it or set CHROMIUM_PATH.`);
+  }
+  step("Installing Chromium for the browser tests (Debian package chromium)");
+  await run("apt-get", ["install", "-y", "--no-install-recommends", "chromium"], {
+    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+  }).catch(async () => {
+    await run("apt-get", ["update"], { show: false });
+    await run("apt-get", ["install", "-y", "--no-install-recommends", "chromium"], {
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
+  });
+  return configured;
+}
+
 /** Prints a set-up failure for a person and exits. */
 export function failSetup(error) {
   const code = error?.code ? `[${error.code}] ` : "";

@@ -1,0 +1,4 @@
+export const ROOT: string;
+export function setup(): Promise<NodeJS.ProcessEnv>;
+export function ensureChromium(): Promise<string>;
+export function failSetup(error: unknown): never;

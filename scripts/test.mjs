@@ -1,0 +1,79 @@
+// `npm test`: the same set-up as `npm start`, then every check CI makes:
+// typecheck, lint, unit tests, the production bundle (`wrangler deploy
+// --dry-run`), integration tests against real containers, and browser
+// end-to-end tests in Debian's Chromium. Ends with "N passed, N failed".
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { step } from "./lib/run.mjs";
+import { ensureChromium, failSetup, ROOT, setup } from "./lib/setup.mjs";
+
+let env;
+try {
+  env = await setup();
+  env.CHROMIUM_PATH = await ensureChromium();
+} catch (error) {
+  failSetup(error);
+}
+
+const reports = join(ROOT, ".cache/test-reports");
+rmSync(reports, { recursive: true, force: true });
+mkdirSync(reports, { recursive: true });
+
+const tiers = process.argv.slice(2);
+const wanted = (name) => tiers.length === 0 || tiers.includes(name);
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const failures = [];
+// Checks that are not tests (typecheck, lint, build) count as one failure each.
+let failedChecks = 0;
+
+function sh(label, command, args, { isCheck = true } = {}) {
+  step(label);
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: ROOT, env, stdio: "inherit" });
+    child.on("close", (code) => {
+      if (code !== 0) {
+        failures.push(`${label} (exit ${code})`);
+        if (isCheck) failedChecks += 1;
+      }
+      resolve(code === 0);
+    });
+  });
+}
+
+async function vitest(project) {
+  const file = join(reports, `${project}.json`);
+  await sh(
+    `Tests: ${project}`,
+    "vitest",
+    ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${file}`],
+    { isCheck: false },
+  );
+  try {
+    const report = JSON.parse(readFileSync(file, "utf8"));
+    totals.passed += report.numPassedTests;
+    totals.failed += report.numFailedTests;
+    totals.skipped += report.numPendingTests + report.numTodoTests;
+  } catch {
+    totals.failed += 1;
+    failures.push(`${project}: no report (the run did not finish)`);
+  }
+}
+
+if (wanted("static")) {
+  await sh("Generating Worker types", "wrangler", ["types", "--strict-vars=false"]);
+  await sh("Typecheck (app, worker, tests)", "tsc", ["-b"]);
+  await sh("Lint and format check (biome)", "biome", ["ci", "."]);
+}
+if (wanted("unit")) await vitest("unit");
+if (wanted("deploy")) {
+  await sh("Production build", "vite", ["build"]);
+  await sh("wrangler deploy --dry-run", "wrangler", ["deploy", "--dry-run"]);
+}
+if (wanted("integration")) await vitest("integration");
+if (wanted("e2e")) await vitest("e2e");
+
+console.log("");
+for (const failure of failures) console.log(`\x1b[31m✗ ${failure}\x1b[0m`);
+console.log(`${totals.passed} passed, ${totals.failed + failedChecks} failed, ${totals.skipped} skipped`);
+process.exit(failures.length === 0 && totals.failed === 0 ? 0 : 1);

@@ -1,0 +1,34 @@
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { uniqueWorkspaceId } from "../support/api";
+import { launchBrowser, openPage } from "../support/browser";
+import { dockerExec, runContainers } from "../support/containers";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("the workspace page", () => {
+  it("shows the running container's state and its uname -a", async () => {
+    const id = uniqueWorkspaceId("e");
+    const before = new Set(runContainers());
+    const { page, errors } = await openPage(browser, `/workspaces/${id}`);
+
+    const state = page.getByTestId("container-state");
+    await state.and(page.locator('[data-state="running"]')).waitFor({ timeout: 60_000 });
+    const kernel = await page.getByTestId("container-kernel").textContent();
+
+    const started = runContainers().filter((name) => !before.has(name));
+    expect(started).toHaveLength(1);
+    expect(kernel).toBe(dockerExec(started[0] as string, ["uname", "-a"]));
+    expect(await page.getByTestId("workspace-id").textContent()).toBe(id);
+    for (const pane of ["pane-files", "pane-editor", "pane-terminal", "pane-preview"]) {
+      expect(await page.getByTestId(pane).isVisible(), pane).toBe(true);
+    }
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,27 @@
+import { defineConfig } from "vitest/config";
+
+// Three tiers. `unit` is pure logic in Node. `integration` and `e2e` start the
+// real IDE (`vite dev`, the Worker in workerd, containers in Docker) once per
+// run through test/support/global-setup.ts; `e2e` drives Debian's Chromium.
+const system = {
+  globalSetup: ["test/support/global-setup.ts"],
+  fileParallelism: false,
+  testTimeout: 120_000,
+  hookTimeout: 300_000,
+};
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          environment: "node",
+          include: ["test/unit/**/*.test.ts", "{worker,protocol,app}/**/*.test.{ts,tsx}"],
+        },
+      },
+      { test: { name: "integration", include: ["test/integration/**/*.test.ts"], ...system } },
+      { test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], ...system } },
+    ],
+  },
+});
