@@ -5,8 +5,8 @@
  */
 import { Hono } from "hono";
 import { ErrorCode } from "../protocol/errors";
-import { isWorkspaceId } from "../protocol/ids";
 import { ApiError, describe, jsonError, notFound } from "./http";
+import { workspaceRoutes } from "./routes/workspaces";
 import { securityHeaders } from "./security-headers";
 
 export { Workspace } from "./workspace";
@@ -17,14 +17,13 @@ app.use("*", securityHeaders);
 
 app.get("/api/health", (c) => c.json({ ok: true }));
 
-app.get("/api/workspaces/:id/status", async (c) => {
-  const id = workspaceId(c.req.param("id"));
-  const status = await c.env.Workspace.getByName(id).status(id);
-  return c.json(status);
-});
+app.route("/api/workspaces", workspaceRoutes);
 
 app.all("/api/*", () => {
   throw notFound("No such API route.");
+});
+app.all("/ws/*", () => {
+  throw notFound("No such WebSocket route.");
 });
 
 app.all("*", (c) => c.env.ASSETS.fetch(c.req.raw));
@@ -34,16 +33,5 @@ app.onError((error) => {
   console.error(error);
   return jsonError(500, ErrorCode.INTERNAL, `Something went wrong: ${describe(error)}`);
 });
-
-function workspaceId(value: string): string {
-  if (!isWorkspaceId(value)) {
-    throw new ApiError(
-      400,
-      ErrorCode.INVALID_WORKSPACE_ID,
-      `"${value.slice(0, 80)}" is not a workspace id: use 1-63 lowercase letters and digits.`,
-    );
-  }
-  return value;
-}
 
 export default app satisfies ExportedHandler<Env>;

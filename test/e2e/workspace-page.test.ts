@@ -1,8 +1,8 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { uniqueWorkspaceId } from "../support/api";
-import { launchBrowser, openPage } from "../support/browser";
+import { launchBrowser } from "../support/browser";
 import { dockerExec, runContainers } from "../support/containers";
+import { createWorkspace, openWorkspace } from "../support/session";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -14,9 +14,9 @@ afterAll(async () => {
 
 describe("the workspace page", () => {
   it("shows the running container's state and its uname -a", async () => {
-    const id = uniqueWorkspaceId("e");
+    const id = await createWorkspace();
     const before = new Set(runContainers());
-    const { page, errors } = await openPage(browser, `/workspaces/${id}`);
+    const { page, errors } = await openWorkspace(browser, id);
 
     const state = page.getByTestId("container-state");
     await state.and(page.locator('[data-state="running"]')).waitFor({ timeout: 60_000 });

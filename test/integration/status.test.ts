@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { WorkspaceStatus } from "../../protocol/workspace";
-import { api, uniqueWorkspaceId } from "../support/api";
+import { api } from "../support/api";
 import { dockerExec, runContainers } from "../support/containers";
+import { createWorkspace, ownerApi } from "../support/session";
 
 describe("GET /api/workspaces/{id}/status", () => {
   it("starts the workspace's container and reports uname -a from inside it", async () => {
-    const id = uniqueWorkspaceId();
+    const id = await createWorkspace();
     const before = new Set(runContainers());
-    const response = await api(`/api/workspaces/${id}/status`);
+    const response = await ownerApi(`/api/workspaces/${id}/status`);
     expect(response.status).toBe(200);
     const status = (await response.json()) as WorkspaceStatus;
     expect(status).toMatchObject({ id, state: "running" });
@@ -19,17 +20,17 @@ describe("GET /api/workspaces/{id}/status", () => {
   });
 
   it("answers again from the same container", async () => {
-    const id = uniqueWorkspaceId();
-    const first = (await (await api(`/api/workspaces/${id}/status`)).json()) as WorkspaceStatus;
+    const id = await createWorkspace();
+    const first = (await (await ownerApi(`/api/workspaces/${id}/status`)).json()) as WorkspaceStatus;
     const count = runContainers().length;
-    const second = (await (await api(`/api/workspaces/${id}/status`)).json()) as WorkspaceStatus;
+    const second = (await (await ownerApi(`/api/workspaces/${id}/status`)).json()) as WorkspaceStatus;
     expect(second.kernel).toBe(first.kernel);
     expect(runContainers()).toHaveLength(count);
   });
 
   it("refuses a workspace id that is not a lowercase DNS label with 400", async () => {
     for (const bad of ["Bad_Id", "has-hyphen", "x".repeat(64), "a.b"]) {
-      const response = await api(`/api/workspaces/${bad}/status`);
+      const response = await ownerApi(`/api/workspaces/${bad}/status`);
       expect(response.status, bad).toBe(400);
       expect(await response.json()).toMatchObject({ code: "INVALID_WORKSPACE_ID" });
     }
@@ -38,7 +39,7 @@ describe("GET /api/workspaces/{id}/status", () => {
 
 describe("routing", () => {
   it("answers an unknown API route with 404 JSON carrying a code", async () => {
-    const response = await api("/api/no/such/route");
+    const response = await ownerApi("/api/no/such/route");
     expect(response.status).toBe(404);
     expect(response.headers.get("content-type")).toContain("application/json");
     expect(await response.json()).toMatchObject({ code: "NOT_FOUND", message: expect.any(String) });

@@ -1,0 +1,105 @@
+// Starts the real IDE (`vite dev`: the Worker in workerd, containers in
+// Docker) for tests and benchmarks, on free ports and under a worker name of
+// its own, so that stop() removes exactly the containers this run started.
+import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT } from "./setup.mjs";
+
+/**
+ * @param {NodeJS.ProcessEnv} env from setup()
+ * @returns {Promise<{ baseUrl: string, port: number, workerName: string, stop: () => Promise<void> }>}
+ */
+export async function startDevServer(env, { verbose = false } = {}) {
+  const port = await freePort();
+  const hmrPort = await freePort();
+  const workerName = `cloud-ide-test-${randomBytes(3).toString("hex")}`;
+  const stateDir = mkdtempSync(join(tmpdir(), "cloud-ide-state-"));
+  const server = spawn("vite", ["dev"], {
+    cwd: ROOT,
+    env: {
+      ...env,
+      PORT: String(port),
+      HMR_PORT: String(hmrPort),
+      CLOUD_IDE_WORKER_NAME: workerName,
+      CLOUD_IDE_STATE_DIR: stateDir,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  const output = [];
+  const keep = (chunk) => {
+    output.push(chunk.toString());
+    if (output.length > 200) output.shift();
+    if (verbose) process.stderr.write(chunk);
+  };
+  server.stdout.on("data", keep);
+  server.stderr.on("data", keep);
+
+  const stop = async () => {
+    if (server.pid && server.exitCode === null) {
+      killGroup(server.pid, "SIGTERM");
+      await new Promise((r) => setTimeout(r, 1000));
+      killGroup(server.pid, "SIGKILL");
+    }
+    removeContainers(workerName);
+    rmSync(stateDir, { recursive: true, force: true });
+  };
+
+  const baseUrl = `http://localhost:${port}`;
+  try {
+    await waitForServer(baseUrl, server, output);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { baseUrl, port, workerName, stop };
+}
+
+function killGroup(pid, signal) {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group has already exited.
+  }
+}
+
+async function waitForServer(baseUrl, server, output) {
+  const deadline = Date.now() + 240_000;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) {
+      throw new Error(`vite dev exited with ${server.exitCode}:\n${output.join("")}`);
+    }
+    try {
+      const response = await fetch(`${baseUrl}/api/health`);
+      if (response.status < 500) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`vite dev did not answer within 240 s:\n${output.join("")}`);
+}
+
+/** Removes every container (app and sidecar) of a worker name's run. */
+export function removeContainers(workerName) {
+  const ids = execFileSync("docker", ["ps", "-aq", "--filter", `name=workerd-${workerName}-`], { encoding: "utf8" })
+    .split("\n")
+    .filter(Boolean);
+  if (ids.length > 0) execFileSync("docker", ["rm", "-f", ...ids], { stdio: "ignore" });
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
