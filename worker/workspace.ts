@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { ErrorCode } from "../protocol/errors";
 import type { WorkspaceStatus } from "../protocol/workspace";
-import { describe } from "./http";
+import { describe, jsonError } from "./http";
 
 /** How long a container keeps running once nothing uses the workspace. */
 const INACTIVITY_TIMEOUT_MS = 5 * 60_000;
@@ -46,6 +46,15 @@ export class Workspace extends DurableObject<Env> {
     if (!image) throw new Error('No image named "sandbox" in wrangler.jsonc `containers[].images`.');
     container.start({ image, enableInternet: this.env.SANDBOX_INTERNET !== "false" });
     await container.setInactivityTimeout(INACTIVITY_TIMEOUT_MS);
+  }
+
+  /**
+   * WebSockets and streams reach the workspace through fetch(); the Worker
+   * has already checked who is asking. Each feature owns one path prefix.
+   */
+  override async fetch(request: Request): Promise<Response> {
+    const { pathname } = new URL(request.url);
+    return jsonError(404, ErrorCode.NOT_FOUND, `The workspace has no route ${pathname}.`);
   }
 
   /** Starts the container if needed and reports its state with `uname -a` from inside. */

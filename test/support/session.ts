@@ -5,6 +5,7 @@
  */
 import type { Browser, Page } from "playwright-core";
 import { inject } from "vitest";
+import WebSocket from "ws";
 import { api } from "./api";
 import { openPage } from "./browser";
 
@@ -60,4 +61,14 @@ export async function openWorkspace(browser: Browser, id: string): Promise<{ pag
     await page.waitForURL(`**/workspaces/${id}`);
   }
   return opened;
+}
+
+/** Opens a WebSocket to the IDE under test as the signed-in owner (Node `ws` client). */
+export async function ownerWebSocket(path: string, protocols?: string[]): Promise<WebSocket> {
+  const url = new URL(path, inject("baseUrl"));
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  const headers: Record<string, string> = { Origin: inject("baseUrl") };
+  const session = await ownerCookie();
+  if (session) headers.Cookie = session;
+  return new WebSocket(url, protocols, { headers });
 }
