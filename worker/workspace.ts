@@ -7,6 +7,9 @@ import { CALLER_HEADER } from "./workspace-access";
 /** How long a container keeps running once nothing uses the workspace. */
 const INACTIVITY_TIMEOUT_MS = 5 * 60_000;
 const WORKSPACE_DIR = "/workspace";
+/** How long one start may take from start() to accepting exec(), and how often to try. */
+const START_ATTEMPT_TIMEOUT_MS = 20_000;
+const START_ATTEMPTS = 4;
 
 /**
  * One workspace: a Durable Object that owns one container through
@@ -77,8 +80,39 @@ export class Workspace extends DurableObject<Env> {
     const container = this.container;
     const image = container.images.sandbox;
     if (!image) throw new Error('No image named "sandbox" in wrangler.jsonc `containers[].images`.');
-    container.start({ image, enableInternet: this.env.SANDBOX_INTERNET !== "false" });
-    await container.setInactivityTimeout(INACTIVITY_TIMEOUT_MS);
+    // A start can fail on its way up (locally: a slow Docker engine under load
+    // misses workerd's wait for the network sidecar). Try a few times.
+    for (let attempt = 1; ; attempt++) {
+      if (!container.running) container.start({ image, enableInternet: this.env.SANDBOX_INTERNET !== "false" });
+      await container.setInactivityTimeout(INACTIVITY_TIMEOUT_MS);
+      try {
+        await this.waitUntilExecReady();
+        return;
+      } catch (error) {
+        if (attempt >= START_ATTEMPTS) throw error;
+        console.warn(`container start attempt ${attempt} failed: ${describe(error)}; retrying`);
+        await container.destroy().catch(() => undefined);
+        await scheduler.wait(1000 * attempt);
+      }
+    }
+  }
+
+  /**
+   * start() returns before the container accepts exec(), and the first exec()
+   * fails with "not running" until it does. Retry a no-op until it runs.
+   */
+  private async waitUntilExecReady(): Promise<void> {
+    const deadline = Date.now() + START_ATTEMPT_TIMEOUT_MS;
+    for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
+      try {
+        const probe = await this.container.exec(["true"]);
+        await probe.exitCode;
+        return;
+      } catch (error) {
+        if (Date.now() > deadline || !/not running/i.test(describe(error))) throw error;
+        await scheduler.wait(delay);
+      }
+    }
   }
 
   /**
