@@ -6,10 +6,13 @@ export const ErrorCode = {
   // 400
   BAD_REQUEST: "BAD_REQUEST",
   INVALID_WORKSPACE_ID: "INVALID_WORKSPACE_ID",
+  INVALID_TERMINAL_NAME: "INVALID_TERMINAL_NAME",
   // 404
   NOT_FOUND: "NOT_FOUND",
   // 405
   METHOD_NOT_ALLOWED: "METHOD_NOT_ALLOWED",
+  // 426: a WebSocket route asked without `Upgrade: websocket`
+  UPGRADE_REQUIRED: "UPGRADE_REQUIRED",
   // 500
   INTERNAL: "INTERNAL",
   // 503: the container could not be started or reached; retrying may help

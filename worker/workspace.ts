@@ -1,7 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
 import { ErrorCode } from "../protocol/errors";
+import { isTerminalName, type TerminalInfo } from "../protocol/terminal";
 import type { WorkspaceStatus } from "../protocol/workspace";
 import { describe, jsonError } from "./http";
+import { endTerminal, listTerminals, openTerminal } from "./terminal-bridge";
 
 /** How long a container keeps running once nothing uses the workspace. */
 const INACTIVITY_TIMEOUT_MS = 5 * 60_000;
@@ -54,7 +56,27 @@ export class Workspace extends DurableObject<Env> {
    */
   override async fetch(request: Request): Promise<Response> {
     const { pathname } = new URL(request.url);
+    if (pathname.startsWith("/terminals/")) return this.openTerminal(request, pathname.slice("/terminals/".length));
     return jsonError(404, ErrorCode.NOT_FOUND, `The workspace has no route ${pathname}.`);
+  }
+
+  private async openTerminal(request: Request, name: string): Promise<Response> {
+    if (!isTerminalName(name))
+      return jsonError(400, ErrorCode.INVALID_TERMINAL_NAME, `No terminal can be named "${name}".`);
+    await this.ensureRunning();
+    return openTerminal(this.container, request, name);
+  }
+
+  /** The workspace's terminals; an empty list when the container is not running (this does not start it). */
+  async listTerminals(): Promise<TerminalInfo[]> {
+    if (!this.container.running) return [];
+    return listTerminals(this.container);
+  }
+
+  /** Ends a terminal and what runs in it; false when there is no such terminal. */
+  async endTerminal(name: string): Promise<boolean> {
+    if (!this.container.running) return false;
+    return endTerminal(this.container, name);
   }
 
   /** Starts the container if needed and reports its state with `uname -a` from inside. */
