@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
+import { signIn } from "./lib/session.mjs";
 
 export const title = "Terminal (ms; ratio = cloud-ide / reference)";
 
@@ -20,10 +21,10 @@ const ECHO_SAMPLES = 200;
 const FLOOD_SAMPLES = 8;
 const BIG_FILE_MB = 50;
 
-export async function run({ baseUrl, env }) {
+export async function run({ baseUrl }) {
   const refs = await startReferences();
   try {
-    const ours = await measure(ideSystem(baseUrl, env), "ours");
+    const ours = await measure(ideSystem(baseUrl), "ours");
     const bare = refs.bare ? await measure(refs.bare, "bare") : {};
     const wetty = refs.wetty ? await measure(refs.wetty, "wetty") : {};
     const rows = [];
@@ -65,36 +66,21 @@ export async function run({ baseUrl, env }) {
 
 // ---------------------------------------------------------------- the systems
 
-/** The IDE: sign in as the owner (when sign-in exists), then one fresh workspace. */
-function ideSystem(baseUrl, env) {
-  let cookie;
-  const headers = async () => {
-    if (cookie === undefined) {
-      const r = await fetch(new URL("/api/session", baseUrl), {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Origin: baseUrl },
-        body: JSON.stringify({ password: env.IDE_PASSWORD ?? "" }),
-      });
-      cookie = r.status === 204 ? (r.headers.get("set-cookie") ?? "").split(";")[0] : "";
-    }
-    return cookie ? { Origin: baseUrl, Cookie: cookie } : { Origin: baseUrl };
-  };
+/** The IDE, signed in as the owner; one fresh workspace each time. */
+function ideSystem(baseUrl) {
+  let owner;
   let workspace;
   return {
     name: "cloud-ide",
     file: "/tmp/bench-big.txt",
     async newWorkspace() {
-      const r = await fetch(new URL("/api/workspaces", baseUrl), {
-        method: "POST",
-        headers: { ...(await headers()), "Content-Type": "application/json" },
-        body: JSON.stringify({ name: "terminal bench" }),
-      });
-      workspace = (await r.json()).id;
+      owner ??= await signIn(baseUrl);
+      workspace = (await owner.json("/api/workspaces", { method: "POST", body: { name: "terminal bench" } })).id;
     },
     async open(name = "bench") {
       const url = new URL(`/ws/workspaces/${workspace}/terminals/${name}?cols=120&rows=40`, baseUrl);
       url.protocol = "ws:";
-      const ws = new WebSocket(url, { headers: await headers() });
+      const ws = new WebSocket(url, { headers: { Origin: baseUrl, Cookie: owner.cookie } });
       ws.binaryType = "nodebuffer";
       const session = makeSession({
         send: (text) => ws.send(Buffer.from(text)),
