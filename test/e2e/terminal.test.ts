@@ -18,9 +18,18 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** Calls a test hook of the app (app/terminal/registry.ts) in the page. */
+function hook<T>(page: Page, name: string): Promise<T> {
+  return page.evaluate((hookName) => {
+    const fn = window.__cloudIde?.[hookName];
+    if (typeof fn !== "function") throw new Error(`the app has no test hook ${hookName}`);
+    return fn() as T;
+  }, name);
+}
+
 /** What the active terminal shows on screen. */
-async function screen(page: Page): Promise<string> {
-  return page.evaluate(() => (window.__cloudIde?.terminalText as () => string)());
+function screen(page: Page): Promise<string> {
+  return hook<string>(page, "terminalText");
 }
 
 async function waitForScreen(page: Page, pattern: RegExp, timeout = 30_000): Promise<string> {
@@ -64,7 +73,7 @@ describe("the terminal", () => {
     await waitForScreen(page, /hello-42 from \/workspace/);
     // With the DOM renderer (no WebGL here) the same text is in the page itself.
     const rows = page.locator(".terminal-view:not(.inactive) .xterm-rows");
-    if ((await rows.count()) > 0) expect(await rows.innerText()).toMatch(/hello-42 from \/workspace/);
+    if ((await rows.count()) > 0) expect(await rows.textContent()).toMatch(/hello-42 from \/workspace/);
     expect(await page.getByTestId("connection-status").textContent()).toBe("Connected");
     expect(errors).toEqual([]);
     await page.context().close();
@@ -90,7 +99,7 @@ describe("the terminal", () => {
     const { page } = await openTerminalPage();
     const sockets = countSockets(page);
     await typeLine(page, "export BEFORE_DROP=kept-$((40+2))");
-    await page.evaluate(() => (window.__cloudIde?.dropTerminalSocket as () => void)());
+    await hook(page, "dropTerminalSocket");
     await expect.poll(sockets, { timeout: 30_000 }).toBe(1);
     await connected(page);
     await typeLine(page, 'echo "after drop: $BEFORE_DROP"');
@@ -122,11 +131,7 @@ describe("the terminal", () => {
 
   it("follows the window size (stty size)", async () => {
     const { page } = await openTerminalPage();
-    const size = () =>
-      page.evaluate(() => {
-        const text = (window.__cloudIde?.terminalSize as () => { cols: number; rows: number })();
-        return text;
-      });
+    const size = () => hook<{ cols: number; rows: number }>(page, "terminalSize");
     const first = await size();
     await page.setViewportSize({ width: 1800, height: 1100 });
     await expect.poll(async () => (await size()).cols, { timeout: 10_000 }).toBeGreaterThan(first.cols);
