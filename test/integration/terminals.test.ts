@@ -1,6 +1,7 @@
-import { describe, expect, it } from "vitest";
-import type WebSocket from "ws";
+import { describe, expect, inject, it } from "vitest";
+import WebSocket from "ws";
 import { FLOW_WINDOW_BYTES, type TerminalInfo } from "../../protocol/terminal";
+import { signSession } from "../../worker/auth/session-token";
 import { api } from "../support/api";
 import { createWorkspace, ownerApi, ownerWebSocket } from "../support/session";
 import { marker, openTerminalSocket } from "../support/terminal-client";
@@ -204,12 +205,25 @@ describe("workspace isolation", () => {
     inB.ws.close();
   });
 
-  it("refuses a terminal socket without the owner's session once sign-in exists", async () => {
+  it("keeps another user away from the owner's terminals", async () => {
     const id = await createWorkspace();
-    const session = await api("/api/session");
-    // Until sign-in lands there is nothing to refuse.
-    if (session.status === 404) return;
-    const response = await api(`/ws/workspaces/${id}/terminals/main`);
-    expect([401, 403]).toContain(response.status);
+    const owner = await openTerminalSocket(id, "private");
+    const mallory = {
+      Cookie: `cloud_ide_session=${await signSession(
+        { sub: "mallory@example.com", via: "password", exp: Math.floor(Date.now() / 1000) + 3600 },
+        inject("sessionSecret"),
+      )}`,
+      Origin: inject("baseUrl"),
+    };
+    expect((await api(`/api/workspaces/${id}/terminals`, { headers: mallory })).status).toBe(404);
+    const del = await api(`/api/workspaces/${id}/terminals/private`, { method: "DELETE", headers: mallory });
+    expect(del.status).toBe(404);
+    const url = new URL(`/ws/workspaces/${id}/terminals/private`, inject("baseUrl"));
+    url.protocol = "ws:";
+    expect(await refused(new WebSocket(url, { headers: mallory }))).toBe(true);
+    // The owner's terminal is untouched.
+    expect((await list(id)).map((t) => t.name)).toEqual(["private"]);
+    expect(owner.ws.readyState).toBe(owner.ws.OPEN);
+    owner.ws.close();
   });
 });
