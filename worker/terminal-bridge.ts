@@ -149,24 +149,27 @@ function send(server: WebSocket, message: TerminalServerMessage): void {
 /** The workspace's terminals, oldest first; none when tmux has no server. */
 export async function listTerminals(container: Container): Promise<TerminalInfo[]> {
   const tmux = await container.exec(
-    ["tmux", "list-sessions", "-F", "#{session_created} #{session_name} #{pane_current_command}"],
+    ["tmux", "list-sessions", "-F", "#{session_id} #{session_name} #{pane_current_command}"],
     { cwd: WORKSPACE_DIR, env: SHELL_ENV },
   );
   const output = await tmux.output();
   // tmux exits 1 with "no server running" when no terminal exists yet.
   if (output.exitCode !== 0) return [];
-  return new TextDecoder()
-    .decode(output.stdout)
-    .split("\n")
-    .map((line) => line.split(" "))
-    .filter((parts) => parts.length >= 2)
-    .map(([created, name, ...command]) => ({
-      created: Number(created),
-      name: name as string,
-      command: command.join(" "),
-    }))
-    .sort((a, b) => a.created - b.created || a.name.localeCompare(b.name))
-    .map(({ name, command }) => ({ name, command, busy: !isShellCommand(command) }));
+  return (
+    new TextDecoder()
+      .decode(output.stdout)
+      .split("\n")
+      .map((line) => line.split(" "))
+      .filter((parts) => parts.length >= 2)
+      // Session ids ($0, $1, ...) grow with each new session: oldest first.
+      .map(([id = "", name, ...command]) => ({
+        order: Number(id.slice(1)),
+        name: name as string,
+        command: command.join(" "),
+      }))
+      .sort((a, b) => a.order - b.order)
+      .map(({ name, command }) => ({ name, command, busy: !isShellCommand(command) }))
+  );
 }
 
 /** Ends terminal `name` (its tmux session and everything running in it); false when there is none. */
