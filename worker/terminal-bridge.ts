@@ -33,7 +33,7 @@ export async function openTerminal(container: Container, request: Request, name:
   const abort = new AbortController();
   let tmux: ExecProcess;
   try {
-    tmux = await container.exec(["tmux", "new-session", "-A", "-s", name, "-c", WORKSPACE_DIR], {
+    tmux = await execWhenStarted(container, ["tmux", "new-session", "-A", "-s", name, "-c", WORKSPACE_DIR], {
       pty: { cols, rows },
       env: SHELL_ENV,
       cwd: WORKSPACE_DIR,
@@ -148,7 +148,8 @@ function send(server: WebSocket, message: TerminalServerMessage): void {
 
 /** The workspace's terminals, oldest first; none when tmux has no server. */
 export async function listTerminals(container: Container): Promise<TerminalInfo[]> {
-  const tmux = await container.exec(
+  const tmux = await execWhenStarted(
+    container,
     ["tmux", "list-sessions", "-F", "#{session_id} #{session_name} #{pane_current_command}"],
     { cwd: WORKSPACE_DIR, env: SHELL_ENV },
   );
@@ -175,7 +176,23 @@ export async function listTerminals(container: Container): Promise<TerminalInfo[
 /** Ends terminal `name` (its tmux session and everything running in it); false when there is none. */
 export async function endTerminal(container: Container, name: string): Promise<boolean> {
   // "=name" matches the session name exactly rather than as a prefix.
-  const tmux = await container.exec(["tmux", "kill-session", "-t", `=${name}`], { cwd: WORKSPACE_DIR });
+  const tmux = await execWhenStarted(container, ["tmux", "kill-session", "-t", `=${name}`], { cwd: WORKSPACE_DIR });
   const output = await tmux.output();
   return output.exitCode === 0;
+}
+
+/**
+ * exec() that waits out a container still starting: right after start() the
+ * container counts as running before it accepts exec (seen when the page's
+ * status call and its terminal socket arrive together).
+ */
+async function execWhenStarted(container: Container, argv: string[], options: ContainerExecOptions) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await container.exec(argv, options);
+    } catch (error) {
+      if (attempt >= 40 || !/not running/i.test(describe(error))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
 }
