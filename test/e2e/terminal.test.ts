@@ -129,6 +129,37 @@ describe("the terminal", () => {
     await page.context().close();
   });
 
+  it("asks before closing a tab where something runs, then ends its terminal", async () => {
+    const { page, workspaceId } = await openTerminalPage();
+    await page.getByTestId("terminal-new").click();
+    await page.getByTestId("terminal-tab-term-2").waitFor();
+    await connected(page);
+    await waitForScreen(page, /\/workspace# /);
+    await typeLine(page, "sleep 600");
+    const names = () =>
+      page.evaluate(async (id) => {
+        const response = await fetch(`/api/workspaces/${id}/terminals`);
+        return ((await response.json()) as { name: string; busy: boolean }[]).map((t) => `${t.name}:${t.busy}`);
+      }, workspaceId);
+    await expect.poll(names, { timeout: 15_000 }).toEqual(["main:false", "term-2:true"]);
+
+    const asked: string[] = [];
+    page.once("dialog", (dialog) => {
+      asked.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.getByTestId("terminal-close-term-2").click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toContain("sleep");
+    expect(await page.getByTestId("terminal-tab-term-2").isVisible()).toBe(true);
+
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByTestId("terminal-close-term-2").click();
+    await page.getByTestId("terminal-tab-term-2").waitFor({ state: "detached" });
+    await expect.poll(names, { timeout: 15_000 }).toEqual(["main:false"]);
+    await page.context().close();
+  });
+
   it("follows the window size (stty size)", async () => {
     const { page } = await openTerminalPage();
     const size = () => hook<{ cols: number; rows: number }>(page, "terminalSize");

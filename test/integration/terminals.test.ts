@@ -111,6 +111,16 @@ describe("terminal WebSocket", () => {
     term.ws.close();
   });
 
+  it("passes tmux copies to the browser's clipboard as OSC 52", async () => {
+    const id = await createWorkspace();
+    const term = await openTerminalSocket(id, "main");
+    // What tmux does on a mouse selection in copy mode: set a buffer and tell the outer terminal.
+    term.type("tmux set-buffer -w copied-$((40+2))\r");
+    const encoded = Buffer.from("copied-42").toString("base64");
+    await term.waitFor(new RegExp(`\x1b\\]52;[a-z]*;${encoded}`));
+    term.ws.close();
+  });
+
   it("answers ping with pong", async () => {
     const id = await createWorkspace();
     const term = await openTerminalSocket(id, "main");
