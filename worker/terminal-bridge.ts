@@ -191,8 +191,8 @@ async function execWhenStarted(container: Container, argv: string[], options: Co
     try {
       return await container.exec(argv, options);
     } catch (error) {
-      if (attempt >= 40 || !/not running/i.test(describe(error))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      if (attempt >= 200 || !/not running/i.test(describe(error))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
 }

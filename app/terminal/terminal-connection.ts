@@ -20,6 +20,16 @@ const PING_AFTER_MS = 10_000;
 const DEAD_AFTER_MS = 20_000;
 const MAX_BACKOFF_MS = 15_000;
 
+/**
+ * How long to wait before reconnect attempt `attempt` (0-based): the first at
+ * once, then doubling from 500 ms up to 15 s, with jitter so many tabs do not
+ * reconnect in step after a server restart. There is no last attempt.
+ */
+export function reconnectDelay(attempt: number, random = Math.random()): number {
+  const base = attempt === 0 ? 0 : Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.min(attempt - 1, 30));
+  return base * (0.5 + random * 0.5);
+}
+
 export interface TerminalConnectionOptions {
   workspaceId: string;
   name: string;
@@ -164,11 +174,7 @@ export class TerminalConnection implements ITerminalAddon {
   private scheduleReconnect(): void {
     if (this.disposed) return;
     this.setState("reconnecting");
-    // The first retry is immediate; then up to MAX_BACKOFF_MS with jitter so
-    // many tabs do not reconnect in step after a server restart.
-    const base = this.attempts === 0 ? 0 : Math.min(MAX_BACKOFF_MS, 500 * 2 ** (this.attempts - 1));
-    const delay = base * (0.5 + Math.random() * 0.5);
-    this.attempts++;
+    const delay = reconnectDelay(this.attempts++);
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => this.connect(), delay);
   }
