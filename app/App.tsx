@@ -64,7 +64,7 @@ function WorkspacePage({ workspaceId, userMenu, navigate }: PageProps & { worksp
         onSwitch={(id) => navigate(id ? `/workspaces/${id}` : "/")}
         userMenu={userMenu}
       />
-      <IdeLayout />
+      <IdeLayout workspaceId={workspaceId} />
     </div>
   );
 }

@@ -7,6 +7,7 @@ export const ErrorCode = {
   BAD_REQUEST: "BAD_REQUEST",
   INVALID_JSON: "INVALID_JSON",
   INVALID_WORKSPACE_ID: "INVALID_WORKSPACE_ID",
+  INVALID_TERMINAL_NAME: "INVALID_TERMINAL_NAME",
   INVALID_WORKSPACE_NAME: "INVALID_WORKSPACE_NAME",
   // 401: no valid session (sign in again)
   UNAUTHENTICATED: "UNAUTHENTICATED",
@@ -19,6 +20,8 @@ export const ErrorCode = {
   METHOD_NOT_ALLOWED: "METHOD_NOT_ALLOWED",
   // 415: a JSON body was expected
   UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
+  // 426: a WebSocket route asked without `Upgrade: websocket`
+  UPGRADE_REQUIRED: "UPGRADE_REQUIRED",
   // 429: too many failed sign-ins from this address; see Retry-After
   TOO_MANY_ATTEMPTS: "TOO_MANY_ATTEMPTS",
   // 500

@@ -10,6 +10,7 @@ import { ErrorCode } from "../protocol/errors";
 import { requireUser, sameOriginOnly } from "./auth/guards";
 import { ApiError, describe, isWorkspaceNotFound, jsonError, notFound } from "./http";
 import { sessionRoutes } from "./routes/session";
+import { terminalRoutes, terminalSocketRoutes } from "./routes/terminals";
 import { workspaceRoutes } from "./routes/workspaces";
 import { securityHeaders } from "./security-headers";
 import type { AppEnv } from "./workspace-access";
@@ -31,6 +32,8 @@ app.use("/api/*", requireUser);
 app.use("/ws/*", requireUser);
 
 app.route("/api/workspaces", workspaceRoutes);
+app.route("/api/workspaces", terminalRoutes);
+app.route("/ws/workspaces", terminalSocketRoutes);
 
 app.all("/api/*", () => {
   throw notFound("No such API route.");

@@ -1,7 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
 import { ErrorCode } from "../protocol/errors";
+import { isTerminalName, type TerminalInfo } from "../protocol/terminal";
 import type { WorkspaceStatus } from "../protocol/workspace";
 import { describe, jsonError, WORKSPACE_NOT_FOUND } from "./http";
+import { endTerminal, listTerminals, openTerminal } from "./terminal-bridge";
 import { CALLER_HEADER } from "./workspace-access";
 
 /** How long a container keeps running once nothing uses the workspace. */
@@ -125,7 +127,29 @@ export class Workspace extends DurableObject<Env> {
     if (!caller || !this.owner || caller !== this.owner) {
       return jsonError(404, ErrorCode.NOT_FOUND, "No such workspace.");
     }
+    if (pathname.startsWith("/terminals/")) return this.openTerminal(request, pathname.slice("/terminals/".length));
     return jsonError(404, ErrorCode.NOT_FOUND, `The workspace has no route ${pathname}.`);
+  }
+
+  private async openTerminal(request: Request, name: string): Promise<Response> {
+    if (!isTerminalName(name))
+      return jsonError(400, ErrorCode.INVALID_TERMINAL_NAME, `No terminal can be named "${name}".`);
+    await this.ensureRunning();
+    return openTerminal(this.container, request, name);
+  }
+
+  /** The workspace's terminals; an empty list when the container is not running (this does not start it). */
+  async listTerminals(caller: string): Promise<TerminalInfo[]> {
+    this.authorize(caller);
+    if (!this.container.running) return [];
+    return listTerminals(this.container);
+  }
+
+  /** Ends a terminal and what runs in it; false when there is no such terminal. */
+  async endTerminal(caller: string, name: string): Promise<boolean> {
+    this.authorize(caller);
+    if (!this.container.running) return false;
+    return endTerminal(this.container, name);
   }
 
   /** Starts the container if needed and reports its state with `uname -a` from inside. */
