@@ -6,14 +6,30 @@ export const ErrorCode = {
   // 400
   BAD_REQUEST: "BAD_REQUEST",
   INVALID_WORKSPACE_ID: "INVALID_WORKSPACE_ID",
+  INVALID_PATH: "INVALID_PATH",
+  IS_A_DIRECTORY: "IS_A_DIRECTORY",
+  NOT_A_DIRECTORY: "NOT_A_DIRECTORY",
+  // 403
+  PATH_OUTSIDE_WORKSPACE: "PATH_OUTSIDE_WORKSPACE",
+  PERMISSION_DENIED: "PERMISSION_DENIED",
   // 404
   NOT_FOUND: "NOT_FOUND",
+  FILE_NOT_FOUND: "FILE_NOT_FOUND",
+  // 409
+  FILE_EXISTS: "FILE_EXISTS",
+  DIRECTORY_NOT_EMPTY: "DIRECTORY_NOT_EMPTY",
+  CROSS_DEVICE: "CROSS_DEVICE",
+  // 412: the file changed since the client read it (If-Match)
+  FILE_CHANGED: "FILE_CHANGED",
   // 405
   METHOD_NOT_ALLOWED: "METHOD_NOT_ALLOWED",
   // 500
   INTERNAL: "INTERNAL",
+  FILE_ERROR: "FILE_ERROR",
   // 503: the container could not be started or reached; retrying may help
   CONTAINER_UNAVAILABLE: "CONTAINER_UNAVAILABLE",
+  // 507
+  NO_SPACE: "NO_SPACE",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

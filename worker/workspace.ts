@@ -1,6 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
 import { ErrorCode } from "../protocol/errors";
 import type { WorkspaceStatus } from "../protocol/workspace";
+import { FileWatcher } from "./files/file-watcher";
+import { handleFilesRequest } from "./files/files-handler";
+import { Files } from "./files/sandbox-files";
+import { WORKSPACE_ROOT } from "./files/workspace-path";
 import { describe, jsonError } from "./http";
 
 /** How long a container keeps running once nothing uses the workspace. */
@@ -14,9 +18,20 @@ const WORKSPACE_DIR = "/workspace";
 export class Workspace extends DurableObject<Env> {
   private starting: Promise<void> | undefined;
   private lastError: string | undefined;
+  /** File operations confined to /workspace (symlinks included). */
+  private readonly files: Files;
+  private readonly fileWatcher: FileWatcher;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.files = new Files(
+      { exec: (cmd, options) => this.container.exec(cmd, options) },
+      { confineTo: WORKSPACE_ROOT },
+    );
+    this.fileWatcher = new FileWatcher(async () => {
+      await this.ensureRunning();
+      return this.container;
+    });
     const container = ctx.container;
     // A restarted Durable Object starts without an inactivity timeout even
     // when its container kept running.
@@ -54,6 +69,14 @@ export class Workspace extends DurableObject<Env> {
    */
   override async fetch(request: Request): Promise<Response> {
     const { pathname } = new URL(request.url);
+    if (pathname.startsWith("/files/")) {
+      return handleFilesRequest(request, {
+        files: this.files,
+        watcher: this.fileWatcher,
+        ensureRunning: () => this.ensureRunning(),
+        container: () => this.container,
+      });
+    }
     return jsonError(404, ErrorCode.NOT_FOUND, `The workspace has no route ${pathname}.`);
   }
 
