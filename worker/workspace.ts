@@ -25,12 +25,12 @@ export class Workspace extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.files = new Files(
-      { exec: (cmd, options) => this.container.exec(cmd, options) },
+      { exec: (cmd, options) => this.execWhenUp(cmd, options) },
       { confineTo: WORKSPACE_ROOT },
     );
     this.fileWatcher = new FileWatcher(async () => {
       await this.ensureRunning();
-      return this.container;
+      return { exec: (cmd, options) => this.execWhenUp(cmd, options) };
     });
     const container = ctx.container;
     // A restarted Durable Object starts without an inactivity timeout even
@@ -53,6 +53,22 @@ export class Workspace extends DurableObject<Env> {
       this.starting = undefined;
     });
     return this.starting;
+  }
+
+  /**
+   * exec() right after start() can find the container not running yet (seen
+   * under load locally): retry that one error for a few seconds.
+   */
+  private async execWhenUp(cmd: string[], options?: ContainerExecOptions): Promise<ExecProcess> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.container.exec(cmd, options);
+      } catch (error) {
+        if (attempt >= 20 || !/not running/.test(describe(error))) throw error;
+        await this.ensureRunning();
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
   }
 
   private async start(): Promise<void> {

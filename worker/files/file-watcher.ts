@@ -18,6 +18,7 @@ const RESTART_DELAY_MS = 1_000;
 export class FileWatcher {
   private readonly clients = new Set<WritableStreamDefaultWriter<Uint8Array>>();
   private process: ExecProcess | undefined;
+  private stop: () => void = () => {};
   private starting = false;
   private ready = false;
   private pending: FileChange[] = [];
@@ -56,6 +57,7 @@ export class FileWatcher {
     this.starting = true;
     try {
       const container = await this.container();
+      const token = crypto.randomUUID().replaceAll("-", "");
       const process = await container.exec(
         [
           "inotifywait",
@@ -66,11 +68,19 @@ export class FileWatcher {
           "--format",
           "%e\t%w%f",
           "--exclude",
-          EXCLUDE,
+          // The token names this watcher for `pkill -f` in stop(): ExecProcess.kill() is avoided,
+          // since under local workerd it signals the whole container.
+          `${EXCLUDE}|^/cloud-ide-watch-${token}$`,
           this.root,
         ],
         { cwd: "/", stderr: "pipe" },
       );
+      this.stop = () => {
+        void container
+          .exec(["pkill", "-f", `cloud-ide-watch-${token}`], { cwd: "/" })
+          .then((p) => p.exitCode)
+          .catch(() => {});
+      };
       this.process = process;
       void this.readStderr(process);
       void this.readEvents(process);
@@ -164,10 +174,9 @@ export class FileWatcher {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
       if (this.clients.size > 0) return;
-      const process = this.process;
       this.process = undefined;
       this.ready = false;
-      process?.kill();
+      this.stop();
     }, IDLE_STOP_MS);
   }
 }

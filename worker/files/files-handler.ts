@@ -27,6 +27,8 @@ export async function handleFilesRequest(request: Request, deps: FilesDeps): Pro
     if (!handler) throw new ApiError(404, ErrorCode.NOT_FOUND, `No files route ${request.method} ${op}.`);
     return await handler(request, url.searchParams, deps);
   } catch (error) {
+    // Read what the client still sends: answering mid-upload breaks the connection on some proxies.
+    if (request.body && !request.bodyUsed) await request.body.pipeTo(new WritableStream()).catch(() => {});
     if (error instanceof ApiError) return error.toResponse();
     console.error(`files ${op}: ${describe(error)}`);
     return jsonError(500, ErrorCode.FILE_ERROR, `The file operation failed: ${describe(error)}`);

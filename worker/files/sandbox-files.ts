@@ -70,7 +70,7 @@ export class Files {
 
   async readFile(path: string, options: FileOperationOptions = {}): Promise<Response> {
     const target = this.resolve(path, options, []);
-    const proc = await this.spawn("read", [target], options, "ignore-stdin");
+    const proc = await this.spawn("read", [target], options);
     const stdout = proc.stdout;
     if (!stdout) throw SandboxProtocolError.create("the helper has no stdout");
     const reader = stdout.getReader();
@@ -92,8 +92,9 @@ export class Files {
         else controller.error(await fail(exitCode));
       },
       cancel(reason) {
+        // No proc.kill(): under local workerd it signals the whole container. The
+        // helper gets EPIPE at its next write and exits.
         void reader.cancel(reason).catch(() => {});
-        proc.kill();
       },
     });
     return new Response(body, { status: 200 });
@@ -202,10 +203,10 @@ export class Files {
     return `${cwd.replace(/\/+$/, "")}/${path}`;
   }
 
-  private spawn(op: string, args: string[], options: FileOperationOptions, stdin: "pipe" | "ignore-stdin") {
+  private spawn(op: string, args: string[], options: FileOperationOptions, stdin?: ReadableStream<Uint8Array>) {
     return this.container.exec(["python3", "-c", HELPER_SCRIPT, op, this.config.confineTo ?? "", ...args], {
       cwd: "/",
-      ...(stdin === "pipe" ? { stdin: "pipe" as const } : {}),
+      ...(stdin ? { stdin } : {}),
       ...(options.user ? { user: options.user } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
@@ -220,7 +221,7 @@ export class Files {
     destination?: string,
   ): Promise<string> {
     options.signal?.throwIfAborted();
-    const proc = await this.spawn(op, args, options, "ignore-stdin");
+    const proc = await this.spawn(op, args, options);
     const output = await proc.output();
     if (output.exitCode !== 0) {
       throw parseFailure(new TextDecoder().decode(output.stderr), operation, path, destination, output.exitCode);
@@ -253,19 +254,26 @@ export class Files {
     path: string,
   ): Promise<T> {
     options.signal?.throwIfAborted();
-    const proc = await this.spawn(op, args, options, "pipe");
-    const stdin = proc.stdin;
-    if (!stdin) throw SandboxProtocolError.create("the helper has no stdin");
+    // The runtime pumps `stdin`; the tap remembers whether the caller's stream failed.
     let streamError: { error: unknown } | undefined;
-    const source = toStream(content);
-    const piped = source.pipeTo(stdin).catch(async (error: unknown) => {
-      // A failing source is the caller's error; a failing sink means the helper stopped reading.
-      if (await sourceFailed(source)) {
-        streamError = { error };
-        proc.kill();
-      }
+    const reader = toStream(content).getReader();
+    const stdin = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const next = await reader.read();
+          if (next.done) controller.close();
+          else controller.enqueue(next.value);
+        } catch (error) {
+          streamError = { error };
+          controller.error(error);
+        }
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
     });
-    const [output] = await Promise.all([proc.output(), piped]);
+    const proc = await this.spawn(op, args, options, stdin);
+    const output = await proc.output();
     if (streamError) throw streamError.error;
     if (output.exitCode !== 0) {
       throw parseFailure(new TextDecoder().decode(output.stderr), operation, path, undefined, output.exitCode);
@@ -332,16 +340,4 @@ function toStream(content: FileContent): ReadableStream<Uint8Array> {
       controller.close();
     },
   });
-}
-
-/** After pipeTo failed: did the source error (vs. the destination)? A locked-then-released errored stream rejects reads. */
-async function sourceFailed(source: ReadableStream<Uint8Array>): Promise<boolean> {
-  if (source.locked) return false;
-  try {
-    const reader = source.getReader();
-    await reader.closed;
-    return false;
-  } catch {
-    return true;
-  }
 }
