@@ -21,13 +21,11 @@ export class Workspace extends DurableObject<Env> {
   /** File operations confined to /workspace (symlinks included). */
   private readonly files: Files;
   private readonly fileWatcher: FileWatcher;
+  private readyForExec: Promise<void> | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.files = new Files(
-      { exec: (cmd, options) => this.execWhenUp(cmd, options) },
-      { confineTo: WORKSPACE_ROOT },
-    );
+    this.files = new Files({ exec: (cmd, options) => this.execWhenUp(cmd, options) }, { confineTo: WORKSPACE_ROOT });
     this.fileWatcher = new FileWatcher(async () => {
       await this.ensureRunning();
       return { exec: (cmd, options) => this.execWhenUp(cmd, options) };
@@ -60,6 +58,7 @@ export class Workspace extends DurableObject<Env> {
    * under load locally): retry that one error for a few seconds.
    */
   private async execWhenUp(cmd: string[], options?: ContainerExecOptions): Promise<ExecProcess> {
+    await this.execReady();
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.container.exec(cmd, options);
@@ -69,6 +68,23 @@ export class Workspace extends DurableObject<Env> {
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     }
+  }
+
+  /** Resolves once a trivial command runs (a fresh container can answer 126 for a moment). */
+  private execReady(): Promise<void> {
+    if (!this.container.running) this.readyForExec = undefined;
+    this.readyForExec ??= (async () => {
+      for (let attempt = 0; attempt < 40; attempt++) {
+        try {
+          const probe = await this.container.exec(["true"], { cwd: "/" });
+          if ((await probe.exitCode) === 0) return;
+        } catch {
+          await this.ensureRunning();
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    })();
+    return this.readyForExec;
   }
 
   private async start(): Promise<void> {
