@@ -5,7 +5,14 @@
 export const ErrorCode = {
   // 400
   BAD_REQUEST: "BAD_REQUEST",
+  INVALID_JSON: "INVALID_JSON",
   INVALID_WORKSPACE_ID: "INVALID_WORKSPACE_ID",
+  INVALID_WORKSPACE_NAME: "INVALID_WORKSPACE_NAME",
+  // 401: no valid session (sign in again)
+  UNAUTHENTICATED: "UNAUTHENTICATED",
+  WRONG_PASSWORD: "WRONG_PASSWORD",
+  // 403: a state-changing request or WebSocket upgrade from another origin
+  FORBIDDEN_ORIGIN: "FORBIDDEN_ORIGIN",
   INVALID_PATH: "INVALID_PATH",
   IS_A_DIRECTORY: "IS_A_DIRECTORY",
   NOT_A_DIRECTORY: "NOT_A_DIRECTORY",
@@ -23,8 +30,14 @@ export const ErrorCode = {
   FILE_CHANGED: "FILE_CHANGED",
   // 405
   METHOD_NOT_ALLOWED: "METHOD_NOT_ALLOWED",
+  // 415: a JSON body was expected
+  UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
+  // 429: too many failed sign-ins from this address; see Retry-After
+  TOO_MANY_ATTEMPTS: "TOO_MANY_ATTEMPTS",
   // 500
   INTERNAL: "INTERNAL",
+  // 500: the Worker lacks IDE_PASSWORD / SESSION_SECRET
+  MISCONFIGURED: "MISCONFIGURED",
   FILE_ERROR: "FILE_ERROR",
   // 503: the container could not be started or reached; retrying may help
   CONTAINER_UNAVAILABLE: "CONTAINER_UNAVAILABLE",

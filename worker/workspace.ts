@@ -5,7 +5,8 @@ import { FileWatcher } from "./files/file-watcher";
 import { handleFilesRequest } from "./files/files-handler";
 import { Files } from "./files/sandbox-files";
 import { WORKSPACE_ROOT } from "./files/workspace-path";
-import { describe, jsonError } from "./http";
+import { describe, jsonError, WORKSPACE_NOT_FOUND } from "./http";
+import { CALLER_HEADER } from "./workspace-access";
 
 /** How long a container keeps running once nothing uses the workspace. */
 const INACTIVITY_TIMEOUT_MS = 5 * 60_000;
@@ -13,11 +14,13 @@ const WORKSPACE_DIR = "/workspace";
 
 /**
  * One workspace: a Durable Object that owns one container through
- * `ctx.container`. The Worker reaches it by workspace id.
+ * `ctx.container`. It records its owner when created and refuses everyone
+ * else: every RPC method takes the caller's user id first (the Worker's
+ * `workspaceStub()` supplies it), and fetch() reads it from CALLER_HEADER.
  */
 export class Workspace extends DurableObject<Env> {
   private starting: Promise<void> | undefined;
-  private lastError: string | undefined;
+  private owner: string | undefined;
   /** File operations confined to /workspace (symlinks included). */
   private readonly files: Files;
   private readonly fileWatcher: FileWatcher;
@@ -31,11 +34,12 @@ export class Workspace extends DurableObject<Env> {
       return { exec: (cmd, options) => this.execWhenUp(cmd, options) };
     });
     const container = ctx.container;
-    // A restarted Durable Object starts without an inactivity timeout even
-    // when its container kept running.
-    if (container?.running) {
-      void ctx.blockConcurrencyWhile(() => container.setInactivityTimeout(INACTIVITY_TIMEOUT_MS));
-    }
+    void ctx.blockConcurrencyWhile(async () => {
+      this.owner = await ctx.storage.get<string>("owner");
+      // A restarted Durable Object starts without an inactivity timeout even
+      // when its container kept running.
+      if (container?.running) await container.setInactivityTimeout(INACTIVITY_TIMEOUT_MS);
+    });
   }
 
   private get container(): Container {
@@ -44,8 +48,37 @@ export class Workspace extends DurableObject<Env> {
     return container;
   }
 
+  /** Throws (→ 404 in the Worker) unless the caller owns this workspace. */
+  protected authorize(caller: string): void {
+    if (!this.owner || this.owner !== caller) {
+      throw new Error(`${WORKSPACE_NOT_FOUND}: no such workspace`);
+    }
+  }
+
+  /** Records the owner and name of a new workspace. */
+  async create(caller: string, name: string): Promise<void> {
+    if (this.owner && this.owner !== caller) throw new Error(`${WORKSPACE_NOT_FOUND}: no such workspace`);
+    this.owner = caller;
+    await this.ctx.storage.put({ owner: caller, name, createdAt: new Date().toISOString() });
+  }
+
+  async rename(caller: string, name: string): Promise<void> {
+    this.authorize(caller);
+    await this.ctx.storage.put("name", name);
+  }
+
+  /** Destroys the container and everything stored for this workspace. */
+  async destroy(caller: string): Promise<void> {
+    this.authorize(caller);
+    const container = this.ctx.container;
+    if (container?.running) await container.destroy();
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.owner = undefined;
+  }
+
   /** Starts the container when it is not running; concurrent callers share one start. */
-  ensureRunning(): Promise<void> {
+  protected ensureRunning(): Promise<void> {
     if (this.container.running) return Promise.resolve();
     this.starting ??= this.start().finally(() => {
       this.starting = undefined;
@@ -101,6 +134,10 @@ export class Workspace extends DurableObject<Env> {
    */
   override async fetch(request: Request): Promise<Response> {
     const { pathname } = new URL(request.url);
+    const caller = request.headers.get(CALLER_HEADER);
+    if (!caller || !this.owner || caller !== this.owner) {
+      return jsonError(404, ErrorCode.NOT_FOUND, "No such workspace.");
+    }
     if (pathname.startsWith("/files/")) {
       return handleFilesRequest(request, {
         files: this.files,
@@ -113,7 +150,8 @@ export class Workspace extends DurableObject<Env> {
   }
 
   /** Starts the container if needed and reports its state with `uname -a` from inside. */
-  async status(id: string): Promise<WorkspaceStatus> {
+  async status(caller: string, id: string): Promise<WorkspaceStatus> {
+    this.authorize(caller);
     try {
       await this.ensureRunning();
       const uname = await this.container.exec(["uname", "-a"], { cwd: WORKSPACE_DIR });
@@ -121,15 +159,14 @@ export class Workspace extends DurableObject<Env> {
       if (output.exitCode !== 0) {
         throw new Error(`uname exited with ${output.exitCode}: ${new TextDecoder().decode(output.stderr)}`);
       }
-      this.lastError = undefined;
       return { id, state: "running", kernel: new TextDecoder().decode(output.stdout).trim() };
     } catch (error) {
-      this.lastError = describe(error);
-      console.error(`workspace ${id}: ${this.lastError}`);
+      const reason = describe(error);
+      console.error(`workspace ${id}: ${reason}`);
       return {
         id,
         state: "failed",
-        error: { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${this.lastError}` },
+        error: { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${reason}` },
       };
     }
   }

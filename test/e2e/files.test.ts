@@ -52,7 +52,7 @@ describe("files and editor", () => {
   it("opens a file from the tree, edits it and saves with the keyboard", async () => {
     await row("src").click();
     await row("src/hello.ts").click();
-    await until(async () => (await editorText() ?? "").includes("export const a = 1;"), "the file in the editor");
+    await until(async () => ((await editorText()) ?? "").includes("export const a = 1;"), "the file in the editor");
     await page.locator('[data-testid="code-editor"] .cm-content').click();
     await page.keyboard.press("Control+End");
     await page.keyboard.type("export const b = 2;");
@@ -116,9 +116,9 @@ describe("files and editor", () => {
 
   it("reloads a clean buffer silently and offers a choice when a dirty one changes underneath", async () => {
     await row("notes.md").click();
-    await until(async () => (await editorText() ?? "").includes("first"), "notes.md in the editor");
+    await until(async () => ((await editorText()) ?? "").includes("first"), "notes.md in the editor");
     shell(container, "printf 'second\\n' > /workspace/notes.md");
-    await until(async () => (await editorText() ?? "").includes("second"), "the clean buffer to reload");
+    await until(async () => ((await editorText()) ?? "").includes("second"), "the clean buffer to reload");
     expect(await page.getByTestId("conflict-bar").count()).toBe(0);
 
     await page.locator('[data-testid="code-editor"] .cm-content').click();
@@ -131,7 +131,7 @@ describe("files and editor", () => {
     await page.getByTestId("compare-view").waitFor();
     expect(await page.getByTestId("compare-view").textContent()).toContain("from the terminal");
     await page.getByTestId("conflict-take").click();
-    await until(async () => (await editorText() ?? "").includes("from the terminal"), "the disk version");
+    await until(async () => ((await editorText()) ?? "").includes("from the terminal"), "the disk version");
     expect(await tab("notes.md").getAttribute("data-dirty")).toBe("false");
     expect(errors).toEqual([]);
   });
