@@ -21,7 +21,8 @@ beforeAll(async () => {
     container,
     "mkdir -p /workspace/src && printf 'export const a = 1;\\n' > /workspace/src/hello.ts && printf 'first\\n' > /workspace/notes.md",
   );
-  ({ page, errors } = await openWorkspace(browser, id));
+  // The first page load of a fresh dev server can be slow on a loaded machine: one retry.
+  ({ page, errors } = await openWorkspace(browser, id).catch(() => openWorkspace(browser, id)));
   page.on("dialog", (dialog) => void dialog.accept());
   await row("src").waitFor({ timeout: 60_000 });
 });
@@ -56,9 +57,9 @@ describe("files and editor", () => {
     await page.locator('[data-testid="code-editor"] .cm-content').click();
     await page.keyboard.press("Control+End");
     await page.keyboard.type("export const b = 2;");
-    await expect.poll(() => tab("src/hello.ts").getAttribute("data-dirty")).toBe("true");
+    await expect.poll(() => tab("src/hello.ts").getAttribute("data-dirty"), { timeout: 20_000 }).toBe("true");
     await page.keyboard.press("Control+s");
-    await expect.poll(() => tab("src/hello.ts").getAttribute("data-dirty")).toBe("false");
+    await expect.poll(() => tab("src/hello.ts").getAttribute("data-dirty"), { timeout: 20_000 }).toBe("false");
     expect(shell(container, "cat /workspace/src/hello.ts")).toBe("export const a = 1;\nexport const b = 2;");
   });
 
@@ -124,7 +125,7 @@ describe("files and editor", () => {
     await page.locator('[data-testid="code-editor"] .cm-content').click();
     await page.keyboard.press("Control+End");
     await page.keyboard.type("mine");
-    await expect.poll(() => tab("notes.md").getAttribute("data-dirty")).toBe("true");
+    await expect.poll(() => tab("notes.md").getAttribute("data-dirty"), { timeout: 20_000 }).toBe("true");
     shell(container, "printf 'from the terminal\\n' > /workspace/notes.md");
     await page.getByTestId("conflict-bar").waitFor();
     await page.getByTestId("conflict-compare").click();
