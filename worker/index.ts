@@ -9,6 +9,7 @@ import { Hono } from "hono";
 import { ErrorCode } from "../protocol/errors";
 import { requireUser, sameOriginOnly } from "./auth/guards";
 import { ApiError, describe, isWorkspaceNotFound, jsonError, notFound } from "./http";
+import { fileRoutes } from "./routes/files";
 import { sessionRoutes } from "./routes/session";
 import { terminalRoutes, terminalSocketRoutes } from "./routes/terminals";
 import { workspaceRoutes } from "./routes/workspaces";
@@ -34,6 +35,7 @@ app.use("/ws/*", requireUser);
 app.route("/api/workspaces", workspaceRoutes);
 app.route("/api/workspaces", terminalRoutes);
 app.route("/ws/workspaces", terminalSocketRoutes);
+app.route("/api/workspaces", fileRoutes);
 
 app.all("/api/*", () => {
   throw notFound("No such API route.");

@@ -2,6 +2,10 @@ import { DurableObject } from "cloudflare:workers";
 import { ErrorCode } from "../protocol/errors";
 import { isTerminalName, type TerminalInfo } from "../protocol/terminal";
 import type { WorkspaceStatus } from "../protocol/workspace";
+import { FileWatcher } from "./files/file-watcher";
+import { handleFilesRequest } from "./files/files-handler";
+import { Files } from "./files/sandbox-files";
+import { WORKSPACE_ROOT } from "./files/workspace-path";
 import { describe, jsonError, WORKSPACE_NOT_FOUND } from "./http";
 import { endTerminal, listTerminals, openTerminal } from "./terminal-bridge";
 import { CALLER_HEADER } from "./workspace-access";
@@ -22,9 +26,18 @@ const START_ATTEMPTS = 4;
 export class Workspace extends DurableObject<Env> {
   private starting: Promise<void> | undefined;
   private owner: string | undefined;
+  /** File operations confined to /workspace (symlinks included). */
+  private readonly files: Files;
+  private readonly fileWatcher: FileWatcher;
+  private readyForExec: Promise<void> | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.files = new Files({ exec: (cmd, options) => this.execWhenUp(cmd, options) }, { confineTo: WORKSPACE_ROOT });
+    this.fileWatcher = new FileWatcher(async () => {
+      await this.ensureRunning();
+      return { exec: (cmd, options) => this.execWhenUp(cmd, options) };
+    });
     const container = ctx.container;
     void ctx.blockConcurrencyWhile(async () => {
       this.owner = await ctx.storage.get<string>("owner");
@@ -78,6 +91,40 @@ export class Workspace extends DurableObject<Env> {
     return this.starting;
   }
 
+  /**
+   * exec() right after start() can find the container not running yet (seen
+   * under load locally): retry that one error for a few seconds.
+   */
+  private async execWhenUp(cmd: string[], options?: ContainerExecOptions): Promise<ExecProcess> {
+    await this.execReady();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.container.exec(cmd, options);
+      } catch (error) {
+        if (attempt >= 20 || !/not running/.test(describe(error))) throw error;
+        await this.ensureRunning();
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+  }
+
+  /** Resolves once a trivial command runs (a fresh container can answer 126 for a moment). */
+  private execReady(): Promise<void> {
+    if (!this.container.running) this.readyForExec = undefined;
+    this.readyForExec ??= (async () => {
+      for (let attempt = 0; attempt < 40; attempt++) {
+        try {
+          const probe = await this.container.exec(["true"], { cwd: "/" });
+          if ((await probe.exitCode) === 0) return;
+        } catch {
+          await this.ensureRunning();
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    })();
+    return this.readyForExec;
+  }
+
   private async start(): Promise<void> {
     const container = this.container;
     const image = container.images.sandbox;
@@ -128,6 +175,14 @@ export class Workspace extends DurableObject<Env> {
       return jsonError(404, ErrorCode.NOT_FOUND, "No such workspace.");
     }
     if (pathname.startsWith("/terminals/")) return this.openTerminal(request, pathname.slice("/terminals/".length));
+    if (pathname.startsWith("/files/")) {
+      return handleFilesRequest(request, {
+        files: this.files,
+        watcher: this.fileWatcher,
+        ensureRunning: () => this.ensureRunning(),
+        container: () => this.container,
+      });
+    }
     return jsonError(404, ErrorCode.NOT_FOUND, `The workspace has no route ${pathname}.`);
   }
 
