@@ -6,10 +6,14 @@ export const ErrorCode = {
   // 400
   BAD_REQUEST: "BAD_REQUEST",
   INVALID_WORKSPACE_ID: "INVALID_WORKSPACE_ID",
+  INVALID_PORT: "INVALID_PORT",
+  INVALID_TTL: "INVALID_TTL",
   // 404
   NOT_FOUND: "NOT_FOUND",
   // 405
   METHOD_NOT_ALLOWED: "METHOD_NOT_ALLOWED",
+  // 415
+  UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
   // 500
   INTERNAL: "INTERNAL",
   // 503: the container could not be started or reached; retrying may help

@@ -6,6 +6,8 @@
 import { Hono } from "hono";
 import { ErrorCode } from "../protocol/errors";
 import { ApiError, describe, jsonError, notFound } from "./http";
+import { handlePreviewRequest, previewHostLabel, withoutPreviewHeader } from "./preview-host";
+import { previewRoutes } from "./routes/previews";
 import { workspaceRoutes } from "./routes/workspaces";
 import { securityHeaders } from "./security-headers";
 
@@ -18,6 +20,7 @@ app.use("*", securityHeaders);
 app.get("/api/health", (c) => c.json({ ok: true }));
 
 app.route("/api/workspaces", workspaceRoutes);
+app.route("/api/workspaces", previewRoutes);
 
 app.all("/api/*", () => {
   throw notFound("No such API route.");
@@ -34,4 +37,11 @@ app.onError((error) => {
   return jsonError(500, ErrorCode.INTERNAL, `Something went wrong: ${describe(error)}`);
 });
 
-export default app satisfies ExportedHandler<Env>;
+export default {
+  fetch(request, env, ctx) {
+    // Preview hostnames first, before any API routing or sign-in: their token is their permission.
+    const label = previewHostLabel(request, env);
+    if (label !== undefined) return handlePreviewRequest(request, env, label);
+    return app.fetch(withoutPreviewHeader(request), env, ctx);
+  },
+} satisfies ExportedHandler<Env>;

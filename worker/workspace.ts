@@ -1,7 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import { ErrorCode } from "../protocol/errors";
+import type { DevServerState, PreviewsOverview } from "../protocol/previews";
 import type { WorkspaceStatus } from "../protocol/workspace";
+import { AlarmScheduler } from "./alarms";
 import { describe, jsonError } from "./http";
+import { PREVIEW_HEADER } from "./preview-host";
+import type { Grant } from "./previews/grants";
+import { SWEEP_TASK, WorkspacePreviews } from "./previews/workspace-previews";
 
 /** How long a container keeps running once nothing uses the workspace. */
 const INACTIVITY_TIMEOUT_MS = 5 * 60_000;
@@ -14,9 +19,22 @@ const WORKSPACE_DIR = "/workspace";
 export class Workspace extends DurableObject<Env> {
   private starting: Promise<void> | undefined;
   private lastError: string | undefined;
+  private readonly previews: WorkspacePreviews;
+  /** The object's one alarm, shared by features: add a task name and its handler here. */
+  private readonly alarms: AlarmScheduler;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.previews = new WorkspacePreviews({
+      storage: ctx.storage,
+      container: () => this.container,
+      ensureRunning: () => this.ensureRunning(),
+      scheduleSweep: (at) => (at === undefined ? this.alarms.cancel(SWEEP_TASK) : this.alarms.schedule(SWEEP_TASK, at)),
+      previewDomain: env.PREVIEW_DOMAIN,
+    });
+    this.alarms = new AlarmScheduler(ctx.storage, {
+      [SWEEP_TASK]: () => this.previews.sweep(),
+    });
     const container = ctx.container;
     // A restarted Durable Object starts without an inactivity timeout even
     // when its container kept running.
@@ -46,6 +64,11 @@ export class Workspace extends DurableObject<Env> {
     if (!image) throw new Error('No image named "sandbox" in wrangler.jsonc `containers[].images`.');
     container.start({ image, enableInternet: this.env.SANDBOX_INTERNET !== "false" });
     await container.setInactivityTimeout(INACTIVITY_TIMEOUT_MS);
+    await this.previews.writePreviewHosts(container);
+  }
+
+  override async alarm(): Promise<void> {
+    await this.alarms.run();
   }
 
   /**
@@ -53,6 +76,8 @@ export class Workspace extends DurableObject<Env> {
    * has already checked who is asking. Each feature owns one path prefix.
    */
   override async fetch(request: Request): Promise<Response> {
+    // Only the Worker sets this header (it strips client copies): a preview hostname's request.
+    if (request.headers.has(PREVIEW_HEADER)) return this.previews.fetch(request);
     const { pathname } = new URL(request.url);
     return jsonError(404, ErrorCode.NOT_FOUND, `The workspace has no route ${pathname}.`);
   }
@@ -77,5 +102,41 @@ export class Workspace extends DurableObject<Env> {
         error: { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${this.lastError}` },
       };
     }
+  }
+
+  // Previews (worker/previews/): the routes in worker/routes/previews.ts call these.
+
+  openPreview(port: number): Promise<Grant> {
+    return this.previews.openOwner(port);
+  }
+
+  createShare(port: number, ttlSeconds: number): Promise<Grant> {
+    return this.previews.createShare(port, ttlSeconds);
+  }
+
+  listShares(port: number): Promise<Grant[]> {
+    return this.previews.grants.shares(port);
+  }
+
+  revokeShare(port: number, shareId: string): Promise<boolean> {
+    return this.previews.revokeShare(port, shareId);
+  }
+
+  /** Test hook only: the route that calls it answers 404 unless CLOUD_IDE_TEST_HOOKS is set. */
+  expireShareForTest(shareId: string): Promise<boolean> {
+    return this.previews.expireShare(shareId);
+  }
+
+  async previewsOverview(): Promise<PreviewsOverview> {
+    const [ports, devServer] = await Promise.all([this.previews.listeningPorts(), this.previews.devServer()]);
+    return { ports, devServer };
+  }
+
+  runDevServer(): Promise<DevServerState> {
+    return this.previews.runDevServer();
+  }
+
+  stopDevServer(): Promise<void> {
+    return this.previews.stopDevServer();
   }
 }
