@@ -16,7 +16,7 @@ export function App() {
   return (
     <div className="ide">
       <WorkspaceHeader workspaceId={workspaceId} status={status} onRetry={refresh} />
-      <IdeLayout />
+      <IdeLayout workspaceId={workspaceId} />
     </div>
   );
 }

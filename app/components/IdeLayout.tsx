@@ -1,11 +1,12 @@
 import type { ReactNode } from "react";
 import { Group, Panel, Separator, useDefaultLayout } from "react-resizable-panels";
+import { PreviewPane } from "./PreviewPane";
 
 /**
  * The IDE's frame: file tree | (editor over terminal) | preview. Every split is
  * resizable and remembered in localStorage.
  */
-export function IdeLayout() {
+export function IdeLayout({ workspaceId }: { workspaceId: string }) {
   const columns = useDefaultLayout({ id: "ide-columns", storage: localStorage });
   const center = useDefaultLayout({ id: "ide-center", storage: localStorage });
   return (
@@ -39,7 +40,7 @@ export function IdeLayout() {
       <Separator className="separator separator-vertical" />
       <Panel id="preview" defaultSize="30" minSize="10">
         <Pane title="Preview" testId="pane-preview">
-          <p className="placeholder">Start a dev server (npm run dev) to preview it here.</p>
+          <PreviewPane workspaceId={workspaceId} />
         </Pane>
       </Panel>
     </Group>

@@ -39,8 +39,12 @@ describe("parseListeningPorts", () => {
     expect(ports).not.toContain(22);
   });
 
-  it("counts every listening socket when the fd table cannot be read", () => {
-    const ports = parseListeningPorts(`${TCP}\n@fds\n\n@ps\n${PS}\n`).map((p) => p.port);
+  it("lists nothing when no process of the container listens", () => {
+    expect(parseListeningPorts(`${TCP}\n@fds\n\n@ps\n${PS}\n`)).toEqual([]);
+  });
+
+  it("counts every listening socket when the fd tables cannot be read", () => {
+    const ports = parseListeningPorts(`${TCP}\n@fds-denied\n\n@ps\n${PS}\n`).map((p) => p.port);
     expect(ports).toEqual([3000, 5173, 8080, 39017]);
   });
 });

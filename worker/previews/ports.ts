@@ -8,7 +8,8 @@ import { type ListeningPort, PREVIEW_PORT_MAX, PREVIEW_PORT_MIN } from "../../pr
 
 export const LISTENING_PORTS_SCRIPT = `
 cat /proc/net/tcp /proc/net/tcp6 2>/dev/null
-echo @fds
+# Whether other processes' fds can be read at all (PID 1 is the image's CMD).
+if ls /proc/1/fd >/dev/null 2>&1; then echo @fds; else echo @fds-denied; fi
 find /proc/[0-9]*/fd -lname 'socket:*' -printf '%h %l\\n' 2>/dev/null
 echo @ps
 ps -eo pid=,args= 2>/dev/null
@@ -24,7 +25,8 @@ interface Socket {
 
 /** Parses the output of LISTENING_PORTS_SCRIPT. */
 export function parseListeningPorts(output: string): ListeningPort[] {
-  const [tables = "", rest = ""] = output.split("\n@fds\n");
+  const denied = output.includes("\n@fds-denied\n");
+  const [tables = "", rest = ""] = output.split(/\n@fds(?:-denied)?\n/);
   const [fds = "", ps = ""] = rest.split("\n@ps\n");
 
   const sockets: Socket[] = [];
@@ -49,8 +51,8 @@ export function parseListeningPorts(output: string): ListeningPort[] {
     if (match?.[1] && match[2]) argsByPid.set(match[1], match[2].slice(0, 200));
   }
 
-  // Without the fd table (no permission) every listening socket counts.
-  const owned = pidByInode.size === 0 ? sockets : sockets.filter((s) => pidByInode.has(s.inode));
+  // Without permission to read the fd tables, every listening socket counts.
+  const owned = denied ? sockets : sockets.filter((s) => pidByInode.has(s.inode));
   const byPort = new Map<number, ListeningPort>();
   for (const socket of owned) {
     const pid = pidByInode.get(socket.inode);
