@@ -9,6 +9,18 @@ import { defineConfig } from "vite";
 const port = Number(process.env.PORT ?? 5173);
 const hmrPort = Number(process.env.HMR_PORT ?? port + 1);
 
+/**
+ * Variables that differ under `vite dev`: local preview hostnames, a test's
+ * Access team, and test-only routes (worker/test-hooks.ts), never in a build.
+ */
+function devVars(): Record<string, string> {
+  const vars: Record<string, string> = { PREVIEW_DOMAIN: `localhost:${port}` };
+  if (process.env.ACCESS_TEAM_DOMAIN) vars.ACCESS_TEAM_DOMAIN = process.env.ACCESS_TEAM_DOMAIN;
+  if (process.env.ACCESS_AUD) vars.ACCESS_AUD = process.env.ACCESS_AUD;
+  if (process.env.CLOUD_IDE_TEST_HOOKS === "1") vars.CLOUD_IDE_TEST_HOOKS = "1";
+  return vars;
+}
+
 export default defineConfig(({ command }) => ({
   plugins: [
     react(),
@@ -18,15 +30,7 @@ export default defineConfig(({ command }) => ({
         // containers they started (workerd names them `workerd-{name}-...`).
         name: process.env.CLOUD_IDE_WORKER_NAME ?? config.name,
         // In development previews are {port}-{id}-{token}.localhost:{port}.
-        // CLOUD_IDE_TEST_HOOKS turns on test-only routes (worker/test-hooks.ts): never in a build.
-        vars:
-          command === "serve"
-            ? {
-                ...config.vars,
-                PREVIEW_DOMAIN: `localhost:${port}`,
-                ...(process.env.CLOUD_IDE_TEST_HOOKS === "1" ? { CLOUD_IDE_TEST_HOOKS: "1" } : {}),
-              }
-            : config.vars,
+        vars: command === "serve" ? { ...config.vars, ...devVars() } : config.vars,
       }),
       persistState: process.env.CLOUD_IDE_STATE_DIR ? { path: process.env.CLOUD_IDE_STATE_DIR } : true,
     }),

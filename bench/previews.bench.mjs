@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { lookup } from "node:dns";
 import { Agent, request } from "node:http";
 import { chromium } from "playwright-core";
+import { signIn } from "./lib/session.mjs";
 
 export const title = "Previews (template dev server, npm run dev)";
 
@@ -14,9 +15,10 @@ const REQUESTS = 60;
 const EDITS = 5;
 const PATH = "/src/App.tsx";
 
-export async function run({ baseUrl, env, workerName }) {
-  const api = await ownerApi(baseUrl, env);
-  const { id } = await (await api("/api/workspaces", { method: "POST", json: { name: "bench previews" } })).json();
+export async function run({ baseUrl, workerName }) {
+  const session = await signIn(baseUrl);
+  const api = session.fetch;
+  const { id } = await session.json("/api/workspaces", { method: "POST", body: { name: "bench previews" } });
   try {
     await api(`/api/workspaces/${id}/previews/dev-server`, { method: "POST" });
     await waitFor(async () => {
@@ -68,28 +70,8 @@ export async function run({ baseUrl, env, workerName }) {
     ];
   } finally {
     await api(`/api/workspaces/${id}/previews/dev-server`, { method: "DELETE" }).catch(() => {});
+    await api(`/api/workspaces/${id}`, { method: "DELETE" }).catch(() => {});
   }
-}
-
-/** Fetch as the owner: signs in when the IDE has sign-in (POST /api/session), else plain. */
-async function ownerApi(baseUrl, env) {
-  let cookie = "";
-  const signIn = await fetch(new URL("/api/session", baseUrl), {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Origin: baseUrl },
-    body: JSON.stringify({ password: env.IDE_PASSWORD ?? "" }),
-  });
-  if (signIn.status === 204) cookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0];
-  return (path, { method = "GET", json } = {}) =>
-    fetch(new URL(path, baseUrl), {
-      method,
-      headers: {
-        Origin: baseUrl,
-        ...(cookie ? { Cookie: cookie } : {}),
-        ...(json ? { "Content-Type": "application/json" } : {}),
-      },
-      body: json ? JSON.stringify(json) : undefined,
-    });
 }
 
 async function waitFor(check, timeoutMs) {

@@ -5,17 +5,28 @@
 export const ErrorCode = {
   // 400
   BAD_REQUEST: "BAD_REQUEST",
+  INVALID_JSON: "INVALID_JSON",
   INVALID_WORKSPACE_ID: "INVALID_WORKSPACE_ID",
   INVALID_PORT: "INVALID_PORT",
   INVALID_TTL: "INVALID_TTL",
+  INVALID_WORKSPACE_NAME: "INVALID_WORKSPACE_NAME",
+  // 401: no valid session (sign in again)
+  UNAUTHENTICATED: "UNAUTHENTICATED",
+  WRONG_PASSWORD: "WRONG_PASSWORD",
+  // 403: a state-changing request or WebSocket upgrade from another origin
+  FORBIDDEN_ORIGIN: "FORBIDDEN_ORIGIN",
   // 404
   NOT_FOUND: "NOT_FOUND",
   // 405
   METHOD_NOT_ALLOWED: "METHOD_NOT_ALLOWED",
-  // 415
+  // 415: a JSON body was expected
   UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
+  // 429: too many failed sign-ins from this address; see Retry-After
+  TOO_MANY_ATTEMPTS: "TOO_MANY_ATTEMPTS",
   // 500
   INTERNAL: "INTERNAL",
+  // 500: the Worker lacks IDE_PASSWORD / SESSION_SECRET
+  MISCONFIGURED: "MISCONFIGURED",
   // 503: the container could not be started or reached; retrying may help
   CONTAINER_UNAVAILABLE: "CONTAINER_UNAVAILABLE",
 } as const;

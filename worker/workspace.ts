@@ -3,10 +3,12 @@ import { ErrorCode } from "../protocol/errors";
 import type { DevServerState, PreviewsOverview } from "../protocol/previews";
 import type { WorkspaceStatus } from "../protocol/workspace";
 import { AlarmScheduler } from "./alarms";
-import { describe, jsonError } from "./http";
+import { describe, jsonError, WORKSPACE_NOT_FOUND } from "./http";
 import { PREVIEW_HEADER } from "./preview-host";
 import type { Grant } from "./previews/grants";
+import { previewNotFound } from "./previews/pages";
 import { SWEEP_TASK, WorkspacePreviews } from "./previews/workspace-previews";
+import { CALLER_HEADER } from "./workspace-access";
 
 /** How long a container keeps running once nothing uses the workspace. */
 const INACTIVITY_TIMEOUT_MS = 5 * 60_000;
@@ -14,11 +16,13 @@ const WORKSPACE_DIR = "/workspace";
 
 /**
  * One workspace: a Durable Object that owns one container through
- * `ctx.container`. The Worker reaches it by workspace id.
+ * `ctx.container`. It records its owner when created and refuses everyone
+ * else: every RPC method takes the caller's user id first (the Worker's
+ * `workspaceStub()` supplies it), and fetch() reads it from CALLER_HEADER.
  */
 export class Workspace extends DurableObject<Env> {
   private starting: Promise<void> | undefined;
-  private lastError: string | undefined;
+  private owner: string | undefined;
   private readonly previews: WorkspacePreviews;
   /** The object's one alarm, shared by features: add a task name and its handler here. */
   private readonly alarms: AlarmScheduler;
@@ -36,11 +40,12 @@ export class Workspace extends DurableObject<Env> {
       [SWEEP_TASK]: () => this.previews.sweep(),
     });
     const container = ctx.container;
-    // A restarted Durable Object starts without an inactivity timeout even
-    // when its container kept running.
-    if (container?.running) {
-      void ctx.blockConcurrencyWhile(() => container.setInactivityTimeout(INACTIVITY_TIMEOUT_MS));
-    }
+    void ctx.blockConcurrencyWhile(async () => {
+      this.owner = await ctx.storage.get<string>("owner");
+      // A restarted Durable Object starts without an inactivity timeout even
+      // when its container kept running.
+      if (container?.running) await container.setInactivityTimeout(INACTIVITY_TIMEOUT_MS);
+    });
   }
 
   private get container(): Container {
@@ -49,8 +54,38 @@ export class Workspace extends DurableObject<Env> {
     return container;
   }
 
+  /** Throws (→ 404 in the Worker) unless the caller owns this workspace. */
+  protected authorize(caller: string): void {
+    if (!this.owner || this.owner !== caller) {
+      throw new Error(`${WORKSPACE_NOT_FOUND}: no such workspace`);
+    }
+  }
+
+  /** Records the owner and name of a new workspace. */
+  async create(caller: string, name: string): Promise<void> {
+    if (this.owner && this.owner !== caller) throw new Error(`${WORKSPACE_NOT_FOUND}: no such workspace`);
+    this.owner = caller;
+    await this.ctx.storage.put({ owner: caller, name, createdAt: new Date().toISOString() });
+  }
+
+  async rename(caller: string, name: string): Promise<void> {
+    this.authorize(caller);
+    await this.ctx.storage.put("name", name);
+  }
+
+  /** Destroys the container and everything stored for this workspace. */
+  async destroy(caller: string): Promise<void> {
+    this.authorize(caller);
+    const container = this.ctx.container;
+    if (container?.running) await container.destroy();
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.previews.forget();
+    this.owner = undefined;
+  }
+
   /** Starts the container when it is not running; concurrent callers share one start. */
-  ensureRunning(): Promise<void> {
+  protected ensureRunning(): Promise<void> {
     if (this.container.running) return Promise.resolve();
     this.starting ??= this.start().finally(() => {
       this.starting = undefined;
@@ -76,14 +111,22 @@ export class Workspace extends DurableObject<Env> {
    * has already checked who is asking. Each feature owns one path prefix.
    */
   override async fetch(request: Request): Promise<Response> {
-    // Only the Worker sets this header (it strips client copies): a preview hostname's request.
-    if (request.headers.has(PREVIEW_HEADER)) return this.previews.fetch(request);
+    // A preview hostname's request (only the Worker sets this header; it strips client copies).
+    // Its token is its permission; a workspace nobody created has no grants.
+    if (request.headers.has(PREVIEW_HEADER)) {
+      return this.owner ? this.previews.fetch(request) : previewNotFound();
+    }
     const { pathname } = new URL(request.url);
+    const caller = request.headers.get(CALLER_HEADER);
+    if (!caller || !this.owner || caller !== this.owner) {
+      return jsonError(404, ErrorCode.NOT_FOUND, "No such workspace.");
+    }
     return jsonError(404, ErrorCode.NOT_FOUND, `The workspace has no route ${pathname}.`);
   }
 
   /** Starts the container if needed and reports its state with `uname -a` from inside. */
-  async status(id: string): Promise<WorkspaceStatus> {
+  async status(caller: string, id: string): Promise<WorkspaceStatus> {
+    this.authorize(caller);
     try {
       await this.ensureRunning();
       const uname = await this.container.exec(["uname", "-a"], { cwd: WORKSPACE_DIR });
@@ -91,52 +134,59 @@ export class Workspace extends DurableObject<Env> {
       if (output.exitCode !== 0) {
         throw new Error(`uname exited with ${output.exitCode}: ${new TextDecoder().decode(output.stderr)}`);
       }
-      this.lastError = undefined;
       return { id, state: "running", kernel: new TextDecoder().decode(output.stdout).trim() };
     } catch (error) {
-      this.lastError = describe(error);
-      console.error(`workspace ${id}: ${this.lastError}`);
+      const reason = describe(error);
+      console.error(`workspace ${id}: ${reason}`);
       return {
         id,
         state: "failed",
-        error: { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${this.lastError}` },
+        error: { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${reason}` },
       };
     }
   }
 
   // Previews (worker/previews/): the routes in worker/routes/previews.ts call these.
 
-  openPreview(port: number): Promise<Grant> {
+  openPreview(caller: string, port: number): Promise<Grant> {
+    this.authorize(caller);
     return this.previews.openOwner(port);
   }
 
-  createShare(port: number, ttlSeconds: number): Promise<Grant> {
+  createShare(caller: string, port: number, ttlSeconds: number): Promise<Grant> {
+    this.authorize(caller);
     return this.previews.createShare(port, ttlSeconds);
   }
 
-  listShares(port: number): Promise<Grant[]> {
+  listShares(caller: string, port: number): Promise<Grant[]> {
+    this.authorize(caller);
     return this.previews.grants.shares(port);
   }
 
-  revokeShare(port: number, shareId: string): Promise<boolean> {
+  revokeShare(caller: string, port: number, shareId: string): Promise<boolean> {
+    this.authorize(caller);
     return this.previews.revokeShare(port, shareId);
   }
 
   /** Test hook only: the route that calls it answers 404 unless CLOUD_IDE_TEST_HOOKS is set. */
-  expireShareForTest(shareId: string): Promise<boolean> {
+  expireShareForTest(caller: string, shareId: string): Promise<boolean> {
+    this.authorize(caller);
     return this.previews.expireShare(shareId);
   }
 
-  async previewsOverview(): Promise<PreviewsOverview> {
+  async previewsOverview(caller: string): Promise<PreviewsOverview> {
+    this.authorize(caller);
     const [ports, devServer] = await Promise.all([this.previews.listeningPorts(), this.previews.devServer()]);
     return { ports, devServer };
   }
 
-  runDevServer(): Promise<DevServerState> {
+  runDevServer(caller: string): Promise<DevServerState> {
+    this.authorize(caller);
     return this.previews.runDevServer();
   }
 
-  stopDevServer(): Promise<void> {
+  stopDevServer(caller: string): Promise<void> {
+    this.authorize(caller);
     return this.previews.stopDevServer();
   }
 }

@@ -183,6 +183,25 @@ describe("share links", () => {
   });
 });
 
+describe("the preview origin and the app's API", () => {
+  it("cannot act with the owner's session from a preview origin", async () => {
+    const previewOrigin = new URL(owner.url).origin;
+    const response = await ownerApi(`/api/workspaces/${workspace}/previews/5173/shares`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: previewOrigin },
+      body: JSON.stringify({ ttlSeconds: 300 }),
+    });
+    expect(response.status).toBe(403);
+    // And the API grants no CORS access to a preview origin for reads.
+    const read = await ownerApi(`/api/workspaces/${workspace}/previews/5173/shares`, {
+      headers: { Origin: previewOrigin },
+    });
+    expect(read.headers.get("access-control-allow-origin")).toBeNull();
+    const listed = (await read.json()) as { shares: ShareLink[] };
+    expect(listed.shares).toEqual([]);
+  });
+});
+
 describe("port detection and the dev server", () => {
   it("lists the dev server's port and its state", async () => {
     const overview = await (await ownerApi(`/api/workspaces/${workspace}/previews`)).json();

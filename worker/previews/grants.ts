@@ -111,6 +111,11 @@ export class GrantStore {
     return moved;
   }
 
+  /** Drops the in-memory copy (after the object's storage was deleted). */
+  forget(): void {
+    this.grants = undefined;
+  }
+
   private async load(): Promise<Map<string, Grant>> {
     if (!this.grants) {
       const stored = await this.storage.list<Grant>({ prefix: PREFIX });

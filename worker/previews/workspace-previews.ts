@@ -157,6 +157,12 @@ export class WorkspacePreviews {
     return { __VITE_ADDITIONAL_SERVER_ALLOWED_HOSTS: `.${hostname}` };
   }
 
+  /** The workspace was deleted: its stored grants are gone, so drop the cached ones and their sockets. */
+  forget(): void {
+    this.grants.forget();
+    for (const token of [...this.bridges.keys()]) this.closeBridges(token, "This workspace was deleted.");
+  }
+
   private closeBridges(token: string, reason: string): void {
     const open = this.bridges.get(token);
     if (!open) return;
