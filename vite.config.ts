@@ -40,6 +40,9 @@ export default defineConfig(({ command }) => ({
     strictPort: true,
     host: "localhost",
     allowedHosts: [".localhost"],
+    // Vite's default CORS lets any *.localhost origin read responses, and
+    // preview hostnames are *.localhost here: no CORS, as in production.
+    cors: false,
     hmr: { port: hmrPort },
   },
   preview: { port, strictPort: true },

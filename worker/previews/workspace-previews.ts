@@ -144,11 +144,17 @@ export class WorkspacePreviews {
    */
   async writePreviewHosts(container: Container): Promise<void> {
     const hosts = this.viteEnv().__VITE_ADDITIONAL_SERVER_ALLOWED_HOSTS;
-    const process = await container.exec(
-      ["sh", "-c", 'mkdir -p "$(dirname "$1")" && printf "%s\\n" "$2" >"$1"', "sh", PREVIEW_HOSTS_FILE, hosts],
-      { cwd: "/" },
-    );
-    await process.exitCode;
+    const script = 'mkdir -p "$(dirname "$1")" && printf "%s\\n" "$2" >"$1"';
+    // start() returns before the container runs; exec() refuses until it does.
+    for (let attempt = 0; attempt < 50; attempt++) {
+      try {
+        const process = await container.exec(["sh", "-c", script, "sh", PREVIEW_HOSTS_FILE, hosts], { cwd: "/" });
+        if ((await process.exitCode) === 0) return;
+      } catch (error) {
+        if (attempt === 49) console.error(`could not write ${PREVIEW_HOSTS_FILE}:`, error);
+      }
+      await scheduler.wait(100);
+    }
   }
 
   /** `.{preview domain without port}`: Vite matches that host and every subdomain. */
