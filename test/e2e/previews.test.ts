@@ -128,5 +128,6 @@ describe("previewing the template's dev server", () => {
     // The owner's own preview still works, and the IDE page had no errors.
     await frame.getByText("Hello after an edit").waitFor();
     expect(errors).toEqual([]);
-  });
+    // One user journey of many steps, each waiting on a real container: longer than the default.
+  }, 300_000);
 });
