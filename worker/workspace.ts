@@ -1,12 +1,18 @@
 import { DurableObject } from "cloudflare:workers";
 import { ErrorCode } from "../protocol/errors";
+import type { DevServerState, PreviewsOverview } from "../protocol/previews";
 import { isTerminalName, type TerminalInfo } from "../protocol/terminal";
 import type { WorkspaceStatus } from "../protocol/workspace";
+import { AlarmScheduler } from "./alarms";
 import { FileWatcher } from "./files/file-watcher";
 import { handleFilesRequest } from "./files/files-handler";
 import { Files } from "./files/sandbox-files";
 import { WORKSPACE_ROOT } from "./files/workspace-path";
 import { describe, jsonError, WORKSPACE_NOT_FOUND } from "./http";
+import { PREVIEW_HEADER } from "./preview-host";
+import type { Grant } from "./previews/grants";
+import { previewNotFound } from "./previews/pages";
+import { SWEEP_TASK, WorkspacePreviews } from "./previews/workspace-previews";
 import { endTerminal, listTerminals, openTerminal } from "./terminal-bridge";
 import { CALLER_HEADER } from "./workspace-access";
 
@@ -30,6 +36,9 @@ export class Workspace extends DurableObject<Env> {
   private readonly files: Files;
   private readonly fileWatcher: FileWatcher;
   private readyForExec: Promise<void> | undefined;
+  private readonly previews: WorkspacePreviews;
+  /** The object's one alarm, shared by features: add a task name and its handler here. */
+  private readonly alarms: AlarmScheduler;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -37,6 +46,16 @@ export class Workspace extends DurableObject<Env> {
     this.fileWatcher = new FileWatcher(async () => {
       await this.ensureRunning();
       return { exec: (cmd, options) => this.execWhenUp(cmd, options) };
+    });
+    this.previews = new WorkspacePreviews({
+      storage: ctx.storage,
+      container: () => this.container,
+      ensureRunning: () => this.ensureRunning(),
+      scheduleSweep: (at) => (at === undefined ? this.alarms.cancel(SWEEP_TASK) : this.alarms.schedule(SWEEP_TASK, at)),
+      previewDomain: env.PREVIEW_DOMAIN,
+    });
+    this.alarms = new AlarmScheduler(ctx.storage, {
+      [SWEEP_TASK]: () => this.previews.sweep(),
     });
     const container = ctx.container;
     void ctx.blockConcurrencyWhile(async () => {
@@ -79,6 +98,7 @@ export class Workspace extends DurableObject<Env> {
     if (container?.running) await container.destroy();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
+    this.previews.forget();
     this.owner = undefined;
   }
 
@@ -136,7 +156,7 @@ export class Workspace extends DurableObject<Env> {
       await container.setInactivityTimeout(INACTIVITY_TIMEOUT_MS);
       try {
         await this.waitUntilExecReady();
-        return;
+        break;
       } catch (error) {
         if (attempt >= START_ATTEMPTS) throw error;
         console.warn(`container start attempt ${attempt} failed: ${describe(error)}; retrying`);
@@ -144,6 +164,11 @@ export class Workspace extends DurableObject<Env> {
         await scheduler.wait(1000 * attempt);
       }
     }
+    await this.previews.writePreviewHosts(container);
+  }
+
+  override async alarm(): Promise<void> {
+    await this.alarms.run();
   }
 
   /**
@@ -170,6 +195,11 @@ export class Workspace extends DurableObject<Env> {
    */
   override async fetch(request: Request): Promise<Response> {
     const { pathname } = new URL(request.url);
+    // A preview hostname's request (only the Worker sets this header; it strips client copies).
+    // Its token is its permission; a workspace nobody created has no grants.
+    if (request.headers.has(PREVIEW_HEADER)) {
+      return this.owner ? this.previews.fetch(request) : previewNotFound();
+    }
     const caller = request.headers.get(CALLER_HEADER);
     if (!caller || !this.owner || caller !== this.owner) {
       return jsonError(404, ErrorCode.NOT_FOUND, "No such workspace.");
@@ -227,5 +257,49 @@ export class Workspace extends DurableObject<Env> {
         error: { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${reason}` },
       };
     }
+  }
+
+  // Previews (worker/previews/): the routes in worker/routes/previews.ts call these.
+
+  openPreview(caller: string, port: number): Promise<Grant> {
+    this.authorize(caller);
+    return this.previews.openOwner(port);
+  }
+
+  createShare(caller: string, port: number, ttlSeconds: number): Promise<Grant> {
+    this.authorize(caller);
+    return this.previews.createShare(port, ttlSeconds);
+  }
+
+  listShares(caller: string, port: number): Promise<Grant[]> {
+    this.authorize(caller);
+    return this.previews.grants.shares(port);
+  }
+
+  revokeShare(caller: string, port: number, shareId: string): Promise<boolean> {
+    this.authorize(caller);
+    return this.previews.revokeShare(port, shareId);
+  }
+
+  /** Test hook only: the route that calls it answers 404 unless CLOUD_IDE_TEST_HOOKS is set. */
+  expireShareForTest(caller: string, shareId: string): Promise<boolean> {
+    this.authorize(caller);
+    return this.previews.expireShare(shareId);
+  }
+
+  async previewsOverview(caller: string): Promise<PreviewsOverview> {
+    this.authorize(caller);
+    const [ports, devServer] = await Promise.all([this.previews.listeningPorts(), this.previews.devServer()]);
+    return { ports, devServer };
+  }
+
+  runDevServer(caller: string): Promise<DevServerState> {
+    this.authorize(caller);
+    return this.previews.runDevServer();
+  }
+
+  stopDevServer(caller: string): Promise<void> {
+    this.authorize(caller);
+    return this.previews.stopDevServer();
   }
 }
