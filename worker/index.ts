@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import { ErrorCode } from "../protocol/errors";
 import { ApiError, describe, jsonError, notFound } from "./http";
+import { lifecycleRoutes } from "./routes/lifecycle";
 import { workspaceRoutes } from "./routes/workspaces";
 import { securityHeaders } from "./security-headers";
 
@@ -18,6 +19,7 @@ app.use("*", securityHeaders);
 app.get("/api/health", (c) => c.json({ ok: true }));
 
 app.route("/api/workspaces", workspaceRoutes);
+app.route("/api/workspaces", lifecycleRoutes);
 
 app.all("/api/*", () => {
   throw notFound("No such API route.");

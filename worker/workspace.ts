@@ -1,27 +1,45 @@
 import { DurableObject } from "cloudflare:workers";
 import { ErrorCode } from "../protocol/errors";
-import type { WorkspaceStatus } from "../protocol/workspace";
-import { describe, jsonError } from "./http";
+import type { SaveResult, WorkspaceStatus } from "../protocol/workspace";
+import type { Activity } from "./activity";
+import { AlarmScheduler } from "./alarms";
+import { jsonError } from "./http";
+import { handleLifecycleFetch } from "./lifecycle/fetch";
+import { Lifecycle } from "./lifecycle/lifecycle";
+import { type LifecycleSettings, lifecycleSettings, parseOverrides, platformTimeoutMs } from "./lifecycle/settings";
 
-/** How long a container keeps running once nothing uses the workspace. */
-const INACTIVITY_TIMEOUT_MS = 5 * 60_000;
-const WORKSPACE_DIR = "/workspace";
+/** Test-only per-workspace timings (see worker/routes/lifecycle.ts). */
+const OVERRIDES_KEY = "lifecycle:overrides";
 
 /**
  * One workspace: a Durable Object that owns one container through
  * `ctx.container`. The Worker reaches it by workspace id.
  */
 export class Workspace extends DurableObject<Env> {
-  private starting: Promise<void> | undefined;
-  private lastError: string | undefined;
+  /** The one alarm of this object, shared by named tasks. */
+  readonly alarms: AlarmScheduler;
+  readonly lifecycle: Lifecycle;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.alarms = new AlarmScheduler(ctx.storage);
+    this.lifecycle = new Lifecycle(
+      ctx,
+      this.alarms,
+      () => this.settings(),
+      () => {
+        const image = this.container.images.sandbox;
+        if (!image) throw new Error('No image named "sandbox" in wrangler.jsonc `containers[].images`.');
+        return { image, enableInternet: this.env.SANDBOX_INTERNET !== "false" };
+      },
+    );
     const container = ctx.container;
     // A restarted Durable Object starts without an inactivity timeout even
     // when its container kept running.
     if (container?.running) {
-      void ctx.blockConcurrencyWhile(() => container.setInactivityTimeout(INACTIVITY_TIMEOUT_MS));
+      void ctx.blockConcurrencyWhile(async () =>
+        container.setInactivityTimeout(platformTimeoutMs(await this.settings())),
+      );
     }
   }
 
@@ -31,21 +49,31 @@ export class Workspace extends DurableObject<Env> {
     return container;
   }
 
-  /** Starts the container when it is not running; concurrent callers share one start. */
-  ensureRunning(): Promise<void> {
-    if (this.container.running) return Promise.resolve();
-    this.starting ??= this.start().finally(() => {
-      this.starting = undefined;
-    });
-    return this.starting;
+  /**
+   * Open connections count as activity: call `activity.begin()` when a
+   * terminal or preview WebSocket opens and `activity.end()` when it closes.
+   */
+  get activity(): Activity {
+    return this.lifecycle.activity;
   }
 
-  private async start(): Promise<void> {
-    const container = this.container;
-    const image = container.images.sandbox;
-    if (!image) throw new Error('No image named "sandbox" in wrangler.jsonc `containers[].images`.');
-    container.start({ image, enableInternet: this.env.SANDBOX_INTERNET !== "false" });
-    await container.setInactivityTimeout(INACTIVITY_TIMEOUT_MS);
+  /** Starts the container (waking it from its latest snapshot) when it is not running. */
+  ensureRunning(): Promise<void> {
+    return this.lifecycle.ensureRunning();
+  }
+
+  /** Runs a disk-touching operation so that it never overlaps a save followed by a stop. */
+  exclusive<T>(operation: () => Promise<T>): Promise<T> {
+    return this.lifecycle.exclusive(operation);
+  }
+
+  private async settings(): Promise<LifecycleSettings> {
+    const overrides = parseOverrides(await this.ctx.storage.get(OVERRIDES_KEY));
+    return { ...lifecycleSettings(this.env.INACTIVITY_TIMEOUT_SECONDS), ...overrides };
+  }
+
+  override async alarm(): Promise<void> {
+    await this.alarms.run();
   }
 
   /**
@@ -53,29 +81,41 @@ export class Workspace extends DurableObject<Env> {
    * has already checked who is asking. Each feature owns one path prefix.
    */
   override async fetch(request: Request): Promise<Response> {
+    this.lifecycle.activity.touch();
     const { pathname } = new URL(request.url);
+    if (pathname.startsWith("/lifecycle/")) return handleLifecycleFetch(this.lifecycle, this.container, request);
     return jsonError(404, ErrorCode.NOT_FOUND, `The workspace has no route ${pathname}.`);
   }
 
-  /** Starts the container if needed and reports its state with `uname -a` from inside. */
-  async status(id: string): Promise<WorkspaceStatus> {
-    try {
-      await this.ensureRunning();
-      const uname = await this.container.exec(["uname", "-a"], { cwd: WORKSPACE_DIR });
-      const output = await uname.output();
-      if (output.exitCode !== 0) {
-        throw new Error(`uname exited with ${output.exitCode}: ${new TextDecoder().decode(output.stderr)}`);
-      }
-      this.lastError = undefined;
-      return { id, state: "running", kernel: new TextDecoder().decode(output.stdout).trim() };
-    } catch (error) {
-      this.lastError = describe(error);
-      console.error(`workspace ${id}: ${this.lastError}`);
-      return {
-        id,
-        state: "failed",
-        error: { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${this.lastError}` },
-      };
+  /** Wakes or starts the container if needed and reports its state with `uname -a` from inside. */
+  status(id: string): Promise<WorkspaceStatus> {
+    return this.lifecycle.wake(id);
+  }
+
+  /** The state without starting anything and without counting as activity (for polling). */
+  peek(id: string): Promise<WorkspaceStatus> {
+    return this.lifecycle.status(id);
+  }
+
+  save(): Promise<SaveResult> {
+    return this.lifecycle.save();
+  }
+
+  stop(): Promise<SaveResult> {
+    return this.lifecycle.stop();
+  }
+
+  /** Start fresh after a snapshot failed to restore. */
+  reset(): Promise<void> {
+    return this.lifecycle.reset();
+  }
+
+  /** Test hooks; the route refuses them unless the dev server enabled them. */
+  async testConfigure(options: { overrides?: unknown; snapshotId?: string }): Promise<void> {
+    if (options.overrides !== undefined) {
+      await this.ctx.storage.put(OVERRIDES_KEY, parseOverrides(options.overrides));
+      await this.lifecycle.rescheduleCheck();
     }
+    if (options.snapshotId) await this.lifecycle.useSnapshot(options.snapshotId);
   }
 }

@@ -3,6 +3,8 @@ import type { ContainerState } from "../../protocol/workspace";
 const LABELS: Record<ContainerState, string> = {
   starting: "Starting",
   running: "Running",
+  saving: "Saving",
+  sleeping: "Sleeping",
   stopped: "Stopped",
   failed: "Failed",
 };
