@@ -116,6 +116,6 @@ export class Workspace extends DurableObject<Env> {
       await this.ctx.storage.put(OVERRIDES_KEY, parseOverrides(options.overrides));
       await this.lifecycle.rescheduleCheck();
     }
-    if (options.snapshotId) await this.lifecycle.useSnapshot(options.snapshotId);
+    if (options.snapshotId) await this.lifecycle.adoptSnapshot(options.snapshotId);
   }
 }

@@ -219,7 +219,7 @@ export class Lifecycle {
   }
 
   /** Test hook: point the workspace at another snapshot id while it is not running. */
-  async useSnapshot(id: string): Promise<void> {
+  async adoptSnapshot(id: string): Promise<void> {
     await this.exclusive(async () => {
       if (this.container.running) await this.stopNow();
       await this.ctx.storage.put(SNAPSHOT_KEY, { id, savedAt: Date.now() } satisfies SnapshotRecord);
