@@ -24,6 +24,8 @@ export interface WorkspaceStatus {
   kernel?: string;
   /** When the latest good snapshot was taken (ISO 8601), or null when nothing was saved yet. */
   lastSavedAt?: string | null;
+  /** The id of that snapshot (the workspace's own; shown for support). */
+  snapshotId?: string | null;
   /** Seconds without connections or requests after which the workspace saves and sleeps. */
   idleTimeoutSeconds?: number;
   error?: ErrorBody;

@@ -1,8 +1,19 @@
 import { execFileSync } from "node:child_process";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { WorkspaceStatus } from "../../protocol/workspace";
-import { containerId, isRunning, peek, post, save, sh, testHooks, waitFor, wake } from "../support/lifecycle";
-import { createWorkspace } from "../support/session";
+import {
+  containerId,
+  isRunning,
+  peek,
+  post,
+  removeWhatWeMade,
+  save,
+  sh,
+  testHooks,
+  waitFor,
+  wake,
+} from "../support/lifecycle";
+import { createWorkspace, ownerApi } from "../support/session";
 
 /** Files, an installed package, a file outside /workspace and shell history. */
 function writeWork(container: string, tag: string): void {
@@ -22,6 +33,8 @@ function expectWork(container: string, tag: string): void {
   expect(sh(container, `hello-${tag}`)).toBe("hello-from-usr-local");
   expect(sh(container, "cat /root/.bash_history")).toContain(`echo history-${tag}`);
 }
+
+afterAll(removeWhatWeMade);
 
 describe("workspaces that last", () => {
   it("stop saves and removes the container; the next open restores files, packages and history", async () => {
@@ -112,7 +125,7 @@ describe("workspaces that last", () => {
   it("a snapshot that cannot be restored is reported as failed, not replaced by an empty workspace", async () => {
     const id = await createWorkspace();
     await testHooks(id, { snapshotId: "no-such-snapshot-0000" });
-    const response = await (await import("../support/session")).ownerApi(`/api/workspaces/${id}/status`);
+    const response = await ownerApi(`/api/workspaces/${id}/status`);
     const status = (await response.json()) as WorkspaceStatus;
     expect(status.state).toBe("failed");
     expect(status.error?.code).toBe("SNAPSHOT_RESTORE_FAILED");

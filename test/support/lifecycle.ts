@@ -5,6 +5,30 @@ import type { SaveResult, WorkspaceStatus } from "../../protocol/workspace";
 import { runContainers } from "./containers";
 import { ownerApi } from "./session";
 
+/** What this file's tests made: containers and snapshot images (`docker commit`s named by snapshot id). */
+const made = { containers: new Set<string>(), snapshots: [] as string[] };
+
+function remember(status: WorkspaceStatus | SaveResult): void {
+  const id = "snapshotId" in status ? status.snapshotId : undefined;
+  if (id && !made.snapshots.includes(id)) made.snapshots.push(id);
+}
+
+/**
+ * Removes the containers and snapshot images this file's workspaces made
+ * (newest snapshot first: a snapshot of a restored container builds on the
+ * older one). Call from afterAll.
+ */
+export function removeWhatWeMade(): void {
+  for (const name of made.containers) execFileSync("docker", ["rm", "-f", name], { stdio: "ignore" });
+  for (const id of [...made.snapshots].reverse()) {
+    try {
+      execFileSync("docker", ["rmi", `workerd-container-snap-${id}`], { stdio: "ignore" });
+    } catch {
+      // Already gone, or not a local docker image (bogus ids in tests).
+    }
+  }
+}
+
 /** Wakes (or starts) a workspace through the status API and returns the status and its container's name. */
 export async function wake(id: string): Promise<{ status: WorkspaceStatus; container: string }> {
   const before = new Set(runContainers());
@@ -12,8 +36,12 @@ export async function wake(id: string): Promise<{ status: WorkspaceStatus; conta
   expect(response.status).toBe(200);
   const status = (await response.json()) as WorkspaceStatus;
   expect(status, JSON.stringify(status)).toMatchObject({ id, state: "running" });
+  remember(status);
   const started = runContainers().filter((name) => !before.has(name));
-  if (started.length === 1) return { status, container: started[0] as string };
+  if (started.length === 1) {
+    made.containers.add(started[0] as string);
+    return { status, container: started[0] as string };
+  }
   // Already running: the container whose kernel line matches is not enough to
   // tell them apart, so each test keeps the name it got when it started.
   throw new Error(`expected one new container for ${id}, saw ${started.length}`);
@@ -22,13 +50,18 @@ export async function wake(id: string): Promise<{ status: WorkspaceStatus; conta
 export async function peek(id: string): Promise<WorkspaceStatus> {
   const response = await ownerApi(`/api/workspaces/${id}/status?wake=0`);
   expect(response.status).toBe(200);
-  return (await response.json()) as WorkspaceStatus;
+  const status = (await response.json()) as WorkspaceStatus;
+  remember(status);
+  return status;
 }
 
 export async function post<T>(path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
   const response = await ownerApi(path, { method: "POST", ...init });
   const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
+  const body = text ? JSON.parse(text) : undefined;
+  if (body && typeof body.snapshotId === "string") remember(body);
+  if (body && typeof body.saved?.snapshotId === "string") remember(body.saved);
+  return { status: response.status, body: body as T };
 }
 
 export async function save(id: string): Promise<SaveResult> {

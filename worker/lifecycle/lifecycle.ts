@@ -169,6 +169,7 @@ export class Lifecycle {
     const base = {
       id,
       lastSavedAt: snapshot ? new Date(snapshot.savedAt).toISOString() : null,
+      snapshotId: snapshot?.id ?? null,
       idleTimeoutSeconds: Math.round(settings.idleMs / 1000),
     };
     if (this.starting) return { ...base, state: "starting", phase: this.phase };
