@@ -9,6 +9,14 @@ import { defineConfig } from "vite";
 const port = Number(process.env.PORT ?? 5173);
 const hmrPort = Number(process.env.HMR_PORT ?? port + 1);
 
+/** Variables that differ under `vite dev`: local preview hostnames, and a test's Access team. */
+function devVars(): Record<string, string> {
+  const vars: Record<string, string> = { PREVIEW_DOMAIN: `localhost:${port}` };
+  if (process.env.ACCESS_TEAM_DOMAIN) vars.ACCESS_TEAM_DOMAIN = process.env.ACCESS_TEAM_DOMAIN;
+  if (process.env.ACCESS_AUD) vars.ACCESS_AUD = process.env.ACCESS_AUD;
+  return vars;
+}
+
 export default defineConfig(({ command }) => ({
   plugins: [
     react(),
@@ -23,7 +31,7 @@ export default defineConfig(({ command }) => ({
           command === "serve"
             ? {
                 ...config.vars,
-                PREVIEW_DOMAIN: `localhost:${port}`,
+                ...devVars(),
                 ...(process.env.CLOUD_IDE_TEST_HOOKS === "1" ? { CLOUD_IDE_TEST_HOOKS: "1" } : {}),
               }
             : config.vars,

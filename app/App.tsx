@@ -1,21 +1,69 @@
+import type { ReactNode } from "react";
 import { IdeLayout } from "./components/IdeLayout";
+import { SignIn } from "./components/SignIn";
+import { UserMenu } from "./components/UserMenu";
 import { WorkspaceHeader } from "./components/WorkspaceHeader";
+import { WorkspaceList } from "./components/WorkspaceList";
+import { useLocation } from "./hooks/useLocation";
+import { useSession } from "./hooks/useSession";
 import { useWorkspaceStatus } from "./hooks/useWorkspaceStatus";
+import { useWorkspaces } from "./hooks/useWorkspaces";
 
-const DEFAULT_WORKSPACE = "default";
-
-/** `/workspaces/{id}` opens that workspace; `/` opens the default one. */
-function workspaceFromPath(pathname: string): string {
-  const match = /^\/workspaces\/([^/]+)/.exec(pathname);
-  return match?.[1] ?? DEFAULT_WORKSPACE;
+/** `/workspaces/{id}` opens that workspace; `/` lists them. */
+function workspaceFromPath(pathname: string): string | undefined {
+  return /^\/workspaces\/([^/]+)/.exec(pathname)?.[1];
 }
 
 export function App() {
-  const workspaceId = workspaceFromPath(window.location.pathname);
+  const { session, signIn, signOut } = useSession();
+  const { path, navigate } = useLocation();
+
+  if (session.state === "loading") return <div className="loading" aria-busy="true" />;
+  if (session.state === "signed-out") return <SignIn onSignIn={signIn} notice={session.error} />;
+
+  const workspaceId = workspaceFromPath(path);
+  const userMenu = <UserMenu userId={session.user.id} onSignOut={signOut} />;
+  return workspaceId ? (
+    <WorkspacePage key={workspaceId} workspaceId={workspaceId} userMenu={userMenu} navigate={navigate} />
+  ) : (
+    <ListPage userMenu={userMenu} navigate={navigate} />
+  );
+}
+
+interface PageProps {
+  userMenu: ReactNode;
+  navigate: (to: string) => void;
+}
+
+function ListPage({ userMenu, navigate }: PageProps) {
+  const workspaces = useWorkspaces();
+  return (
+    <div className="page">
+      <header className="workspace-header">
+        <span className="brand">Cloud IDE</span>
+        <span className="spacer" />
+        {userMenu}
+      </header>
+      <WorkspaceList workspaces={workspaces} onOpen={(id) => navigate(`/workspaces/${id}`)} />
+    </div>
+  );
+}
+
+function WorkspacePage({ workspaceId, userMenu, navigate }: PageProps & { workspaceId: string }) {
   const { status, refresh } = useWorkspaceStatus(workspaceId);
+  const workspaces = useWorkspaces();
+  const name = workspaces.workspaces?.find((w) => w.id === workspaceId)?.name;
   return (
     <div className="ide">
-      <WorkspaceHeader workspaceId={workspaceId} status={status} onRetry={refresh} />
+      <WorkspaceHeader
+        workspaceId={workspaceId}
+        name={name}
+        status={status}
+        onRetry={refresh}
+        workspaces={workspaces.workspaces ?? []}
+        onSwitch={(id) => navigate(id ? `/workspaces/${id}` : "/")}
+        userMenu={userMenu}
+      />
       <IdeLayout />
     </div>
   );

@@ -20,7 +20,7 @@ export async function apiJson<T>(path: string, init?: RequestInit): Promise<T> {
   } catch (error) {
     throw new ApiRequestError(0, "NETWORK", `The IDE server cannot be reached (${String(error)}).`);
   }
-  const body: unknown = await response.json().catch(() => undefined);
+  const body: unknown = response.status === 204 ? undefined : await response.json().catch(() => undefined);
   if (!response.ok) {
     const error: ErrorBody | undefined = isErrorBody(body) ? body : undefined;
     throw new ApiRequestError(

@@ -5,9 +5,16 @@
 export const ErrorCode = {
   // 400
   BAD_REQUEST: "BAD_REQUEST",
+  INVALID_JSON: "INVALID_JSON",
   INVALID_WORKSPACE_ID: "INVALID_WORKSPACE_ID",
   /** An import archive that is not a gzip-compressed tar, or that tar refused. */
   INVALID_ARCHIVE: "INVALID_ARCHIVE",
+  INVALID_WORKSPACE_NAME: "INVALID_WORKSPACE_NAME",
+  // 401: no valid session (sign in again)
+  UNAUTHENTICATED: "UNAUTHENTICATED",
+  WRONG_PASSWORD: "WRONG_PASSWORD",
+  // 403: a state-changing request or WebSocket upgrade from another origin
+  FORBIDDEN_ORIGIN: "FORBIDDEN_ORIGIN",
   // 404
   NOT_FOUND: "NOT_FOUND",
   // 405
@@ -17,8 +24,14 @@ export const ErrorCode = {
   INVALID_STATE: "INVALID_STATE",
   /** Import goes only into an empty /workspace, so it never overwrites work. */
   WORKSPACE_NOT_EMPTY: "WORKSPACE_NOT_EMPTY",
+  // 415: a JSON body was expected
+  UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
+  // 429: too many failed sign-ins from this address; see Retry-After
+  TOO_MANY_ATTEMPTS: "TOO_MANY_ATTEMPTS",
   // 500
   INTERNAL: "INTERNAL",
+  // 500: the Worker lacks IDE_PASSWORD / SESSION_SECRET
+  MISCONFIGURED: "MISCONFIGURED",
   // 503: the container could not be started or reached; retrying may help
   CONTAINER_UNAVAILABLE: "CONTAINER_UNAVAILABLE",
   // 503: the latest snapshot could not be restored; start fresh or import an archive

@@ -11,8 +11,16 @@ export class ApiError extends Error {
     this.name = "ApiError";
   }
 
-  toResponse(headers?: HeadersInit): Response {
-    return jsonError(this.status, this.code, this.message, headers);
+  private headers: Record<string, string> = {};
+
+  /** Adds response headers, such as Retry-After. */
+  withHeaders(headers: Record<string, string>): this {
+    Object.assign(this.headers, headers);
+    return this;
+  }
+
+  toResponse(): Response {
+    return jsonError(this.status, this.code, this.message, this.headers);
   }
 }
 
@@ -27,3 +35,69 @@ export function describe(error: unknown): string {
 }
 
 export const notFound = (message = "Nothing is here.") => new ApiError(404, ErrorCode.NOT_FOUND, message);
+
+/** Reads a JSON object body: 415 unless it is `application/json`, 400 unless it parses to an object. */
+export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
+  const type = request.headers.get("Content-Type") ?? "";
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    throw new ApiError(
+      415,
+      ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+      "Send the body as JSON with Content-Type: application/json.",
+    );
+  }
+  let body: unknown;
+  try {
+    body = await request.json();
+  } catch {
+    throw new ApiError(400, ErrorCode.INVALID_JSON, "The body is not valid JSON.");
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new ApiError(400, ErrorCode.INVALID_JSON, "The body must be a JSON object.");
+  }
+  return body as Record<string, unknown>;
+}
+
+/**
+ * Message prefix of the error a Workspace throws for a caller who does not own
+ * it. Errors cross Durable Object RPC as plain messages; the Worker turns this
+ * one into 404 (never 403, so the answer does not reveal that it exists).
+ */
+export const WORKSPACE_NOT_FOUND = "WORKSPACE_NOT_FOUND";
+
+export function isWorkspaceNotFound(error: unknown): boolean {
+  return error instanceof Error && error.message.includes(WORKSPACE_NOT_FOUND);
+}
+
+/**
+ * Message prefix that carries an {@link ApiError} across Durable Object RPC,
+ * which keeps only the message of a thrown error.
+ */
+const API_ERROR = "API_ERROR:";
+
+/** Runs a Durable Object method body so that an ApiError it throws survives RPC. */
+export async function toRpcError<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (error instanceof ApiError) {
+      throw new Error(
+        `${API_ERROR}${JSON.stringify({ status: error.status, code: error.code, message: error.message })}`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** The ApiError a Durable Object threw through {@link toRpcError}, if this is one. */
+export function fromRpcError(error: unknown): ApiError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const at = error.message.indexOf(API_ERROR);
+  if (at < 0) return undefined;
+  try {
+    const { status, code, message } = JSON.parse(error.message.slice(at + API_ERROR.length));
+    return new ApiError(status, code, message);
+  } catch {
+    return undefined;
+  }
+}

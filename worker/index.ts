@@ -1,22 +1,35 @@
 /**
- * The Worker: a router in front of the Workspace Durable Objects and the SPA.
- *   /api/...  JSON API (errors are `{ code, message }`)
+ * The Worker: a router in front of the Durable Objects and the SPA.
+ *   /api/...  JSON API (errors are `{ code, message }`); all but /api/health
+ *             and sign-in need a session
+ *   /ws/...   WebSocket upgrades, same rules
  *   anything else: the React app (static assets, SPA fallback)
  */
 import { Hono } from "hono";
 import { ErrorCode } from "../protocol/errors";
-import { ApiError, describe, jsonError, notFound } from "./http";
+import { requireUser, sameOriginOnly } from "./auth/guards";
+import { ApiError, describe, fromRpcError, isWorkspaceNotFound, jsonError, notFound } from "./http";
 import { lifecycleRoutes } from "./routes/lifecycle";
+import { sessionRoutes } from "./routes/session";
 import { workspaceRoutes } from "./routes/workspaces";
 import { securityHeaders } from "./security-headers";
+import type { AppEnv } from "./workspace-access";
 
+export { SignInThrottle } from "./auth/sign-in-throttle";
+export { Directory } from "./directory";
 export { Workspace } from "./workspace";
 
-const app = new Hono<{ Bindings: Env }>();
+const app = new Hono<AppEnv>();
 
 app.use("*", securityHeaders);
 
 app.get("/api/health", (c) => c.json({ ok: true }));
+
+app.use("/api/*", sameOriginOnly);
+app.use("/ws/*", sameOriginOnly);
+app.route("/api/session", sessionRoutes);
+app.use("/api/*", requireUser);
+app.use("/ws/*", requireUser);
 
 app.route("/api/workspaces", workspaceRoutes);
 app.route("/api/workspaces", lifecycleRoutes);
@@ -32,6 +45,9 @@ app.all("*", (c) => c.env.ASSETS.fetch(c.req.raw));
 
 app.onError((error) => {
   if (error instanceof ApiError) return error.toResponse();
+  if (isWorkspaceNotFound(error)) return notFound("No such workspace.").toResponse();
+  const fromWorkspace = fromRpcError(error);
+  if (fromWorkspace) return fromWorkspace.toResponse();
   console.error(error);
   return jsonError(500, ErrorCode.INTERNAL, `Something went wrong: ${describe(error)}`);
 });

@@ -1,7 +1,8 @@
 import type { MiddlewareHandler } from "hono";
+import { contentSecurityPolicy } from "./csp";
 
 /** Headers every response from the app hostname carries. */
-export const securityHeaders: MiddlewareHandler = async (c, next) => {
+export const securityHeaders: MiddlewareHandler<{ Bindings: Env }> = async (c, next) => {
   await next();
   // WebSocket upgrades carry no page content.
   if (c.res.status === 101) return;
@@ -10,4 +11,12 @@ export const securityHeaders: MiddlewareHandler = async (c, next) => {
   const headers = c.res.headers;
   headers.set("X-Content-Type-Options", "nosniff");
   headers.set("Referrer-Policy", "same-origin");
+  headers.set("X-Frame-Options", "SAMEORIGIN");
+  headers.set(
+    "Content-Security-Policy",
+    contentSecurityPolicy(new URL(c.req.url), c.env.PREVIEW_DOMAIN, import.meta.env.DEV),
+  );
+  if (new URL(c.req.url).protocol === "https:") {
+    headers.set("Strict-Transport-Security", "max-age=31536000");
+  }
 };

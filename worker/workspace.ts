@@ -3,22 +3,27 @@ import { ErrorCode } from "../protocol/errors";
 import type { SaveResult, WorkspaceStatus } from "../protocol/workspace";
 import type { Activity } from "./activity";
 import { AlarmScheduler } from "./alarms";
-import { jsonError } from "./http";
+import { jsonError, toRpcError, WORKSPACE_NOT_FOUND } from "./http";
 import { handleLifecycleFetch } from "./lifecycle/fetch";
 import { Lifecycle } from "./lifecycle/lifecycle";
 import { type LifecycleSettings, lifecycleSettings, parseOverrides, platformTimeoutMs } from "./lifecycle/settings";
+import { CALLER_HEADER } from "./workspace-access";
 
 /** Test-only per-workspace timings (see worker/routes/lifecycle.ts). */
 const OVERRIDES_KEY = "lifecycle:overrides";
 
 /**
  * One workspace: a Durable Object that owns one container through
- * `ctx.container`. The Worker reaches it by workspace id.
+ * `ctx.container`. It records its owner when created and refuses everyone
+ * else: every RPC method takes the caller's user id first (the Worker's
+ * `workspaceStub()` supplies it), and fetch() reads it from CALLER_HEADER.
  */
 export class Workspace extends DurableObject<Env> {
-  /** The one alarm of this object, shared by named tasks. */
-  readonly alarms: AlarmScheduler;
-  readonly lifecycle: Lifecycle;
+  private owner: string | undefined;
+  /** The one alarm of this object, shared by named tasks (worker/alarms.ts). */
+  protected readonly alarms: AlarmScheduler;
+  /** Start/wake, save, stop, and the alarm that saves and sleeps (worker/lifecycle/). */
+  protected readonly lifecycle: Lifecycle;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -34,13 +39,12 @@ export class Workspace extends DurableObject<Env> {
       },
     );
     const container = ctx.container;
-    // A restarted Durable Object starts without an inactivity timeout even
-    // when its container kept running.
-    if (container?.running) {
-      void ctx.blockConcurrencyWhile(async () =>
-        container.setInactivityTimeout(platformTimeoutMs(await this.settings())),
-      );
-    }
+    void ctx.blockConcurrencyWhile(async () => {
+      this.owner = await ctx.storage.get<string>("owner");
+      // A restarted Durable Object starts without an inactivity timeout even
+      // when its container kept running.
+      if (container?.running) await container.setInactivityTimeout(platformTimeoutMs(await this.settings()));
+    });
   }
 
   private get container(): Container {
@@ -49,21 +53,51 @@ export class Workspace extends DurableObject<Env> {
     return container;
   }
 
+  /** Throws (→ 404 in the Worker) unless the caller owns this workspace. */
+  protected authorize(caller: string): void {
+    if (!this.owner || this.owner !== caller) {
+      throw new Error(`${WORKSPACE_NOT_FOUND}: no such workspace`);
+    }
+  }
+
+  /** Records the owner and name of a new workspace. */
+  async create(caller: string, name: string): Promise<void> {
+    if (this.owner && this.owner !== caller) throw new Error(`${WORKSPACE_NOT_FOUND}: no such workspace`);
+    this.owner = caller;
+    await this.ctx.storage.put({ owner: caller, name, createdAt: new Date().toISOString() });
+  }
+
+  async rename(caller: string, name: string): Promise<void> {
+    this.authorize(caller);
+    await this.ctx.storage.put("name", name);
+  }
+
+  /** Destroys the container and everything stored for this workspace. */
+  async destroy(caller: string): Promise<void> {
+    this.authorize(caller);
+    const container = this.ctx.container;
+    if (container?.running) await container.destroy();
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.owner = undefined;
+  }
+
   /**
-   * Open connections count as activity: call `activity.begin()` when a
-   * terminal or preview WebSocket opens and `activity.end()` when it closes.
+   * Open connections count as activity: call `this.activity.begin()` when a
+   * terminal or preview WebSocket is accepted and `this.activity.end()` when
+   * it closes, so an idle save + stop never cuts off someone connected.
    */
-  get activity(): Activity {
+  protected get activity(): Activity {
     return this.lifecycle.activity;
   }
 
-  /** Starts the container (waking it from its latest snapshot) when it is not running. */
-  ensureRunning(): Promise<void> {
+  /** Starts the container, waking it from its latest snapshot, when it is not running. */
+  protected ensureRunning(): Promise<void> {
     return this.lifecycle.ensureRunning();
   }
 
   /** Runs a disk-touching operation so that it never overlaps a save followed by a stop. */
-  exclusive<T>(operation: () => Promise<T>): Promise<T> {
+  protected exclusive<T>(operation: () => Promise<T>): Promise<T> {
     return this.lifecycle.exclusive(operation);
   }
 
@@ -81,37 +115,49 @@ export class Workspace extends DurableObject<Env> {
    * has already checked who is asking. Each feature owns one path prefix.
    */
   override async fetch(request: Request): Promise<Response> {
-    this.lifecycle.activity.touch();
     const { pathname } = new URL(request.url);
+    const caller = request.headers.get(CALLER_HEADER);
+    if (!caller || !this.owner || caller !== this.owner) {
+      return jsonError(404, ErrorCode.NOT_FOUND, "No such workspace.");
+    }
+    this.lifecycle.activity.touch();
     if (pathname.startsWith("/lifecycle/")) return handleLifecycleFetch(this.lifecycle, this.container, request);
     return jsonError(404, ErrorCode.NOT_FOUND, `The workspace has no route ${pathname}.`);
   }
 
-  /** Wakes or starts the container if needed and reports its state with `uname -a` from inside. */
-  status(id: string): Promise<WorkspaceStatus> {
+  /** Starts or wakes the container if needed and reports its state with `uname -a` from inside. */
+  async status(caller: string, id: string): Promise<WorkspaceStatus> {
+    this.authorize(caller);
     return this.lifecycle.wake(id);
   }
 
   /** The state without starting anything and without counting as activity (for polling). */
-  peek(id: string): Promise<WorkspaceStatus> {
+  async peek(caller: string, id: string): Promise<WorkspaceStatus> {
+    this.authorize(caller);
     return this.lifecycle.status(id);
   }
 
-  save(): Promise<SaveResult> {
-    return this.lifecycle.save();
+  /** A snapshot now; resolves once its id is stored. */
+  async save(caller: string): Promise<SaveResult> {
+    this.authorize(caller);
+    return toRpcError(() => this.lifecycle.save());
   }
 
-  stop(): Promise<SaveResult> {
-    return this.lifecycle.stop();
+  /** Save, then stop the container. */
+  async stop(caller: string): Promise<SaveResult> {
+    this.authorize(caller);
+    return toRpcError(() => this.lifecycle.stop());
   }
 
   /** Start fresh after a snapshot failed to restore. */
-  reset(): Promise<void> {
-    return this.lifecycle.reset();
+  async reset(caller: string): Promise<void> {
+    this.authorize(caller);
+    return toRpcError(() => this.lifecycle.reset());
   }
 
   /** Test hooks; the route refuses them unless the dev server enabled them. */
-  async testConfigure(options: { overrides?: unknown; snapshotId?: string }): Promise<void> {
+  async testConfigure(caller: string, options: { overrides?: unknown; snapshotId?: string }): Promise<void> {
+    this.authorize(caller);
     if (options.overrides !== undefined) {
       await this.ctx.storage.put(OVERRIDES_KEY, parseOverrides(options.overrides));
       await this.lifecycle.rescheduleCheck();

@@ -1,19 +1,42 @@
+import type { ReactNode } from "react";
+import type { WorkspaceSummary } from "../../protocol/workspaces";
 import type { StatusView } from "../hooks/useWorkspaceStatus";
 import { StatusBadge } from "./StatusBadge";
 
 interface Props {
   workspaceId: string;
+  name?: string;
   status: StatusView;
   onRetry: () => void;
+  workspaces: WorkspaceSummary[];
+  /** Opens another workspace, or the list when given "". */
+  onSwitch: (id: string) => void;
+  userMenu: ReactNode;
 }
 
-export function WorkspaceHeader({ workspaceId, status, onRetry }: Props) {
+export function WorkspaceHeader({ workspaceId, name, status, onRetry, workspaces, onSwitch, userMenu }: Props) {
   return (
     <header className="workspace-header">
-      <span className="brand">Cloud IDE</span>
-      <span className="workspace-name" data-testid="workspace-id">
+      <button type="button" className="brand link" onClick={() => onSwitch("")} title="All workspaces">
+        Cloud IDE
+      </button>
+      <select
+        className="workspace-switcher"
+        aria-label="Switch workspace"
+        value={workspaceId}
+        onChange={(e) => onSwitch(e.target.value)}
+      >
+        {!workspaces.some((w) => w.id === workspaceId) && <option value={workspaceId}>{name ?? workspaceId}</option>}
+        {workspaces.map((w) => (
+          <option key={w.id} value={w.id}>
+            {w.name}
+          </option>
+        ))}
+        <option value="">All workspaces…</option>
+      </select>
+      <code className="workspace-name" data-testid="workspace-id" title="Workspace id">
         {workspaceId}
-      </span>
+      </code>
       <StatusBadge state={status.state} />
       {status.kernel && (
         <code className="kernel" data-testid="container-kernel" title="uname -a inside the container">
@@ -28,6 +51,8 @@ export function WorkspaceHeader({ workspaceId, status, onRetry }: Props) {
           </button>
         </span>
       )}
+      <span className="spacer" />
+      {userMenu}
     </header>
   );
 }

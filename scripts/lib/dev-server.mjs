@@ -1,7 +1,7 @@
 // Starts the real IDE (`vite dev`: the Worker in workerd, containers in
 // Docker) for tests and benchmarks, on free ports and under a worker name of
 // its own, so that stop() removes exactly the containers this run started.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -18,7 +18,8 @@ export async function startDevServer(env, { verbose = false } = {}) {
   const hmrPort = await freePort();
   const workerName = `cloud-ide-test-${randomBytes(3).toString("hex")}`;
   const stateDir = mkdtempSync(join(tmpdir(), "cloud-ide-state-"));
-  const server = spawn("vite", ["dev"], {
+  // --bypass-lock: a test run may share the project with a running `npm start`.
+  const server = spawn("vite", ["dev", "--bypass-lock"], {
     cwd: ROOT,
     env: {
       ...env,
@@ -91,7 +92,8 @@ export function removeContainers(workerName) {
   const ids = execFileSync("docker", ["ps", "-aq", "--filter", `name=workerd-${workerName}-`], { encoding: "utf8" })
     .split("\n")
     .filter(Boolean);
-  if (ids.length > 0) execFileSync("docker", ["rm", "-f", ...ids], { stdio: "ignore" });
+  // Containers that workerd is removing itself may be gone by now: not an error.
+  if (ids.length > 0) spawnSync("docker", ["rm", "-f", ...ids], { stdio: "ignore" });
 }
 
 export function freePort() {

@@ -2,6 +2,7 @@
 // dependencies, a Docker engine, and the images this machine cannot pull.
 import { existsSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
+import { ensureDevVars } from "./dev-vars.mjs";
 import { ensureDockerEngine } from "./docker-engine.mjs";
 import { ensureLocalImages } from "./local-images.mjs";
 import { run, SetupError, step } from "./run.mjs";
@@ -16,6 +17,7 @@ export async function setup() {
   await ensureDockerEngine();
   step("Checking container images");
   const imageEnv = await ensureLocalImages();
+  ensureDevVars();
   return {
     ...process.env,
     ...imageEnv,

@@ -26,6 +26,8 @@ export async function launchBrowser(): Promise<Browser> {
 /** Opens a page of the IDE under test and records what goes wrong in it. */
 export async function openPage(browser: Browser, path = "/"): Promise<{ page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  // Two shared cores run the IDE, its containers and the browser: be patient.
+  context.setDefaultTimeout(60_000);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));

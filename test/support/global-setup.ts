@@ -1,10 +1,15 @@
 /**
  * Starts the real IDE once for the integration and e2e tiers (see
  * scripts/lib/dev-server.mjs) and removes this run's containers afterwards.
+ * A stand-in Cloudflare Access team is configured too, so tests can sign in
+ * both ways.
  */
+import type { JWK } from "jose";
 import type { TestProject } from "vitest/node";
 import { startDevServer } from "../../scripts/lib/dev-server.mjs";
+import { readDevVars } from "../../scripts/lib/dev-vars.mjs";
 import { setup } from "../../scripts/lib/setup.mjs";
+import { ACCESS_AUD, startAccessTeam } from "./access-team";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -13,15 +18,30 @@ declare module "vitest" {
     workerName: string;
     /** The owner password the IDE under test accepts (from .dev.vars). */
     password: string;
+    /** SESSION_SECRET of the IDE under test, to forge and expire tokens in tests. */
+    sessionSecret: string;
+    accessTeamDomain: string;
+    accessPrivateJwk: JWK;
   }
 }
 
 export default async function globalSetup(project: TestProject) {
   const env = await setup();
-  const server = await startDevServer(env, { verbose: Boolean(process.env.CLOUD_IDE_TEST_VERBOSE) });
+  const team = await startAccessTeam();
+  const server = await startDevServer(
+    { ...env, ACCESS_TEAM_DOMAIN: team.teamDomain, ACCESS_AUD },
+    { verbose: Boolean(process.env.CLOUD_IDE_TEST_VERBOSE) },
+  );
+  const vars = readDevVars();
   project.provide("baseUrl", server.baseUrl);
   project.provide("port", server.port);
   project.provide("workerName", server.workerName);
-  project.provide("password", env.IDE_PASSWORD ?? "");
-  return () => server.stop();
+  project.provide("password", vars.IDE_PASSWORD ?? "");
+  project.provide("sessionSecret", vars.SESSION_SECRET ?? "");
+  project.provide("accessTeamDomain", team.teamDomain);
+  project.provide("accessPrivateJwk", team.privateJwk);
+  return async () => {
+    await server.stop();
+    await team.close();
+  };
 }

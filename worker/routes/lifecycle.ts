@@ -22,7 +22,7 @@ lifecycleRoutes.post("/:id/reset", async (c) => {
 lifecycleRoutes.get("/:id/export", async (c) => {
   const id = c.req.param("id");
   const stub = workspaceStub(c, id);
-  return stub.fetch(`https://workspace/lifecycle/export?name=${encodeURIComponent(id)}`);
+  return stub.fetch(new Request(`https://workspace/lifecycle/export?name=${encodeURIComponent(id)}`));
 });
 
 /** A tar.gz request body unpacked into an empty /workspace, then saved. */
@@ -30,7 +30,7 @@ lifecycleRoutes.post("/:id/import", async (c) => {
   const stub = workspaceStub(c, c.req.param("id"));
   const body = c.req.raw.body;
   if (!body) throw new ApiError(400, ErrorCode.INVALID_ARCHIVE, "Send the .tar.gz archive as the request body.");
-  return stub.fetch("https://workspace/lifecycle/import", { method: "POST", body });
+  return stub.fetch(new Request("https://workspace/lifecycle/import", { method: "POST", body }));
 });
 
 /**

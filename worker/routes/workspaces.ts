@@ -1,14 +1,46 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
+import { ErrorCode } from "../../protocol/errors";
 import { newWorkspaceId } from "../../protocol/ids";
+import { checkWorkspaceName } from "../../protocol/workspaces";
+import { ApiError, notFound, readJsonObject } from "../http";
 import { type AppEnv, checkWorkspaceId, workspaceStub } from "../workspace-access";
 
-/** `/api/workspaces` */
+/** `/api/workspaces`: the caller's workspaces. */
 export const workspaceRoutes = new Hono<AppEnv>();
 
+const directory = (c: Context<AppEnv>) => c.env.Directory.getByName(`user:${c.get("user").id}`);
+
+async function nameFromBody(request: Request): Promise<string> {
+  const body = await readJsonObject(request);
+  const checked = checkWorkspaceName(body.name);
+  if ("error" in checked) throw new ApiError(400, ErrorCode.INVALID_WORKSPACE_NAME, checked.error);
+  return checked.name;
+}
+
+workspaceRoutes.get("/", async (c) => c.json(await directory(c).list()));
+
 workspaceRoutes.post("/", async (c) => {
-  const body = (await c.req.json().catch(() => ({}))) as { name?: unknown };
-  const name = typeof body.name === "string" && body.name.trim() ? body.name.trim() : "Untitled";
-  return c.json({ id: newWorkspaceId(), name }, 201);
+  const name = await nameFromBody(c.req.raw);
+  const id = newWorkspaceId();
+  // The Workspace records its owner first: an id in the list always has one.
+  await workspaceStub(c, id).create(name);
+  return c.json(await directory(c).add(id, name), 201);
+});
+
+workspaceRoutes.patch("/:id", async (c) => {
+  const id = checkWorkspaceId(c.req.param("id"));
+  const name = await nameFromBody(c.req.raw);
+  await workspaceStub(c, id).rename(name);
+  const renamed = await directory(c).rename(id, name);
+  if (!renamed) throw notFound("No such workspace.");
+  return c.json(renamed);
+});
+
+workspaceRoutes.delete("/:id", async (c) => {
+  const id = checkWorkspaceId(c.req.param("id"));
+  await workspaceStub(c, id).destroy();
+  await directory(c).remove(id);
+  return c.body(null, 204);
 });
 
 /** Starts or wakes the workspace; `?wake=0` only reports (for polling: it does not count as use). */

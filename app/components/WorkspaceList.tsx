@@ -1,0 +1,132 @@
+import { type FormEvent, useState } from "react";
+import type { WorkspaceSummary } from "../../protocol/workspaces";
+import type { useWorkspaces } from "../hooks/useWorkspaces";
+
+interface Props {
+  workspaces: ReturnType<typeof useWorkspaces>;
+  onOpen: (id: string) => void;
+}
+
+/** The workspace switcher: create, rename, delete (with confirmation), open. */
+export function WorkspaceList({ workspaces, onOpen }: Props) {
+  const [name, setName] = useState("");
+  const [error, setError] = useState<string | undefined>();
+  const list = workspaces.workspaces;
+
+  const act = async (action: () => Promise<unknown>) => {
+    setError(undefined);
+    try {
+      await action();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  const create = (event: FormEvent) => {
+    event.preventDefault();
+    void act(async () => {
+      const created = await workspaces.create(name);
+      setName("");
+      onOpen(created.id);
+    });
+  };
+
+  return (
+    <main className="workspace-list" data-testid="workspace-list">
+      <h1>Workspaces</h1>
+      <form className="create-workspace" onSubmit={create}>
+        <label htmlFor="new-workspace-name">New workspace</label>
+        <input
+          id="new-workspace-name"
+          placeholder="Name"
+          maxLength={100}
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+        />
+        <button type="submit" disabled={name.trim().length === 0}>
+          Create
+        </button>
+      </form>
+      {(error ?? workspaces.error) && (
+        <p className="form-error" role="alert">
+          {error ?? workspaces.error}
+        </p>
+      )}
+      {list === undefined ? (
+        <p className="placeholder">Loading…</p>
+      ) : list.length === 0 ? (
+        <p className="placeholder">No workspaces yet. Create one to get a Linux sandbox with a shell and an editor.</p>
+      ) : (
+        <ul className="workspace-items">
+          {list.map((w) => (
+            <WorkspaceItem
+              key={w.id}
+              workspace={w}
+              onOpen={() => onOpen(w.id)}
+              onRename={(newName) => act(() => workspaces.rename(w.id, newName))}
+              onDelete={() => act(() => workspaces.remove(w.id))}
+            />
+          ))}
+        </ul>
+      )}
+    </main>
+  );
+}
+
+interface ItemProps {
+  workspace: WorkspaceSummary;
+  onOpen: () => void;
+  onRename: (name: string) => Promise<void>;
+  onDelete: () => Promise<void>;
+}
+
+function WorkspaceItem({ workspace, onOpen, onRename, onDelete }: ItemProps) {
+  const [mode, setMode] = useState<"view" | "rename" | "confirm-delete">("view");
+  const [draft, setDraft] = useState(workspace.name);
+
+  return (
+    <li className="workspace-item" data-testid="workspace-item" data-workspace-id={workspace.id}>
+      {mode === "rename" ? (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            void onRename(draft).then(() => setMode("view"));
+          }}
+        >
+          <input aria-label="Workspace name" value={draft} maxLength={100} onChange={(e) => setDraft(e.target.value)} />
+          <button type="submit">Save</button>
+          <button type="button" onClick={() => setMode("view")}>
+            Cancel
+          </button>
+        </form>
+      ) : (
+        <>
+          <button type="button" className="workspace-open" onClick={onOpen}>
+            {workspace.name}
+          </button>
+          <span className="workspace-meta">created {new Date(workspace.createdAt).toLocaleString()}</span>
+          {mode === "confirm-delete" ? (
+            <span className="confirm" role="alert">
+              Delete “{workspace.name}” with all its files?{" "}
+              <button type="button" className="danger" onClick={() => void onDelete()}>
+                Delete for good
+              </button>
+              <button type="button" onClick={() => setMode("view")}>
+                Keep
+              </button>
+            </span>
+          ) : (
+            <span className="workspace-actions">
+              <button type="button" onClick={() => setMode("rename")}>
+                Rename
+              </button>
+              <button type="button" onClick={() => setMode("confirm-delete")}>
+                Delete
+              </button>
+            </span>
+          )}
+        </>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,33 @@
+// Signs in to the IDE under benchmark as the owner (password from .dev.vars).
+import { readDevVars } from "../../scripts/lib/dev-vars.mjs";
+
+export async function signIn(baseUrl) {
+  const response = await fetch(new URL("/api/session", baseUrl), {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Origin: baseUrl },
+    body: JSON.stringify({ password: readDevVars().IDE_PASSWORD }),
+  });
+  if (response.status !== 204) throw new Error(`sign-in failed: ${response.status}`);
+  const cookie = (response.headers.get("set-cookie") ?? "").split(";")[0];
+  const doFetch = (path, init = {}) => {
+    const headers = new Headers(init.headers);
+    headers.set("Cookie", cookie);
+    headers.set("Origin", baseUrl);
+    let body = init.body;
+    if (body !== undefined && typeof body === "object" && !(body instanceof Uint8Array)) {
+      headers.set("Content-Type", "application/json");
+      body = JSON.stringify(body);
+    }
+    return fetch(new URL(path, baseUrl), { ...init, headers, body });
+  };
+  return {
+    cookie,
+    fetch: doFetch,
+    async json(path, init) {
+      const response = await doFetch(path, init);
+      if (!response.ok)
+        throw new Error(`${init?.method ?? "GET"} ${path}: ${response.status} ${await response.text()}`);
+      return response.json();
+    },
+  };
+}

@@ -1,0 +1,30 @@
+/** One of the caller's workspaces: `GET /api/workspaces` lists them. */
+export interface WorkspaceSummary {
+  /** Random, stable, lowercase letters and digits: names the Durable Object and preview hostnames. */
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
+/** `POST /api/workspaces` and `PATCH /api/workspaces/{id}` */
+export interface WorkspaceNameRequest {
+  name: string;
+}
+
+export const WORKSPACE_NAME_MAX_LENGTH = 100;
+
+/**
+ * Checks a workspace name: 1-100 characters after trimming, no control
+ * characters. Returns the trimmed name, or the reason it is refused.
+ */
+export function checkWorkspaceName(value: unknown): { name: string } | { error: string } {
+  if (typeof value !== "string") return { error: "The name must be a string." };
+  const name = value.trim();
+  if (name.length === 0) return { error: "The name cannot be empty." };
+  if (name.length > WORKSPACE_NAME_MAX_LENGTH) {
+    return { error: `The name has ${name.length} characters; the limit is ${WORKSPACE_NAME_MAX_LENGTH}.` };
+  }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  if (/[\u0000-\u001f\u007f]/.test(name)) return { error: "The name cannot contain control characters." };
+  return { name };
+}

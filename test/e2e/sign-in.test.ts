@@ -1,0 +1,75 @@
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { launchBrowser, openPage } from "../support/browser";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("signing in and managing workspaces", () => {
+  it("signs in, creates two workspaces, opens one, signs out and is sent back to sign-in", async () => {
+    const { page, errors } = await openPage(browser, "/");
+    await page.getByTestId("sign-in").waitFor();
+
+    await page.getByLabel("Password").fill("not the password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").getByText("That password is not right.").waitFor();
+
+    await page.getByLabel("Password").fill(inject("password"));
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByTestId("workspace-list").waitFor();
+    expect(await page.getByTestId("user-id").textContent()).toBe("owner");
+
+    const suffix = Date.now().toString(36);
+    const names = [`first ${suffix}`, `second ${suffix}`];
+    for (const name of names) {
+      await page.goto(new URL("/", inject("baseUrl")).toString());
+      await page.getByLabel("New workspace").fill(name);
+      await page.getByRole("button", { name: "Create" }).click();
+      // Creating opens the new workspace.
+      await page.waitForURL(/\/workspaces\/[a-z0-9]{16}$/);
+    }
+    await page.goto(new URL("/", inject("baseUrl")).toString());
+    for (const name of names) await page.getByRole("button", { name }).waitFor();
+
+    await page.getByRole("button", { name: names[0] }).click();
+    await page.waitForURL(/\/workspaces\/[a-z0-9]{16}$/);
+    const id = new URL(page.url()).pathname.split("/")[2];
+    expect(await page.getByTestId("workspace-id").textContent()).toBe(id);
+    await page.locator('[data-testid="container-state"][data-state="running"]').waitFor({ timeout: 60_000 });
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByTestId("sign-in").waitFor();
+    // The session is really gone: a reload still shows sign-in.
+    await page.reload();
+    await page.getByTestId("sign-in").waitFor();
+    expect(errors).toEqual([]);
+  });
+
+  it("renames a workspace and deletes one after confirming", async () => {
+    const { page } = await openPage(browser, "/");
+    await page.getByLabel("Password").fill(inject("password"));
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByTestId("workspace-list").waitFor();
+
+    const name = `rename me ${Date.now().toString(36)}`;
+    await page.getByLabel("New workspace").fill(name);
+    await page.getByRole("button", { name: "Create" }).click();
+    await page.waitForURL(/\/workspaces\/[a-z0-9]{16}$/);
+    const id = new URL(page.url()).pathname.split("/")[2];
+    await page.getByRole("button", { name: "Cloud IDE" }).click();
+    const item = page.locator(`[data-testid="workspace-item"][data-workspace-id="${id}"]`);
+    await item.getByRole("button", { name: "Rename", exact: true }).click();
+    await item.getByLabel("Workspace name").fill(`${name} renamed`);
+    await item.getByRole("button", { name: "Save" }).click();
+    await item.getByRole("button", { name: `${name} renamed` }).waitFor();
+
+    await item.getByRole("button", { name: "Delete", exact: true }).click();
+    await item.getByRole("button", { name: "Delete for good" }).click();
+    await item.waitFor({ state: "detached" });
+  });
+});
