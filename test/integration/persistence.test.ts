@@ -70,6 +70,8 @@ describe("workspaces that last", () => {
     expect(asleep.lastSavedAt).toEqual(expect.any(String));
     expect(isRunning(first.container)).toBe(false);
 
+    // Back to the normal idle limit, so the woken workspace stays up while we look.
+    await testHooks(id, { overrides: {} });
     const second = await wake(id);
     expectWork(second.container, "slept");
   });
@@ -89,6 +91,7 @@ describe("workspaces that last", () => {
     await new Promise((r) => setTimeout(r, 4000));
     expect((await peek(id)).lastSavedAt).toBe(secondSave);
     expect(isRunning(container)).toBe(true);
+    await testHooks(id, { overrides: {} });
   });
 
   /*

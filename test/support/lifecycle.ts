@@ -93,7 +93,12 @@ export function containerId(name: string): string {
 
 /** `sh -c script` in a container from outside the IDE. */
 export function sh(container: string, script: string): string {
-  return execFileSync("docker", ["exec", container, "sh", "-c", script], { encoding: "utf8" }).trim();
+  try {
+    return execFileSync("docker", ["exec", container, "sh", "-c", script], { encoding: "utf8", stdio: "pipe" }).trim();
+  } catch (error) {
+    const { stderr, stdout } = error as { stderr?: string; stdout?: string };
+    throw new Error(`in ${container}: ${script}\nstdout: ${stdout}\nstderr: ${stderr}`);
+  }
 }
 
 export async function waitFor<T>(
