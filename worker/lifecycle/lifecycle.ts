@@ -18,6 +18,8 @@ const SNAPSHOT_KEY = "lifecycle:snapshot";
 /** A snapshot that failed to restore, kept after "start fresh" for support. */
 const ABANDONED_KEY = "lifecycle:abandoned";
 const CHECK_TASK = "lifecycle-check";
+const RETRY_DELAY_MS = 1000;
+const START_TIMEOUT_MS = 45_000;
 const LAST_ACTIVE_KEY = "lifecycle:last-active";
 /** Touched right before each snapshot; files newer than it changed after the save began. */
 const MARKER = "/var/lib/cloud-ide/saved-at";
@@ -91,12 +93,19 @@ export class Lifecycle {
     try {
       // Never fall back to the image when a snapshot exists: that would show
       // an empty workspace as if the user's files were gone.
-      container.start(
-        snapshot ? { containerSnapshot: { id: snapshot.id }, enableInternet } : { image, enableInternet },
-      );
-      if (snapshot) this.phase = "starting-container";
-      // The first exec waits until the container answers.
-      this.kernel = await this.uname();
+      const options: ContainerStartupOptions = snapshot
+        ? { containerSnapshot: { id: snapshot.id }, enableInternet }
+        : { image, enableInternet };
+      try {
+        this.kernel = await this.startOnce(options, Boolean(snapshot));
+      } catch (error) {
+        // One more try: a start right after a container vanished can fail
+        // while the engine still tears the old one down.
+        console.warn(`start failed (${describe(error)}); trying once more`);
+        if (container.running) await container.destroy().catch(() => {});
+        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
+        this.kernel = await this.startOnce(options, Boolean(snapshot));
+      }
     } catch (error) {
       this.phase = undefined;
       const reason = describe(error).replace(/\.+$/, "");
@@ -121,6 +130,24 @@ export class Lifecycle {
   async rescheduleCheck(): Promise<void> {
     if (this.container.running) {
       await this.alarms.scheduleNoLaterThan(CHECK_TASK, Date.now() + (await this.settings()).checkMs);
+    }
+  }
+
+  /** Starts the container and waits until it answers; returns `uname -a`. */
+  private async startOnce(options: ContainerStartupOptions, fromSnapshot: boolean): Promise<string> {
+    this.phase = fromSnapshot ? "restoring-snapshot" : "starting-container";
+    this.container.start(options);
+    if (fromSnapshot) this.phase = "starting-container";
+    // The first exec waits until the container answers; a start that never
+    // answers is reported instead of holding every request forever.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([this.uname(), timeout]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
