@@ -18,11 +18,16 @@ function median(values) {
 
 const docker = (...args) => execFileSync("docker", args, { encoding: "utf8" }).trim();
 
-/** The container behind a status: `uname -a` names the host, which is Docker's short container id. */
+/**
+ * The container behind a status. `uname -a` names the host, which is the
+ * short id of the network sidecar whose namespace the app container shares
+ * (`<app>-proxy`), so the app container is that name without `-proxy`.
+ */
 function containerOf(status) {
   const host = status.kernel?.split(" ")[1];
   if (!host) throw new Error(`no kernel line in ${JSON.stringify(status)}`);
-  return docker("inspect", "--format", "{{.Id}}", host);
+  const name = docker("inspect", "--format", "{{.Name}}", host).replace(/^\//, "");
+  return docker("inspect", "--format", "{{.Id}}", name.replace(/-proxy$/, ""));
 }
 
 async function timed(fn) {
