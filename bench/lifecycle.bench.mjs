@@ -52,9 +52,8 @@ export async function run({ baseUrl }) {
       "sh",
       "-c",
       `cd /workspace && npm init -y >/dev/null && (npm install --no-audit --no-fund --loglevel=error typescript@5 >/dev/null 2>&1 || true)
-       have=$(du -sm /workspace | cut -f1); need=$(( ${MB} - have )); i=0
-       while [ $i -lt $(( need * 10 )) ]; do d=node_modules/fake-$(( i / 50 )); mkdir -p $d; head -c 102400 /dev/urandom > $d/f$i.bin; i=$(( i + 1 )); done
-       du -sm /workspace | cut -f1`,
+       need=$(( ${MB} - $(du -sm /workspace | cut -f1) ))
+       node -e 'const fs=require("fs"),c=require("crypto");for(let i=0;i<+process.argv[1]*10;i++){const d="node_modules/fake-"+Math.floor(i/50);fs.mkdirSync(d,{recursive:true});fs.writeFileSync(d+"/f"+i+".bin",c.randomBytes(102400))}' $need`,
     );
     const size = Number(docker("exec", container, "sh", "-c", "du -sm /workspace | cut -f1"));
 
