@@ -56,6 +56,7 @@ export class Workspace extends DurableObject<Env> {
       ensureRunning: () => this.ensureRunning(),
       scheduleSweep: (at) => (at === undefined ? this.alarms.cancel(SWEEP_TASK) : this.alarms.schedule(SWEEP_TASK, at)),
       previewDomain: env.PREVIEW_DOMAIN,
+      connections: { begin: () => this.activity.begin(), end: () => this.activity.end() },
     });
     this.alarms.register(SWEEP_TASK, () => this.previews.sweep());
     this.lifecycle = new Lifecycle(
@@ -210,7 +211,7 @@ export class Workspace extends DurableObject<Env> {
     if (!isTerminalName(name))
       return jsonError(400, ErrorCode.INVALID_TERMINAL_NAME, `No terminal can be named "${name}".`);
     await this.ensureRunning();
-    return openTerminal(this.container, request, name);
+    return openTerminal(this.container, request, name, this.activity);
   }
 
   /** The workspace's terminals; an empty list when the container is not running (this does not start it). */
