@@ -25,7 +25,7 @@ sys.stdout.buffer.write(buf.getvalue())`;
 
 describe("export and import", () => {
   it("round-trips a workspace through a tar.gz into a new workspace", async () => {
-    const source = await createWorkspace("source");
+    const source = await createWorkspace("source", "empty");
     const { container } = await wake(source);
     sh(
       container,
@@ -47,7 +47,7 @@ describe("export and import", () => {
       rmSync(dir, { recursive: true, force: true });
     }
 
-    const target = await createWorkspace("imported");
+    const target = await createWorkspace("imported", "empty");
     const imported = await post<ImportResult>(`/api/workspaces/${target}/import`, {
       body: archive,
       headers: { "Content-Type": "application/gzip" },
@@ -67,7 +67,7 @@ describe("export and import", () => {
   });
 
   it("refuses to import over existing files", async () => {
-    const id = await createWorkspace();
+    const id = await createWorkspace("archive test", "empty");
     const { container } = await wake(id);
     sh(container, "echo mine > /workspace/mine.txt");
     const result = await post<{ code: string }>(`/api/workspaces/${id}/import`, { body: tarGz({ "a.txt": "a" }) });
@@ -77,7 +77,7 @@ describe("export and import", () => {
   });
 
   it("refuses an archive that is not a tar.gz and leaves the workspace empty", async () => {
-    const id = await createWorkspace();
+    const id = await createWorkspace("archive test", "empty");
     const { container } = await wake(id);
     const result = await post<{ code: string; message: string }>(`/api/workspaces/${id}/import`, {
       body: "this is not an archive",
@@ -88,7 +88,7 @@ describe("export and import", () => {
   });
 
   it("refuses members with .. and writes nothing outside /workspace", async () => {
-    const id = await createWorkspace();
+    const id = await createWorkspace("archive test", "empty");
     const { container } = await wake(id);
     const result = await post<{ code: string; message: string }>(`/api/workspaces/${id}/import`, {
       body: tarGz({ "ok.txt": "ok", "../escape-lifecycle.txt": "bad", "a/../../escape2-lifecycle.txt": "bad" }),
@@ -101,7 +101,7 @@ describe("export and import", () => {
   });
 
   it("extracts absolute member names inside /workspace, never at the root", async () => {
-    const id = await createWorkspace();
+    const id = await createWorkspace("archive test", "empty");
     const { container } = await wake(id);
     const result = await post(`/api/workspaces/${id}/import`, {
       body: tarGz({ "/etc/abs-lifecycle.txt": "abs" }),
