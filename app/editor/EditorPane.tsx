@@ -8,6 +8,7 @@ import { type FilesApi, nameOf } from "../files/files-api";
 import { bufferExtensions, CodeEditor, CompareView } from "./CodeEditor";
 import { decodeText, imageTypeFor } from "./languages";
 import "./EditorPane.css";
+import { registerUnsaved } from "../unsaved-work";
 
 /** Above this a file opens read-only (CodeMirror stays usable, but editing it here is unwise). */
 const READ_ONLY_BYTES = 5 * 1024 * 1024;
@@ -293,14 +294,8 @@ export function EditorPane({
 
   useEffect(() => onActiveChange(active), [active, onActiveChange]);
 
-  // Leaving the page with unsaved work asks first.
-  useEffect(() => {
-    const warn = (event: BeforeUnloadEvent) => {
-      if (tabsRef.current.some((t) => t.dirty)) event.preventDefault();
-    };
-    window.addEventListener("beforeunload", warn);
-    return () => window.removeEventListener("beforeunload", warn);
-  }, []);
+  // Leaving the page with unsaved work asks first (app/unsaved-work.ts).
+  useEffect(() => registerUnsaved("editor", () => tabsRef.current.some((t) => t.dirty)), []);
 
   const onView = useCallback((view: EditorView | undefined) => {
     // Remember the outgoing state so its edits and undo history survive a tab switch.
