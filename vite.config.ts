@@ -40,6 +40,8 @@ export default defineConfig(({ command }) => ({
               }
             : config.vars,
       }),
+      // Test runs start several dev servers; none needs the inspector port.
+      inspectorPort: process.env.CLOUD_IDE_WORKER_NAME ? false : undefined,
       persistState: process.env.CLOUD_IDE_STATE_DIR ? { path: process.env.CLOUD_IDE_STATE_DIR } : true,
     }),
   ],

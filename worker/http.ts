@@ -101,3 +101,11 @@ export function fromRpcError(error: unknown): ApiError | undefined {
     return undefined;
   }
 }
+
+/**
+ * exec() on a container that is not up (yet): "exec() cannot be called on a
+ * container that is not running", "exec() requires a running container".
+ */
+export function isNotRunningError(error: unknown): boolean {
+  return /not running|requires a running container/i.test(describe(error));
+}

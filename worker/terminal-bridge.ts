@@ -14,7 +14,7 @@ import {
   type TerminalInfo,
   type TerminalServerMessage,
 } from "../protocol/terminal";
-import { describe } from "./http";
+import { describe, isNotRunningError } from "./http";
 
 const WORKSPACE_DIR = "/workspace";
 const SHELL_ENV = { TERM: "xterm-256color", HOME: "/root", LANG: "C.UTF-8", COLORTERM: "truecolor" };
@@ -204,7 +204,7 @@ async function execWhenStarted(container: Container, argv: string[], options: Co
     try {
       return await container.exec(argv, options);
     } catch (error) {
-      if (attempt >= 200 || !/not running/i.test(describe(error))) throw error;
+      if (attempt >= 200 || !isNotRunningError(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

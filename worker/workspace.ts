@@ -10,7 +10,7 @@ import { FileWatcher } from "./files/file-watcher";
 import { handleFilesRequest } from "./files/files-handler";
 import { Files } from "./files/sandbox-files";
 import { WORKSPACE_ROOT } from "./files/workspace-path";
-import { describe, jsonError, toRpcError, WORKSPACE_NOT_FOUND } from "./http";
+import { describe, isNotRunningError, jsonError, toRpcError, WORKSPACE_NOT_FOUND } from "./http";
 import { handleLifecycleFetch } from "./lifecycle/fetch";
 import { Lifecycle } from "./lifecycle/lifecycle";
 import { type LifecycleSettings, lifecycleSettings, parseOverrides, platformTimeoutMs } from "./lifecycle/settings";
@@ -151,7 +151,7 @@ export class Workspace extends DurableObject<Env> {
       try {
         return await this.container.exec(cmd, options);
       } catch (error) {
-        if (attempt >= 20 || !/not running/.test(describe(error))) throw error;
+        if (attempt >= 20 || !isNotRunningError(error)) throw error;
         await this.ensureRunning();
         await new Promise((resolve) => setTimeout(resolve, 250));
       }

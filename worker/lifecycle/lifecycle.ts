@@ -2,7 +2,7 @@ import { type ErrorBody, ErrorCode } from "../../protocol/errors";
 import type { BootPhase, SaveResult, WorkspaceStatus } from "../../protocol/workspace";
 import { Activity } from "../activity";
 import type { AlarmScheduler } from "../alarms";
-import { ApiError, describe } from "../http";
+import { ApiError, describe, isNotRunningError } from "../http";
 import { type LifecycleSettings, platformTimeoutMs } from "./settings";
 
 /** The latest good snapshot, kept in Durable Object storage. */
@@ -168,7 +168,7 @@ export class Lifecycle {
       try {
         return await this.uname();
       } catch (error) {
-        if (Date.now() > deadline || !/not running/i.test(describe(error))) throw error;
+        if (Date.now() > deadline || !isNotRunningError(error)) throw error;
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
