@@ -10,7 +10,7 @@ import { FileWatcher } from "./files/file-watcher";
 import { handleFilesRequest } from "./files/files-handler";
 import { Files } from "./files/sandbox-files";
 import { WORKSPACE_ROOT } from "./files/workspace-path";
-import { describe, isNotRunningError, jsonError, toRpcError, WORKSPACE_NOT_FOUND } from "./http";
+import { isNotRunningError, jsonError, toRpcError, WORKSPACE_NOT_FOUND } from "./http";
 import { handleLifecycleFetch } from "./lifecycle/fetch";
 import { Lifecycle } from "./lifecycle/lifecycle";
 import { type LifecycleSettings, lifecycleSettings, parseOverrides, platformTimeoutMs } from "./lifecycle/settings";
