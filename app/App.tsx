@@ -65,7 +65,7 @@ function WorkspacePage({ workspaceId, userMenu, navigate }: PageProps & { worksp
         onSwitch={(id) => navigate(id ? `/workspaces/${id}` : "/")}
         userMenu={userMenu}
       />
-      <IdeLayout />
+      <IdeLayout workspaceId={workspaceId} />
     </div>
   );
 }

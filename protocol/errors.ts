@@ -9,6 +9,7 @@ export const ErrorCode = {
   INVALID_WORKSPACE_ID: "INVALID_WORKSPACE_ID",
   /** An import archive that is not a gzip-compressed tar, or that tar refused. */
   INVALID_ARCHIVE: "INVALID_ARCHIVE",
+  INVALID_TERMINAL_NAME: "INVALID_TERMINAL_NAME",
   INVALID_WORKSPACE_NAME: "INVALID_WORKSPACE_NAME",
   // 401: no valid session (sign in again)
   UNAUTHENTICATED: "UNAUTHENTICATED",
@@ -26,6 +27,8 @@ export const ErrorCode = {
   WORKSPACE_NOT_EMPTY: "WORKSPACE_NOT_EMPTY",
   // 415: a JSON body was expected
   UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
+  // 426: a WebSocket route asked without `Upgrade: websocket`
+  UPGRADE_REQUIRED: "UPGRADE_REQUIRED",
   // 429: too many failed sign-ins from this address; see Retry-After
   TOO_MANY_ATTEMPTS: "TOO_MANY_ATTEMPTS",
   // 500

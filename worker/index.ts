@@ -11,6 +11,7 @@ import { requireUser, sameOriginOnly } from "./auth/guards";
 import { ApiError, describe, fromRpcError, isWorkspaceNotFound, jsonError, notFound } from "./http";
 import { lifecycleRoutes } from "./routes/lifecycle";
 import { sessionRoutes } from "./routes/session";
+import { terminalRoutes, terminalSocketRoutes } from "./routes/terminals";
 import { workspaceRoutes } from "./routes/workspaces";
 import { securityHeaders } from "./security-headers";
 import type { AppEnv } from "./workspace-access";
@@ -33,6 +34,8 @@ app.use("/ws/*", requireUser);
 
 app.route("/api/workspaces", workspaceRoutes);
 app.route("/api/workspaces", lifecycleRoutes);
+app.route("/api/workspaces", terminalRoutes);
+app.route("/ws/workspaces", terminalSocketRoutes);
 
 app.all("/api/*", () => {
   throw notFound("No such API route.");

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { ErrorCode } from "../protocol/errors";
+import { isTerminalName, type TerminalInfo } from "../protocol/terminal";
 import type { SaveResult, WorkspaceStatus } from "../protocol/workspace";
 import type { Activity } from "./activity";
 import { AlarmScheduler } from "./alarms";
@@ -7,6 +8,7 @@ import { jsonError, toRpcError, WORKSPACE_NOT_FOUND } from "./http";
 import { handleLifecycleFetch } from "./lifecycle/fetch";
 import { Lifecycle } from "./lifecycle/lifecycle";
 import { type LifecycleSettings, lifecycleSettings, parseOverrides, platformTimeoutMs } from "./lifecycle/settings";
+import { endTerminal, listTerminals, openTerminal } from "./terminal-bridge";
 import { CALLER_HEADER } from "./workspace-access";
 
 /** Test-only per-workspace timings (see worker/routes/lifecycle.ts). */
@@ -121,8 +123,31 @@ export class Workspace extends DurableObject<Env> {
       return jsonError(404, ErrorCode.NOT_FOUND, "No such workspace.");
     }
     this.lifecycle.activity.touch();
+    if (pathname.startsWith("/terminals/")) return this.openTerminal(request, pathname.slice("/terminals/".length));
     if (pathname.startsWith("/lifecycle/")) return handleLifecycleFetch(this.lifecycle, this.container, request);
     return jsonError(404, ErrorCode.NOT_FOUND, `The workspace has no route ${pathname}.`);
+  }
+
+  private async openTerminal(request: Request, name: string): Promise<Response> {
+    if (!isTerminalName(name))
+      return jsonError(400, ErrorCode.INVALID_TERMINAL_NAME, `No terminal can be named "${name}".`);
+    await this.ensureRunning();
+    // An open terminal counts as activity: no idle save + stop while it is connected.
+    return openTerminal(this.container, request, name, this.activity);
+  }
+
+  /** The workspace's terminals; an empty list when the container is not running (this does not start it). */
+  async listTerminals(caller: string): Promise<TerminalInfo[]> {
+    this.authorize(caller);
+    if (!this.container.running) return [];
+    return listTerminals(this.container);
+  }
+
+  /** Ends a terminal and what runs in it; false when there is no such terminal. */
+  async endTerminal(caller: string, name: string): Promise<boolean> {
+    this.authorize(caller);
+    if (!this.container.running) return false;
+    return endTerminal(this.container, name);
   }
 
   /** Starts or wakes the container if needed and reports its state with `uname -a` from inside. */

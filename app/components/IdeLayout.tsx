@@ -1,11 +1,12 @@
 import type { ReactNode } from "react";
 import { Group, Panel, Separator, useDefaultLayout } from "react-resizable-panels";
+import { TerminalPanel } from "./TerminalPanel";
 
 /**
  * The IDE's frame: file tree | (editor over terminal) | preview. Every split is
  * resizable and remembered in localStorage.
  */
-export function IdeLayout() {
+export function IdeLayout({ workspaceId }: { workspaceId: string }) {
   const columns = useDefaultLayout({ id: "ide-columns", storage: localStorage });
   const center = useDefaultLayout({ id: "ide-center", storage: localStorage });
   return (
@@ -31,7 +32,7 @@ export function IdeLayout() {
           <Separator className="separator separator-horizontal" />
           <Panel id="terminal" defaultSize="40" minSize="10">
             <Pane title="Terminal" testId="pane-terminal">
-              <p className="placeholder">A root shell in the workspace appears here.</p>
+              <TerminalPanel workspaceId={workspaceId} />
             </Pane>
           </Panel>
         </Group>

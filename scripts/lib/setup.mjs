@@ -35,11 +35,13 @@ function dependenciesCurrent() {
 
 async function ensureDependencies() {
   if (dependenciesCurrent()) return;
-  step("Installing npm dependencies (npm ci)");
+  // `npm install`, not `npm ci`: a registry may lack a platform-specific
+  // optional dependency (vite's Windows-only helper), which only `npm ci` rejects.
+  step("Installing npm dependencies (npm install)");
   try {
-    await run("npm", ["ci", "--no-audit", "--no-fund"], { cwd: ROOT });
+    await run("npm", ["install", "--no-audit", "--no-fund"], { cwd: ROOT });
   } catch (error) {
-    throw new SetupError("NPM_INSTALL_FAILED", `npm ci failed; is the npm registry reachable?\n${error.message}`);
+    throw new SetupError("NPM_INSTALL_FAILED", `npm install failed; is the npm registry reachable?\n${error.message}`);
   }
 }
 

@@ -19,7 +19,8 @@ const SNAPSHOT_KEY = "lifecycle:snapshot";
 const ABANDONED_KEY = "lifecycle:abandoned";
 const CHECK_TASK = "lifecycle-check";
 const RETRY_DELAY_MS = 1000;
-const START_TIMEOUT_MS = 45_000;
+const START_TIMEOUT_MS = 20_000;
+const START_ATTEMPTS = 3;
 const LAST_ACTIVE_KEY = "lifecycle:last-active";
 /** Touched right before each snapshot; files newer than it changed after the save began. */
 const MARKER = "/var/lib/cloud-ide/saved-at";
@@ -96,15 +97,18 @@ export class Lifecycle {
       const options: ContainerStartupOptions = snapshot
         ? { containerSnapshot: { id: snapshot.id }, enableInternet }
         : { image, enableInternet };
-      try {
-        this.kernel = await this.startOnce(options, Boolean(snapshot));
-      } catch (error) {
-        // One more try: a start right after a container vanished can fail
-        // while the engine still tears the old one down.
-        console.warn(`start failed (${describe(error)}); trying once more`);
-        if (container.running) await container.destroy().catch(() => {});
-        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
-        this.kernel = await this.startOnce(options, Boolean(snapshot));
+      for (let attempt = 1; ; attempt++) {
+        try {
+          this.kernel = await this.startOnce(options, Boolean(snapshot));
+          break;
+        } catch (error) {
+          // A start can fail on its way up (locally: a slow Docker engine
+          // under load; or right after a container vanished). Try again.
+          if (attempt >= START_ATTEMPTS) throw error;
+          console.warn(`start attempt ${attempt} failed (${describe(error)}); trying again`);
+          if (container.running) await container.destroy().catch(() => {});
+          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * attempt));
+        }
       }
     } catch (error) {
       this.phase = undefined;
@@ -137,17 +141,28 @@ export class Lifecycle {
   private async startOnce(options: ContainerStartupOptions, fromSnapshot: boolean): Promise<string> {
     this.phase = fromSnapshot ? "restoring-snapshot" : "starting-container";
     this.container.start(options);
+    await this.waitUntilExecReady();
     if (fromSnapshot) this.phase = "starting-container";
-    // The first exec waits until the container answers; a start that never
-    // answers is reported instead of holding every request forever.
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
-    });
-    try {
-      return await Promise.race([this.uname(), timeout]);
-    } finally {
-      clearTimeout(timer);
+    return this.uname();
+  }
+
+  /**
+   * start() returns before the container accepts exec(), and exec() fails
+   * with "not running" until it does. Retry a no-op until it runs, or give up
+   * when the container stopped (a failed restore) or the deadline passed.
+   */
+  private async waitUntilExecReady(): Promise<void> {
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
+      try {
+        const probe = await this.container.exec(["true"], { cwd: "/" });
+        await probe.exitCode;
+        return;
+      } catch (error) {
+        const waiting = /not running/i.test(describe(error)) && this.container.running;
+        if (!waiting || Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
     }
   }
 
