@@ -1,7 +1,12 @@
 /**
  * One Durable Object has one alarm. This scheduler shares it between named
- * tasks: each task has a next-run time in storage, the alarm runs the tasks
- * that are due and re-arms itself for the earliest one left.
+ * tasks: each task has a next-run time in storage, the object's `alarm()`
+ * calls `run()`, which runs the tasks that are due and re-arms the alarm for
+ * the earliest one left.
+ *
+ *   this.alarms = new AlarmScheduler(ctx.storage, { "preview-grants": () => ... });
+ *   this.alarms.register("lifecycle", () => ...);
+ *   override alarm() { return this.alarms.run(); }
  */
 
 /** The part of `DurableObjectStorage` the scheduler uses (a fake fits it in unit tests). */
@@ -16,11 +21,19 @@ export interface AlarmStorage {
 export type AlarmTask = () => Promise<void> | void;
 
 const TASKS_KEY = "alarms:tasks";
+/** A task that throws runs again this much later (unless it rescheduled itself). */
+const RETRY_MS = 60_000;
 
 export class AlarmScheduler {
   private readonly handlers = new Map<string, AlarmTask>();
 
-  constructor(private readonly storage: AlarmStorage) {}
+  constructor(
+    private readonly storage: AlarmStorage,
+    tasks: Record<string, AlarmTask> = {},
+    private readonly now: () => number = Date.now,
+  ) {
+    for (const [name, task] of Object.entries(tasks)) this.register(name, task);
+  }
 
   /** Names the code that runs when a task is due. Register every task in the constructor. */
   register(name: string, task: AlarmTask): void {
@@ -56,10 +69,11 @@ export class AlarmScheduler {
 
   /**
    * The body of `alarm()`: runs every due task once. A task is removed before
-   * it runs, so a task that wants to run again schedules itself. One task's
-   * failure is logged and does not keep the others from running.
+   * it runs, so a task that wants to run again schedules itself. A task that
+   * throws is logged, tried again in a minute, and does not keep the others
+   * from running.
    */
-  async run(now = Date.now()): Promise<void> {
+  async run(now = this.now()): Promise<void> {
     const tasks = await this.tasks();
     const due = Object.entries(tasks)
       .filter(([, at]) => at <= now)
@@ -77,6 +91,9 @@ export class AlarmScheduler {
         await task();
       } catch (error) {
         console.error(`alarm task ${name} failed:`, error);
+        const current = await this.tasks();
+        current[name] ??= now + RETRY_MS;
+        await this.save(current);
       }
     }
   }

@@ -9,7 +9,10 @@ import { Hono } from "hono";
 import { ErrorCode } from "../protocol/errors";
 import { requireUser, sameOriginOnly } from "./auth/guards";
 import { ApiError, describe, fromRpcError, isWorkspaceNotFound, jsonError, notFound } from "./http";
+import { handlePreviewRequest, previewHostLabel, withoutPreviewHeader } from "./preview-host";
+import { fileRoutes } from "./routes/files";
 import { lifecycleRoutes } from "./routes/lifecycle";
+import { previewRoutes } from "./routes/previews";
 import { sessionRoutes } from "./routes/session";
 import { terminalRoutes, terminalSocketRoutes } from "./routes/terminals";
 import { workspaceRoutes } from "./routes/workspaces";
@@ -33,9 +36,11 @@ app.use("/api/*", requireUser);
 app.use("/ws/*", requireUser);
 
 app.route("/api/workspaces", workspaceRoutes);
-app.route("/api/workspaces", lifecycleRoutes);
 app.route("/api/workspaces", terminalRoutes);
 app.route("/ws/workspaces", terminalSocketRoutes);
+app.route("/api/workspaces", fileRoutes);
+app.route("/api/workspaces", previewRoutes);
+app.route("/api/workspaces", lifecycleRoutes);
 
 app.all("/api/*", () => {
   throw notFound("No such API route.");
@@ -55,4 +60,11 @@ app.onError((error) => {
   return jsonError(500, ErrorCode.INTERNAL, `Something went wrong: ${describe(error)}`);
 });
 
-export default app satisfies ExportedHandler<Env>;
+export default {
+  fetch(request, env, ctx) {
+    // Preview hostnames first, before any API routing or sign-in: their token is their permission.
+    const label = previewHostLabel(request, env);
+    if (label !== undefined) return handlePreviewRequest(request, env, label);
+    return app.fetch(withoutPreviewHeader(request), env, ctx);
+  },
+} satisfies ExportedHandler<Env>;

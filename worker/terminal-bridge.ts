@@ -24,7 +24,8 @@ export async function openTerminal(
   container: Container,
   request: Request,
   name: string,
-  activity?: { begin(): void; end(): void },
+  /** Told when the socket is bridged and once when it is gone (open terminals count as use). */
+  connection?: { begin(): void; end(): void },
 ): Promise<Response> {
   const url = new URL(request.url);
   const cols = clampSize(url.searchParams.get("cols"), MAX_COLS) ?? 80;
@@ -34,17 +35,6 @@ export async function openTerminal(
   server.binaryType = "arraybuffer";
   // accept(), not hibernation: hibernating would drop the tmux client's process handle.
   server.accept();
-  // Counted as activity from accept to close (worker/activity.ts).
-  if (activity) {
-    activity.begin();
-    let ended = false;
-    const end = () => {
-      if (!ended) activity.end();
-      ended = true;
-    };
-    server.addEventListener("close", end);
-    server.addEventListener("error", end);
-  }
 
   const abort = new AbortController();
   let tmux: ExecProcess;
@@ -64,12 +54,17 @@ export async function openTerminal(
     return new Response(null, { status: 101, webSocket: client });
   }
 
-  bridge(server, tmux, abort);
+  bridge(server, tmux, abort, connection);
   send(server, { type: "ready" });
   return new Response(null, { status: 101, webSocket: client });
 }
 
-function bridge(server: WebSocket, tmux: ExecProcess, abort: AbortController): void {
+function bridge(
+  server: WebSocket,
+  tmux: ExecProcess,
+  abort: AbortController,
+  connection: { begin(): void; end(): void } | undefined,
+): void {
   const stdin = tmux.stdin?.getWriter();
   const stdout = tmux.stdout?.getReader();
   let exited = false;
@@ -114,7 +109,9 @@ function bridge(server: WebSocket, tmux: ExecProcess, abort: AbortController): v
     }
   });
 
+  connection?.begin();
   const onGone = () => {
+    if (!closed) connection?.end();
     closed = true;
     wake();
     // End only this tmux client; the session and its shell keep running.

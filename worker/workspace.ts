@@ -1,13 +1,22 @@
 import { DurableObject } from "cloudflare:workers";
 import { ErrorCode } from "../protocol/errors";
+import type { DevServerState, PreviewsOverview } from "../protocol/previews";
 import { isTerminalName, type TerminalInfo } from "../protocol/terminal";
 import type { SaveResult, WorkspaceStatus } from "../protocol/workspace";
 import type { Activity } from "./activity";
 import { AlarmScheduler } from "./alarms";
-import { jsonError, toRpcError, WORKSPACE_NOT_FOUND } from "./http";
+import { FileWatcher } from "./files/file-watcher";
+import { handleFilesRequest } from "./files/files-handler";
+import { Files } from "./files/sandbox-files";
+import { WORKSPACE_ROOT } from "./files/workspace-path";
+import { describe, jsonError, toRpcError, WORKSPACE_NOT_FOUND } from "./http";
 import { handleLifecycleFetch } from "./lifecycle/fetch";
 import { Lifecycle } from "./lifecycle/lifecycle";
 import { type LifecycleSettings, lifecycleSettings, parseOverrides, platformTimeoutMs } from "./lifecycle/settings";
+import { PREVIEW_HEADER } from "./preview-host";
+import type { Grant } from "./previews/grants";
+import { previewNotFound } from "./previews/pages";
+import { SWEEP_TASK, WorkspacePreviews } from "./previews/workspace-previews";
 import { endTerminal, listTerminals, openTerminal } from "./terminal-bridge";
 import { CALLER_HEADER } from "./workspace-access";
 
@@ -26,10 +35,30 @@ export class Workspace extends DurableObject<Env> {
   protected readonly alarms: AlarmScheduler;
   /** Start/wake, save, stop, and the alarm that saves and sleeps (worker/lifecycle/). */
   protected readonly lifecycle: Lifecycle;
+  /** File operations confined to /workspace (symlinks included). */
+  private readonly files: Files;
+  private readonly fileWatcher: FileWatcher;
+  private readyForExec: Promise<void> | undefined;
+  /** Preview hostnames, their access grants and share links (worker/previews/). */
+  private readonly previews: WorkspacePreviews;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.alarms = new AlarmScheduler(ctx.storage);
+    this.files = new Files({ exec: (cmd, options) => this.execWhenUp(cmd, options) }, { confineTo: WORKSPACE_ROOT });
+    this.fileWatcher = new FileWatcher(async () => {
+      await this.ensureRunning();
+      return { exec: (cmd, options) => this.execWhenUp(cmd, options) };
+    });
+    this.previews = new WorkspacePreviews({
+      storage: ctx.storage,
+      container: () => this.container,
+      ensureRunning: () => this.ensureRunning(),
+      scheduleSweep: (at) => (at === undefined ? this.alarms.cancel(SWEEP_TASK) : this.alarms.schedule(SWEEP_TASK, at)),
+      previewDomain: env.PREVIEW_DOMAIN,
+      connections: { begin: () => this.activity.begin(), end: () => this.activity.end() },
+    });
+    this.alarms.register(SWEEP_TASK, () => this.previews.sweep());
     this.lifecycle = new Lifecycle(
       ctx,
       this.alarms,
@@ -39,6 +68,8 @@ export class Workspace extends DurableObject<Env> {
         if (!image) throw new Error('No image named "sandbox" in wrangler.jsonc `containers[].images`.');
         return { image, enableInternet: this.env.SANDBOX_INTERNET !== "false" };
       },
+      // Every new container learns the preview hostnames its dev servers must accept.
+      (container) => this.previews.writePreviewHosts(container),
     );
     const container = ctx.container;
     void ctx.blockConcurrencyWhile(async () => {
@@ -81,6 +112,7 @@ export class Workspace extends DurableObject<Env> {
     if (container?.running) await container.destroy();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
+    this.previews.forget();
     this.owner = undefined;
   }
 
@@ -96,6 +128,40 @@ export class Workspace extends DurableObject<Env> {
   /** Starts the container, waking it from its latest snapshot, when it is not running. */
   protected ensureRunning(): Promise<void> {
     return this.lifecycle.ensureRunning();
+  }
+
+  /**
+   * exec() right after start() can find the container not running yet (seen
+   * under load locally): retry that one error for a few seconds.
+   */
+  private async execWhenUp(cmd: string[], options?: ContainerExecOptions): Promise<ExecProcess> {
+    await this.execReady();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.container.exec(cmd, options);
+      } catch (error) {
+        if (attempt >= 20 || !/not running/.test(describe(error))) throw error;
+        await this.ensureRunning();
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+  }
+
+  /** Resolves once a trivial command runs (a fresh container can answer 126 for a moment). */
+  private execReady(): Promise<void> {
+    if (!this.container.running) this.readyForExec = undefined;
+    this.readyForExec ??= (async () => {
+      for (let attempt = 0; attempt < 40; attempt++) {
+        try {
+          const probe = await this.container.exec(["true"], { cwd: "/" });
+          if ((await probe.exitCode) === 0) return;
+        } catch {
+          await this.ensureRunning();
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    })();
+    return this.readyForExec;
   }
 
   /** Runs a disk-touching operation so that it never overlaps a save followed by a stop. */
@@ -118,13 +184,26 @@ export class Workspace extends DurableObject<Env> {
    */
   override async fetch(request: Request): Promise<Response> {
     const { pathname } = new URL(request.url);
+    // A preview hostname's request (only the Worker sets this header; it strips client copies).
+    // Its token is its permission; a workspace nobody created has no grants.
+    if (request.headers.has(PREVIEW_HEADER)) {
+      return this.owner ? this.previews.fetch(request) : previewNotFound();
+    }
     const caller = request.headers.get(CALLER_HEADER);
     if (!caller || !this.owner || caller !== this.owner) {
       return jsonError(404, ErrorCode.NOT_FOUND, "No such workspace.");
     }
     this.lifecycle.activity.touch();
-    if (pathname.startsWith("/terminals/")) return this.openTerminal(request, pathname.slice("/terminals/".length));
     if (pathname.startsWith("/lifecycle/")) return handleLifecycleFetch(this.lifecycle, this.container, request);
+    if (pathname.startsWith("/terminals/")) return this.openTerminal(request, pathname.slice("/terminals/".length));
+    if (pathname.startsWith("/files/")) {
+      return handleFilesRequest(request, {
+        files: this.files,
+        watcher: this.fileWatcher,
+        ensureRunning: () => this.ensureRunning(),
+        container: () => this.container,
+      });
+    }
     return jsonError(404, ErrorCode.NOT_FOUND, `The workspace has no route ${pathname}.`);
   }
 
@@ -132,7 +211,6 @@ export class Workspace extends DurableObject<Env> {
     if (!isTerminalName(name))
       return jsonError(400, ErrorCode.INVALID_TERMINAL_NAME, `No terminal can be named "${name}".`);
     await this.ensureRunning();
-    // An open terminal counts as activity: no idle save + stop while it is connected.
     return openTerminal(this.container, request, name, this.activity);
   }
 
@@ -188,5 +266,49 @@ export class Workspace extends DurableObject<Env> {
       await this.lifecycle.rescheduleCheck();
     }
     if (options.snapshotId) await this.lifecycle.adoptSnapshot(options.snapshotId);
+  }
+
+  // Previews (worker/previews/): the routes in worker/routes/previews.ts call these.
+
+  openPreview(caller: string, port: number): Promise<Grant> {
+    this.authorize(caller);
+    return this.previews.openOwner(port);
+  }
+
+  createShare(caller: string, port: number, ttlSeconds: number): Promise<Grant> {
+    this.authorize(caller);
+    return this.previews.createShare(port, ttlSeconds);
+  }
+
+  listShares(caller: string, port: number): Promise<Grant[]> {
+    this.authorize(caller);
+    return this.previews.grants.shares(port);
+  }
+
+  revokeShare(caller: string, port: number, shareId: string): Promise<boolean> {
+    this.authorize(caller);
+    return this.previews.revokeShare(port, shareId);
+  }
+
+  /** Test hook only: the route that calls it answers 404 unless CLOUD_IDE_TEST_HOOKS is set. */
+  expireShareForTest(caller: string, shareId: string): Promise<boolean> {
+    this.authorize(caller);
+    return this.previews.expireShare(shareId);
+  }
+
+  async previewsOverview(caller: string): Promise<PreviewsOverview> {
+    this.authorize(caller);
+    const [ports, devServer] = await Promise.all([this.previews.listeningPorts(), this.previews.devServer()]);
+    return { ports, devServer };
+  }
+
+  runDevServer(caller: string): Promise<DevServerState> {
+    this.authorize(caller);
+    return this.previews.runDevServer();
+  }
+
+  stopDevServer(caller: string): Promise<void> {
+    this.authorize(caller);
+    return this.previews.stopDevServer();
   }
 }

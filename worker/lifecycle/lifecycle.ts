@@ -19,8 +19,10 @@ const SNAPSHOT_KEY = "lifecycle:snapshot";
 const ABANDONED_KEY = "lifecycle:abandoned";
 const CHECK_TASK = "lifecycle-check";
 const RETRY_DELAY_MS = 1000;
-const START_TIMEOUT_MS = 20_000;
-const START_ATTEMPTS = 3;
+const START_TIMEOUT_MS = 45_000;
+/** How long one attempt waits for exec() to stop answering "not running", and how many attempts. */
+const START_ATTEMPT_MS = 20_000;
+const START_ATTEMPTS = 4;
 const LAST_ACTIVE_KEY = "lifecycle:last-active";
 /** Touched right before each snapshot; files newer than it changed after the save began. */
 const MARKER = "/var/lib/cloud-ide/saved-at";
@@ -53,6 +55,8 @@ export class Lifecycle {
     private readonly alarms: AlarmScheduler,
     private readonly settings: () => Promise<LifecycleSettings>,
     private readonly startOptions: () => StartOptions,
+    /** Runs once a new container answers (e.g. writing preview hostnames into it). */
+    private readonly afterStart: (container: Container) => Promise<void> = async () => {},
   ) {
     this.activity = new Activity((at) => void ctx.storage.put(LAST_ACTIVE_KEY, at).catch(() => {}));
     alarms.register(CHECK_TASK, () => this.check());
@@ -97,16 +101,17 @@ export class Lifecycle {
       const options: ContainerStartupOptions = snapshot
         ? { containerSnapshot: { id: snapshot.id }, enableInternet }
         : { image, enableInternet };
+      // A start can fail on its way up: right after a container vanished the
+      // engine may still tear the old one down, and a slow local Docker engine
+      // can miss workerd's wait for the network sidecar. Try a few times.
       for (let attempt = 1; ; attempt++) {
         try {
           this.kernel = await this.startOnce(options, Boolean(snapshot));
           break;
         } catch (error) {
-          // A start can fail on its way up (locally: a slow Docker engine
-          // under load; or right after a container vanished). Try again.
           if (attempt >= START_ATTEMPTS) throw error;
           console.warn(`start attempt ${attempt} failed (${describe(error)}); trying again`);
-          if (container.running) await container.destroy().catch(() => {});
+          await container.destroy().catch(() => {});
           await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * attempt));
         }
       }
@@ -123,6 +128,7 @@ export class Lifecycle {
       throw new ApiError(503, this.failure.code, this.failure.message);
     }
     this.failure = undefined;
+    await this.afterStart(container).catch((error) => console.error(`after start: ${describe(error)}`));
     this.phase = "ready";
     const settings = await this.settings();
     await container.setInactivityTimeout(platformTimeoutMs(settings));
@@ -141,26 +147,28 @@ export class Lifecycle {
   private async startOnce(options: ContainerStartupOptions, fromSnapshot: boolean): Promise<string> {
     this.phase = fromSnapshot ? "restoring-snapshot" : "starting-container";
     this.container.start(options);
-    await this.waitUntilExecReady();
     if (fromSnapshot) this.phase = "starting-container";
-    return this.uname();
+    // The first exec waits until the container answers; a start that never
+    // answers is reported instead of holding every request forever.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([this.unameWhenUp(), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
-  /**
-   * start() returns before the container accepts exec(), and exec() fails
-   * with "not running" until it does. Retry a no-op until it runs, or give up
-   * when the container stopped (a failed restore) or the deadline passed.
-   */
-  private async waitUntilExecReady(): Promise<void> {
-    const deadline = Date.now() + START_TIMEOUT_MS;
+  /** `uname -a`, retried while exec() still finds the new container "not running". */
+  private async unameWhenUp(): Promise<string> {
+    const deadline = Date.now() + START_ATTEMPT_MS;
     for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
       try {
-        const probe = await this.container.exec(["true"], { cwd: "/" });
-        await probe.exitCode;
-        return;
+        return await this.uname();
       } catch (error) {
-        const waiting = /not running/i.test(describe(error)) && this.container.running;
-        if (!waiting || Date.now() > deadline) throw error;
+        if (Date.now() > deadline || !/not running/i.test(describe(error))) throw error;
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
