@@ -48,7 +48,7 @@ describe("export and import", () => {
     }
 
     const target = await createWorkspace("imported");
-    const imported = await post<ImportResult>(`/api/workspaces/${target}/import`, {
+    const imported = await post<ImportResult>(`/api/workspaces/${target}/import?replace=true`, {
       body: archive,
       headers: { "Content-Type": "application/gzip" },
     });
@@ -66,19 +66,24 @@ describe("export and import", () => {
     expect(sh(restored, "stat -c %a /workspace/app/src/index.js")).toBe("755");
   });
 
-  it("refuses to import over existing files", async () => {
+  it("refuses to import over existing files unless asked to replace them", async () => {
     const id = await createWorkspace();
     const { container } = await wake(id);
-    sh(container, "echo mine > /workspace/mine.txt");
+    sh(container, "find /workspace -mindepth 1 -delete; echo mine > /workspace/mine.txt");
     const result = await post<{ code: string }>(`/api/workspaces/${id}/import`, { body: tarGz({ "a.txt": "a" }) });
     expect(result.status).toBe(409);
     expect(result.body.code).toBe("WORKSPACE_NOT_EMPTY");
     expect(sh(container, "ls -A /workspace")).toBe("mine.txt");
+
+    const replaced = await post(`/api/workspaces/${id}/import?replace=true`, { body: tarGz({ "a.txt": "a" }) });
+    expect(replaced.status).toBe(200);
+    expect(sh(container, "ls -A /workspace")).toBe("a.txt");
   });
 
   it("refuses an archive that is not a tar.gz and leaves the workspace empty", async () => {
     const id = await createWorkspace();
     const { container } = await wake(id);
+    sh(container, "find /workspace -mindepth 1 -delete");
     const result = await post<{ code: string; message: string }>(`/api/workspaces/${id}/import`, {
       body: "this is not an archive",
     });
@@ -90,6 +95,7 @@ describe("export and import", () => {
   it("refuses members with .. and writes nothing outside /workspace", async () => {
     const id = await createWorkspace();
     const { container } = await wake(id);
+    sh(container, "find /workspace -mindepth 1 -delete");
     const result = await post<{ code: string; message: string }>(`/api/workspaces/${id}/import`, {
       body: tarGz({ "ok.txt": "ok", "../escape-lifecycle.txt": "bad", "a/../../escape2-lifecycle.txt": "bad" }),
     });
@@ -103,7 +109,7 @@ describe("export and import", () => {
   it("extracts absolute member names inside /workspace, never at the root", async () => {
     const id = await createWorkspace();
     const { container } = await wake(id);
-    const result = await post(`/api/workspaces/${id}/import`, {
+    const result = await post(`/api/workspaces/${id}/import?replace=true`, {
       body: tarGz({ "/etc/abs-lifecycle.txt": "abs" }),
     });
     // GNU tar strips the leading "/" (and warns, exit 0).

@@ -59,19 +59,26 @@ export async function exportArchive(lifecycle: Lifecycle, container: Container, 
  * GNU tar strips leading `/` from member names and refuses members with
  * `..`; a refused or broken archive leaves /workspace empty again.
  */
-export function importArchive(lifecycle: Lifecycle, container: Container, body: ReadableStream): Promise<ImportResult> {
+export function importArchive(
+  lifecycle: Lifecycle,
+  container: Container,
+  body: ReadableStream,
+  replace = false,
+): Promise<ImportResult> {
   return lifecycle.exclusive(async () => {
     await lifecycle.ensureRunning();
     const existing = await run(container, ["sh", "-c", `ls -A ${WORKSPACE_DIR} | head -n 1`]);
-    if (existing.trim()) {
+    if (existing.trim() && !replace) {
       await drain(body);
       throw new ApiError(
         409,
         ErrorCode.WORKSPACE_NOT_EMPTY,
-        "Import goes only into an empty workspace, so it never overwrites files. Create a new workspace and import there.",
+        "This workspace has files. Import with ?replace=true to replace everything in /workspace (a new workspace holds only the starter app).",
       );
     }
     const archive = await gzipOrRefuse(body);
+    // Only after the upload looks like an archive: a bad upload changes nothing.
+    if (replace) await run(container, ["find", WORKSPACE_DIR, "-mindepth", "1", "-delete"]);
     const proc = await container.exec(["tar", "-xzf", "-", "-C", WORKSPACE_DIR, "--no-same-owner"], {
       cwd: "/",
       stdin: archive,
