@@ -29,7 +29,7 @@ describe("export and import", () => {
     const { container } = await wake(source);
     sh(
       container,
-      `cd /workspace && mkdir -p app/src .config && echo "hello" > app/src/index.js && echo secret > .config/x && printf '\\000\\377' > bin.dat && ln -s app/src/index.js link.js && chmod 755 app/src/index.js`,
+      `find /workspace -mindepth 1 -delete; cd /workspace && mkdir -p app/src .config && echo "hello" > app/src/index.js && echo secret > .config/x && printf '\\000\\377' > bin.dat && ln -s app/src/index.js link.js && chmod 755 app/src/index.js`,
     );
 
     const exported = await ownerApi(`/api/workspaces/${source}/export`);
