@@ -13,6 +13,7 @@ export const ErrorCode = {
   /** An import archive that is not a gzip-compressed tar, or that tar refused. */
   INVALID_ARCHIVE: "INVALID_ARCHIVE",
   INVALID_WORKSPACE_NAME: "INVALID_WORKSPACE_NAME",
+  INVALID_TEMPLATE: "INVALID_TEMPLATE",
   // 401: no valid session (sign in again)
   UNAUTHENTICATED: "UNAUTHENTICATED",
   WRONG_PASSWORD: "WRONG_PASSWORD",

@@ -3,6 +3,7 @@ import { ErrorCode } from "../protocol/errors";
 import type { DevServerState, PreviewsOverview } from "../protocol/previews";
 import { isTerminalName, type TerminalInfo } from "../protocol/terminal";
 import type { SaveResult, WorkspaceStatus } from "../protocol/workspace";
+import { DEFAULT_TEMPLATE, type WorkspaceTemplate } from "../protocol/workspaces";
 import type { Activity } from "./activity";
 import { AlarmScheduler } from "./alarms";
 import { FileWatcher } from "./files/file-watcher";
@@ -17,6 +18,7 @@ import { PREVIEW_HEADER } from "./preview-host";
 import type { Grant } from "./previews/grants";
 import { previewNotFound } from "./previews/pages";
 import { SWEEP_TASK, WorkspacePreviews } from "./previews/workspace-previews";
+import { seedTemplate } from "./templates";
 import { endTerminal, listTerminals, openTerminal } from "./terminal-bridge";
 import { CALLER_HEADER } from "./workspace-access";
 
@@ -68,8 +70,7 @@ export class Workspace extends DurableObject<Env> {
         if (!image) throw new Error('No image named "sandbox" in wrangler.jsonc `containers[].images`.');
         return { image, enableInternet: this.env.SANDBOX_INTERNET !== "false" };
       },
-      // Every new container learns the preview hostnames its dev servers must accept.
-      (container) => this.previews.writePreviewHosts(container),
+      (container) => this.afterStart(container),
     );
     const container = ctx.container;
     void ctx.blockConcurrencyWhile(async () => {
@@ -94,10 +95,20 @@ export class Workspace extends DurableObject<Env> {
   }
 
   /** Records the owner and name of a new workspace. */
-  async create(caller: string, name: string): Promise<void> {
+  async create(caller: string, name: string, template: WorkspaceTemplate = DEFAULT_TEMPLATE): Promise<void> {
     if (this.owner && this.owner !== caller) throw new Error(`${WORKSPACE_NOT_FOUND}: no such workspace`);
     this.owner = caller;
-    await this.ctx.storage.put({ owner: caller, name, createdAt: new Date().toISOString() });
+    await this.ctx.storage.put({ owner: caller, name, template, createdAt: new Date().toISOString() });
+  }
+
+  /** After a start: preview hostnames for dev servers, and the template on the very first start. */
+  private async afterStart(container: Container): Promise<void> {
+    await this.previews.writePreviewHosts(container);
+    const template = await this.ctx.storage.get<WorkspaceTemplate>("template");
+    if (template && !(await this.ctx.storage.get<boolean>("seeded"))) {
+      await seedTemplate(container, template);
+      await this.ctx.storage.put("seeded", true);
+    }
   }
 
   async rename(caller: string, name: string): Promise<void> {

@@ -25,11 +25,11 @@ sys.stdout.buffer.write(buf.getvalue())`;
 
 describe("export and import", () => {
   it("round-trips a workspace through a tar.gz into a new workspace", async () => {
-    const source = await createWorkspace("source");
+    const source = await createWorkspace("source", "empty");
     const { container } = await wake(source);
     sh(
       container,
-      `find /workspace -mindepth 1 -delete; cd /workspace && mkdir -p app/src .config && echo "hello" > app/src/index.js && echo secret > .config/x && printf '\\000\\377' > bin.dat && ln -s app/src/index.js link.js && chmod 755 app/src/index.js`,
+      `cd /workspace && mkdir -p app/src .config && echo "hello" > app/src/index.js && echo secret > .config/x && printf '\\000\\377' > bin.dat && ln -s app/src/index.js link.js && chmod 755 app/src/index.js`,
     );
 
     const exported = await ownerApi(`/api/workspaces/${source}/export`);
@@ -47,8 +47,8 @@ describe("export and import", () => {
       rmSync(dir, { recursive: true, force: true });
     }
 
-    const target = await createWorkspace("imported");
-    const imported = await post<ImportResult>(`/api/workspaces/${target}/import?replace=true`, {
+    const target = await createWorkspace("imported", "empty");
+    const imported = await post<ImportResult>(`/api/workspaces/${target}/import`, {
       body: archive,
       headers: { "Content-Type": "application/gzip" },
     });
@@ -66,24 +66,19 @@ describe("export and import", () => {
     expect(sh(restored, "stat -c %a /workspace/app/src/index.js")).toBe("755");
   });
 
-  it("refuses to import over existing files unless asked to replace them", async () => {
-    const id = await createWorkspace();
+  it("refuses to import over existing files", async () => {
+    const id = await createWorkspace("archive test", "empty");
     const { container } = await wake(id);
-    sh(container, "find /workspace -mindepth 1 -delete; echo mine > /workspace/mine.txt");
+    sh(container, "echo mine > /workspace/mine.txt");
     const result = await post<{ code: string }>(`/api/workspaces/${id}/import`, { body: tarGz({ "a.txt": "a" }) });
     expect(result.status).toBe(409);
     expect(result.body.code).toBe("WORKSPACE_NOT_EMPTY");
     expect(sh(container, "ls -A /workspace")).toBe("mine.txt");
-
-    const replaced = await post(`/api/workspaces/${id}/import?replace=true`, { body: tarGz({ "a.txt": "a" }) });
-    expect(replaced.status).toBe(200);
-    expect(sh(container, "ls -A /workspace")).toBe("a.txt");
   });
 
   it("refuses an archive that is not a tar.gz and leaves the workspace empty", async () => {
-    const id = await createWorkspace();
+    const id = await createWorkspace("archive test", "empty");
     const { container } = await wake(id);
-    sh(container, "find /workspace -mindepth 1 -delete");
     const result = await post<{ code: string; message: string }>(`/api/workspaces/${id}/import`, {
       body: "this is not an archive",
     });
@@ -93,9 +88,8 @@ describe("export and import", () => {
   });
 
   it("refuses members with .. and writes nothing outside /workspace", async () => {
-    const id = await createWorkspace();
+    const id = await createWorkspace("archive test", "empty");
     const { container } = await wake(id);
-    sh(container, "find /workspace -mindepth 1 -delete");
     const result = await post<{ code: string; message: string }>(`/api/workspaces/${id}/import`, {
       body: tarGz({ "ok.txt": "ok", "../escape-lifecycle.txt": "bad", "a/../../escape2-lifecycle.txt": "bad" }),
     });
@@ -107,9 +101,9 @@ describe("export and import", () => {
   });
 
   it("extracts absolute member names inside /workspace, never at the root", async () => {
-    const id = await createWorkspace();
+    const id = await createWorkspace("archive test", "empty");
     const { container } = await wake(id);
-    const result = await post(`/api/workspaces/${id}/import?replace=true`, {
+    const result = await post(`/api/workspaces/${id}/import`, {
       body: tarGz({ "/etc/abs-lifecycle.txt": "abs" }),
     });
     // GNU tar strips the leading "/" (and warns, exit 0).
