@@ -49,15 +49,17 @@ export function LifecycleControls({ workspaceId, status, onWake, onChanged }: Pr
       await onWake();
     });
   };
-  const importFile = (file: File) =>
-    act("Importing…", async () => {
+  const importFile = (file: File) => {
+    if (!window.confirm(`Replace everything in /workspace with the files of ${file.name}?`)) return;
+    return act("Importing…", async () => {
       await onWake();
-      await apiJson<ImportResult>(`${base}/import`, {
+      await apiJson<ImportResult>(`${base}/import?replace=true`, {
         method: "POST",
         headers: { "Content-Type": "application/gzip" },
         body: file,
       });
     });
+  };
 
   const running = status.state === "running" || status.state === "saving";
   const restoreFailed = status.state === "failed" && status.error?.code === "SNAPSHOT_RESTORE_FAILED";
@@ -102,9 +104,9 @@ export function LifecycleControls({ workspaceId, status, onWake, onChanged }: Pr
             role="menuitem"
             onClick={() => fileInput.current?.click()}
             data-testid="import"
-            title="Only into an empty workspace"
+            title="Replaces everything in /workspace"
           >
-            Import archive into this empty workspace…
+            Import archive (replaces /workspace)…
           </button>
           <button
             type="button"

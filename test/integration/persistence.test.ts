@@ -135,11 +135,12 @@ describe("workspaces that last", () => {
     expect(status.error?.message).toMatch(/start fresh|import/i);
     expect(await peek(id)).toMatchObject({ state: "failed" });
 
-    // The way out: start fresh gives an empty, working workspace.
+    // The way out: start fresh gives a new workspace from the image (the starter app).
     const reset = await post(`/api/workspaces/${id}/reset`);
     expect(reset.status).toBe(204);
     const fresh = await wake(id);
-    expect(sh(fresh.container, "ls -A /workspace | wc -l")).toBe("0");
+    expect(fresh.status.lastSavedAt).toBeNull();
+    expect(sh(fresh.container, "test -d /workspace && echo ok")).toBe("ok");
   });
 
   it("refuses start fresh for a workspace that has its files", async () => {

@@ -5,6 +5,22 @@ import type { SaveResult, WorkspaceStatus } from "../../protocol/workspace";
 import { runContainers } from "./containers";
 import { ownerApi } from "./session";
 
+/**
+ * Node's HTTP server closes an idle keep-alive socket after 5 s; a request
+ * that reuses it at that moment fails with "other side closed" before the
+ * server saw it. Tests idle between requests (docker exec), so retry that
+ * one failure once: the server never received the first attempt.
+ */
+async function request(path: string, init: RequestInit = {}): Promise<Response> {
+  try {
+    return await ownerApi(path, init);
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause;
+    if (cause?.code !== "UND_ERR_SOCKET") throw error;
+    return ownerApi(path, init);
+  }
+}
+
 /** What this file's tests made: containers and snapshot images (`docker commit`s named by snapshot id). */
 const made = { containers: new Set<string>(), snapshots: [] as string[] };
 
@@ -32,7 +48,7 @@ export function removeWhatWeMade(): void {
 /** Wakes (or starts) a workspace through the status API and returns the status and its container's name. */
 export async function wake(id: string): Promise<{ status: WorkspaceStatus; container: string }> {
   const before = new Set(runContainers());
-  const response = await ownerApi(`/api/workspaces/${id}/status`);
+  const response = await request(`/api/workspaces/${id}/status`);
   expect(response.status).toBe(200);
   const status = (await response.json()) as WorkspaceStatus;
   expect(status, JSON.stringify(status)).toMatchObject({ id, state: "running" });
@@ -48,7 +64,7 @@ export async function wake(id: string): Promise<{ status: WorkspaceStatus; conta
 }
 
 export async function peek(id: string): Promise<WorkspaceStatus> {
-  const response = await ownerApi(`/api/workspaces/${id}/status?wake=0`);
+  const response = await request(`/api/workspaces/${id}/status?wake=0`);
   expect(response.status).toBe(200);
   const status = (await response.json()) as WorkspaceStatus;
   remember(status);
@@ -56,7 +72,7 @@ export async function peek(id: string): Promise<WorkspaceStatus> {
 }
 
 export async function post<T>(path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
-  const response = await ownerApi(path, { method: "POST", ...init });
+  const response = await request(path, { method: "POST", ...init });
   const text = await response.text();
   const body = text ? JSON.parse(text) : undefined;
   if (body && typeof body.snapshotId === "string") remember(body);

@@ -59,21 +59,29 @@ export async function exportArchive(lifecycle: Lifecycle, container: Container, 
  * GNU tar strips leading `/` from member names and refuses members with
  * `..`; a refused or broken archive leaves /workspace empty again.
  */
-export function importArchive(lifecycle: Lifecycle, container: Container, body: ReadableStream): Promise<ImportResult> {
+export function importArchive(
+  lifecycle: Lifecycle,
+  container: Container,
+  body: ReadableStream,
+  replace = false,
+): Promise<ImportResult> {
   return lifecycle.exclusive(async () => {
     await lifecycle.ensureRunning();
     const existing = await run(container, ["sh", "-c", `ls -A ${WORKSPACE_DIR} | head -n 1`]);
-    if (existing.trim()) {
-      await body.cancel().catch(() => {});
+    if (existing.trim() && !replace) {
+      await drain(body);
       throw new ApiError(
         409,
         ErrorCode.WORKSPACE_NOT_EMPTY,
-        "Import goes only into an empty workspace, so it never overwrites files. Create a new workspace and import there.",
+        "This workspace has files. Import with ?replace=true to replace everything in /workspace (a new workspace holds only the starter app).",
       );
     }
+    const archive = await gzipOrRefuse(body);
+    // Only after the upload looks like an archive: a bad upload changes nothing.
+    if (replace) await run(container, ["find", WORKSPACE_DIR, "-mindepth", "1", "-delete"]);
     const proc = await container.exec(["tar", "-xzf", "-", "-C", WORKSPACE_DIR, "--no-same-owner"], {
       cwd: "/",
-      stdin: body,
+      stdin: archive,
       stdout: "ignore",
       stderr: "pipe",
     });
@@ -81,6 +89,8 @@ export function importArchive(lifecycle: Lifecycle, container: Container, body: 
       proc.exitCode,
       proc.stderr ? new Response(proc.stderr).text() : Promise.resolve(""),
     ]);
+    // Whatever tar left unread (it stops early on some errors).
+    await drain(archive);
     if (code !== 0) {
       await run(container, ["find", WORKSPACE_DIR, "-mindepth", "1", "-delete"]).catch((error) =>
         console.error(`cleaning up a failed import: ${describe(error)}`),
@@ -94,5 +104,55 @@ export function importArchive(lifecycle: Lifecycle, container: Container, body: 
     const entries = (await run(container, ["sh", "-c", `ls -A ${WORKSPACE_DIR} | wc -l`])).trim();
     const saved = await lifecycle.snapshot();
     return { entries: Number(entries), saved };
+  });
+}
+
+/**
+ * Reads a refused upload to its end, so the client's connection stays usable
+ * for its next request instead of being dropped under it.
+ */
+async function drain(body: ReadableStream): Promise<void> {
+  await body.pipeTo(new WritableStream()).catch(() => {});
+}
+
+/** Refuses (after draining) a body that does not start like gzip; else the same bytes as a stream. */
+async function gzipOrRefuse(body: ReadableStream<Uint8Array>): Promise<ReadableStream<Uint8Array>> {
+  const reader = body.getReader();
+  const head: Uint8Array[] = [];
+  let length = 0;
+  while (length < 2) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    head.push(value);
+    length += value.byteLength;
+  }
+  const first = head[0];
+  const second = first && first.byteLength > 1 ? first[1] : head[1]?.[0];
+  if (first?.[0] !== 0x1f || second !== 0x8b) {
+    reader.releaseLock();
+    await drain(body);
+    throw new ApiError(
+      400,
+      ErrorCode.INVALID_ARCHIVE,
+      'The upload is not a gzip-compressed archive. Upload a .tar.gz made by Export or by "tar -czf".',
+    );
+  }
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of head) controller.enqueue(chunk);
+    },
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    // tar may stop reading before the end (it refused a member): read the
+    // rest anyway, for the same reason as drain().
+    async cancel() {
+      for (;;) {
+        const { done } = await reader.read().catch(() => ({ done: true }));
+        if (done) return;
+      }
+    },
   });
 }

@@ -17,7 +17,8 @@ export async function handleLifecycleFetch(
     if (url.pathname === "/lifecycle/import" && request.method === "POST") {
       if (!request.body)
         throw new ApiError(400, ErrorCode.INVALID_ARCHIVE, "Send the .tar.gz archive as the request body.");
-      return Response.json(await importArchive(lifecycle, container, request.body));
+      const replace = url.searchParams.get("replace") === "true";
+      return Response.json(await importArchive(lifecycle, container, request.body, replace));
     }
     return jsonError(404, ErrorCode.NOT_FOUND, `The workspace has no route ${url.pathname}.`);
   } catch (error) {

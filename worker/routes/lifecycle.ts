@@ -25,12 +25,13 @@ lifecycleRoutes.get("/:id/export", async (c) => {
   return stub.fetch(new Request(`https://workspace/lifecycle/export?name=${encodeURIComponent(id)}`));
 });
 
-/** A tar.gz request body unpacked into an empty /workspace, then saved. */
+/** A tar.gz request body unpacked into an empty /workspace (or replacing it with `?replace=true`), then saved. */
 lifecycleRoutes.post("/:id/import", async (c) => {
   const stub = workspaceStub(c, c.req.param("id"));
   const body = c.req.raw.body;
   if (!body) throw new ApiError(400, ErrorCode.INVALID_ARCHIVE, "Send the .tar.gz archive as the request body.");
-  return stub.fetch(new Request("https://workspace/lifecycle/import", { method: "POST", body }));
+  const replace = c.req.query("replace") === "true" ? "?replace=true" : "";
+  return stub.fetch(new Request(`https://workspace/lifecycle/import${replace}`, { method: "POST", body }));
 });
 
 /**
