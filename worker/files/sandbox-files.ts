@@ -197,6 +197,8 @@ export class Files {
     const proc = await this.spawn("read", withStat ? [target, "stat"] : [target], options);
     const stdout = proc.stdout;
     if (!stdout) throw SandboxProtocolError.create("the helper has no stdout");
+    // Drain stderr from the start: it carries the error, and an unread pipe can stall the process.
+    const stderr = proc.stderr ? new Response(proc.stderr).text() : Promise.resolve("");
     const reader = stdout.getReader();
     // The helper writes one 0x01 byte once the file is open (then a stat line when asked).
     let head: Uint8Array = new Uint8Array(0);
@@ -204,7 +206,7 @@ export class Files {
     while (headerEnd === -1) {
       const next = await reader.read();
       if (next.done) {
-        if (head.byteLength === 0) throw await this.failure(proc, "readFile", path);
+        if (head.byteLength === 0) throw await this.failure(proc, stderr, "readFile", path);
         throw SandboxProtocolError.create("the helper ended before its header");
       }
       head = concat(head, next.value as Uint8Array);
@@ -216,7 +218,7 @@ export class Files {
     }
     const stat = withStat ? toStat(JSON.parse(new TextDecoder().decode(head.subarray(1, headerEnd - 1)))) : undefined;
     const rest = head.subarray(headerEnd);
-    const fail = (code: number) => this.failure(proc, "readFile", path, code);
+    const fail = (code: number) => this.failure(proc, stderr, "readFile", path, code);
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         if (rest.byteLength > 0) controller.enqueue(rest);
@@ -330,9 +332,14 @@ export class Files {
     return (text ? JSON.parse(text) : undefined) as T;
   }
 
-  private async failure(proc: ExecProcess, operation: FileOperation, path: string, exitCode?: number) {
-    const stderr = proc.stderr ? await new Response(proc.stderr).text() : "";
-    return parseFailure(stderr, operation, path, undefined, exitCode ?? (await proc.exitCode));
+  private async failure(
+    proc: ExecProcess,
+    stderr: Promise<string>,
+    operation: FileOperation,
+    path: string,
+    exitCode?: number,
+  ) {
+    return parseFailure(await stderr, operation, path, undefined, exitCode ?? (await proc.exitCode));
   }
 }
 
