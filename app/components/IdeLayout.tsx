@@ -3,6 +3,8 @@ import { Group, Panel, Separator, useDefaultLayout } from "react-resizable-panel
 import { EditorPane } from "../editor/EditorPane";
 import { useWorkspaceFiles } from "../files/useWorkspaceFiles";
 import { FileTree } from "./FileTree";
+import { PreviewPane } from "./PreviewPane";
+import { TerminalPanel } from "./TerminalPanel";
 
 /**
  * The IDE's frame: file tree | (editor over terminal) | preview. Every split is
@@ -35,7 +37,7 @@ export function IdeLayout({ workspaceId }: { workspaceId: string }) {
           <Separator className="separator separator-horizontal" />
           <Panel id="terminal" defaultSize="40" minSize="10">
             <Pane title="Terminal" testId="pane-terminal">
-              <p className="placeholder">A root shell in the workspace appears here.</p>
+              <TerminalPanel workspaceId={workspaceId} />
             </Pane>
           </Panel>
         </Group>
@@ -43,7 +45,7 @@ export function IdeLayout({ workspaceId }: { workspaceId: string }) {
       <Separator className="separator separator-vertical" />
       <Panel id="preview" defaultSize="30" minSize="10">
         <Pane title="Preview" testId="pane-preview">
-          <p className="placeholder">Start a dev server (npm run dev) to preview it here.</p>
+          <PreviewPane workspaceId={workspaceId} />
         </Pane>
       </Panel>
     </Group>
