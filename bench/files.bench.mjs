@@ -28,6 +28,33 @@ async function timeAsync(fn) {
   return performance.now() - start;
 }
 
+/**
+ * Retries a request once when a kept-alive connection was closed by the dev
+ * server just as it was reused (undici "other side closed"): the requests here
+ * are idempotent, and the race is not what is being measured.
+ */
+function withRetry(session) {
+  const fetchOnce = session.fetch;
+  const retrying = async (path, init) => {
+    try {
+      return await fetchOnce(path, init);
+    } catch (error) {
+      if (error?.cause?.code !== "UND_ERR_SOCKET" && error?.cause?.code !== "ECONNRESET") throw error;
+      return fetchOnce(path, init);
+    }
+  };
+  return {
+    ...session,
+    fetch: retrying,
+    async json(path, init) {
+      const response = await retrying(path, init);
+      if (!response.ok)
+        throw new Error(`${init?.method ?? "GET"} ${path}: ${response.status} ${await response.text()}`);
+      return response.json();
+    },
+  };
+}
+
 /** The Docker container of workspace `id`: the one that holds a marker written through the API. */
 async function findContainer(session, id) {
   const marker = `.bench-${randomBytes(4).toString("hex")}`;
@@ -45,13 +72,31 @@ async function findContainer(session, id) {
   throw new Error("the workspace's container was not found");
 }
 
-export async function run({ baseUrl }) {
-  const session = await signIn(baseUrl);
+export async function run(options) {
+  try {
+    return await measure(options);
+  } catch (error) {
+    throw new Error(`${error.message}${error.cause ? ` (${error.cause.message ?? error.cause})` : ""}`);
+  }
+}
+
+async function measure({ baseUrl }) {
+  const session = withRetry(await signIn(baseUrl));
   const { id } = await session.json("/api/workspaces", { method: "POST", body: { name: "bench files" } });
   const files = (suffix, path) => `/api/workspaces/${id}/files${suffix}?path=${encodeURIComponent(path)}`;
   try {
     const container = await findContainer(session, id);
-    const exec = (...args) => execFileSync("docker", ["exec", container, ...args], { maxBuffer: 64 << 20 });
+    const exec = (...args) => {
+      try {
+        return execFileSync("docker", ["exec", container, ...args], {
+          maxBuffer: 64 << 20,
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+      } catch (error) {
+        const state = spawnSync("docker", ["inspect", "-f", "{{json .State}}", container], { encoding: "utf8" }).stdout;
+        throw new Error(`docker exec ${args.join(" ")} failed: ${error.stderr} (container: ${state})`);
+      }
+    };
     exec("sh", "-c", "mkdir -p /workspace/big && cd /workspace/big && seq 10000 | xargs touch");
     exec("sh", "-c", "head -c 1048576 /dev/urandom > /workspace/one-mb.bin");
     const rows = [];

@@ -48,9 +48,10 @@ export class Workspace extends DurableObject<Env> {
     super(ctx, env);
     this.alarms = new AlarmScheduler(ctx.storage);
     this.files = new Files({ exec: (cmd, options) => this.execWhenUp(cmd, options) }, { confineTo: WORKSPACE_ROOT });
-    this.fileWatcher = new FileWatcher(async () => {
-      await this.ensureRunning();
-      return { exec: (cmd, options) => this.execWhenUp(cmd, options) };
+    // The watcher follows the container and never starts it: a stopped or sleeping workspace stays so.
+    this.fileWatcher = new FileWatcher(() => {
+      const container = this.ctx.container;
+      return container?.running ? container : undefined;
     });
     this.previews = new WorkspacePreviews({
       storage: ctx.storage,

@@ -5,8 +5,16 @@ import { launchBrowser } from "../support/browser";
 import { shell, workspaceContainer } from "../support/files";
 import { createWorkspace, openWorkspace } from "../support/session";
 
-// The terminal UI is not on main yet: "the terminal" here is `docker exec` into
-// the workspace's own container, the same shell a terminal tab would reach.
+// The user's own terminal (xterm.js in the page) runs `cat` and makes files;
+// other changes "from the terminal" use `docker exec` into the workspace's own
+// container, the same shell, to keep the test short.
+
+declare global {
+  interface Window {
+    /** Test hooks the app installs (app/terminal/registry.ts). */
+    __cloudIde?: Record<string, unknown>;
+  }
+}
 
 let browser: Browser;
 let page: Page;
@@ -29,6 +37,21 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
+
+/** What the terminal shows (test hook of app/terminal/registry.ts). */
+const terminalScreen = () =>
+  page.evaluate(() => {
+    const fn = window.__cloudIde?.terminalText;
+    if (typeof fn !== "function") throw new Error("the app has no terminalText hook");
+    return fn() as string;
+  });
+
+/** Types a line into the terminal like a user. */
+async function typeInTerminal(text: string) {
+  await page.locator('.terminal-view:not(.inactive) [data-testid="terminal"]').click();
+  await page.keyboard.type(text);
+  await page.keyboard.press("Enter");
+}
 
 const row = (path: string) => page.locator(`[data-testid="file-tree"] [data-path="${path}"]`);
 const editorText = () => page.locator('[data-testid="code-editor"] .cm-content').textContent();
@@ -61,10 +84,15 @@ describe("files and editor", () => {
     await page.keyboard.press("Control+s");
     await expect.poll(() => tab("src/hello.ts").getAttribute("data-dirty"), { timeout: 20_000 }).toBe("false");
     expect(shell(container, "cat /workspace/src/hello.ts")).toBe("export const a = 1;\nexport const b = 2;");
+    await page.locator('[data-testid="connection-status"][data-state="connected"]').waitFor({ timeout: 60_000 });
+    await typeInTerminal("cat src/hello.ts");
+    await expect
+      .poll(terminalScreen, { timeout: 30_000, interval: 200 })
+      .toMatch(/export const a = 1;\s+export const b = 2;/);
   });
 
   it("shows a file created in the terminal", async () => {
-    shell(container, "echo hi > /workspace/from-terminal.txt");
+    await typeInTerminal("echo hi > from-terminal.txt");
     await row("from-terminal.txt").waitFor();
   });
 

@@ -28,7 +28,8 @@ export class FileWatcher {
   private readonly encoder = new TextEncoder();
 
   constructor(
-    private readonly container: () => Promise<Pick<Container, "exec">>,
+    /** The container when it runs; undefined while it is stopped or asleep (the watcher never starts it). */
+    private readonly container: () => Pick<Container, "exec"> | undefined,
     private readonly root = "/workspace",
   ) {}
 
@@ -56,7 +57,12 @@ export class FileWatcher {
     if (this.process || this.starting || this.clients.size === 0) return;
     this.starting = true;
     try {
-      const container = await this.container();
+      const container = this.container();
+      if (!container) {
+        // Stopped or asleep: wait for someone to start it rather than starting it ourselves.
+        setTimeout(() => void this.ensureWatching(), RESTART_DELAY_MS * 3);
+        return;
+      }
       const token = crypto.randomUUID().replaceAll("-", "");
       const process = await container.exec(
         [

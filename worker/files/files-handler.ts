@@ -56,11 +56,9 @@ const HANDLERS: Record<string, Handler> = {
   "GET content": async (_request, query, deps) => {
     const path = pathParam(query, "path");
     await deps.ensureRunning();
-    // stat first: if the file changes before it is read, the etag is older than
-    // the bytes, so a later If-Match save is refused rather than losing work.
-    const stat = await attempt(() => deps.files.stat(containerPath(path)), path);
-    if (stat.type === "directory") throw fileApiError(isDirectory(path), path);
-    const file = await attempt(() => deps.files.readFile(containerPath(path)), path);
+    // One process opens the file and reports the stat of what it opened, so the
+    // ETag describes exactly these bytes.
+    const { response: file, stat } = await attempt(() => deps.files.readFileWithStat(containerPath(path)), path);
     return new Response(file.body, { headers: contentHeaders(stat, path, false) });
   },
 
@@ -75,9 +73,11 @@ const HANDLERS: Record<string, Handler> = {
     // Atomic save: write a temporary file beside it, then rename it into place.
     const temp = temporaryPath(path, "save");
     try {
-      await attempt(() => deps.files.writeFile(containerPath(temp), request.body ?? ""), path);
       const expected = createOnly ? "-" : (ifMatch ?? "");
-      const stat = await attempt(() => deps.files.commit(containerPath(temp), containerPath(path), expected), path);
+      const stat = await attempt(
+        () => deps.files.saveAtomically(containerPath(temp), containerPath(path), expected, request.body ?? ""),
+        path,
+      );
       return Response.json(info(path, stat), { status: 200, headers: { ETag: stat.etag } });
     } catch (error) {
       await deps.files.remove(containerPath(temp), { force: true }).catch(() => {});
@@ -258,16 +258,6 @@ function temporaryPath(path: string, kind: "save" | "upload", token = randomToke
 
 function randomToken(): string {
   return crypto.randomUUID().replaceAll("-", "").slice(0, 16);
-}
-
-function isDirectory(path: string) {
-  return Object.assign(new Error(`${path} is a directory`), {
-    name: "SandboxFileError",
-    code: "EISDIR",
-    operation: "readFile",
-    path,
-    detail: "Is a directory (os error 21)",
-  });
 }
 
 /** Runs a file operation, turning Linux errors into HTTP errors about `path`. */

@@ -6,11 +6,11 @@
  * Linux error name. `root` (may be empty) confines every path to a directory:
  * each path is resolved with realpath in the same process that then opens it.
  *
- * Ops: read PATH (writes 0x01 once open, then the bytes), write PATH (stdin),
+ * Ops: read PATH [stat] (writes 0x01 once open, with "stat" a JSON stat line, then the bytes), write PATH (stdin),
  * write-at PATH OFFSET (stdin; offset 0 truncates), stat/lstat PATH,
  * readdir PATH, list PATH (entries with lstat metadata), mkdir PATH RECURSIVE,
  * rename SRC DST NOREPLACE, remove PATH RECURSIVE FORCE,
- * commit TEMP DEST EXPECTED (compare-and-rename for atomic saves; EXPECTED is
+ * save TEMP DEST EXPECTED (stdin into TEMP, then commit), commit TEMP DEST EXPECTED (compare-and-rename for atomic saves; EXPECTED is
  * an etag, "" for no check, "-" for "must not exist").
  */
 export const HELPER_SCRIPT = String.raw`
@@ -76,7 +76,10 @@ def run():
         if not S.S_ISREG(mode):
             raise Fail("EINVAL", "Not a regular file")
         os.set_blocking(fd, True)
-        out.write(b"\x01"); out.flush()
+        out.write(b"\x01")
+        if args[1:] == ["stat"]:
+            out.write(json.dumps(stat_json(os.fstat(fd))).encode() + b"\n")
+        out.flush()
         with os.fdopen(fd, "rb") as f:
             copy(f, out)
         out.flush()
@@ -139,8 +142,20 @@ def run():
             shutil.rmtree(args[0])
         else:
             os.unlink(args[0])
-    elif op == "commit":
+    elif op in ("commit", "save"):
         temp, dest, expected = args
+        if op == "save":
+            # Write stdin to the temporary file first, then commit it, in this one process.
+            confine(temp, False); confine(dest, True)
+            try:
+                with open(temp, "xb") as f:
+                    copy(sys.stdin.buffer, f)
+            except BaseException:
+                try:
+                    os.unlink(temp)
+                except OSError:
+                    pass
+                raise
         confine(temp, False); confine(dest, True)
         if expected == "-" and os.path.lexists(dest):
             os.unlink(temp)

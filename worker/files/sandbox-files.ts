@@ -69,35 +69,7 @@ export class Files {
   ) {}
 
   async readFile(path: string, options: FileOperationOptions = {}): Promise<Response> {
-    const target = this.resolve(path, options, []);
-    const proc = await this.spawn("read", [target], options);
-    const stdout = proc.stdout;
-    if (!stdout) throw SandboxProtocolError.create("the helper has no stdout");
-    const reader = stdout.getReader();
-    let first = await reader.read();
-    while (!first.done && (first.value as Uint8Array).byteLength === 0) first = await reader.read();
-    if (first.done) throw await this.failure(proc, "readFile", path);
-    // The helper writes one 0x01 byte once the file is open.
-    const rest = (first.value as Uint8Array).subarray(1);
-    const fail = (code: number) => this.failure(proc, "readFile", path, code);
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        if (rest.byteLength > 0) controller.enqueue(rest);
-      },
-      async pull(controller) {
-        const next = await reader.read();
-        if (!next.done) return controller.enqueue(next.value as Uint8Array);
-        const exitCode = await proc.exitCode;
-        if (exitCode === 0) controller.close();
-        else controller.error(await fail(exitCode));
-      },
-      cancel(reason) {
-        // No proc.kill(): under local workerd it signals the whole container. The
-        // helper gets EPIPE at its next write and exits.
-        void reader.cancel(reason).catch(() => {});
-      },
-    });
-    return new Response(body, { status: 200 });
+    return (await this.open(path, options, false)).response;
   }
 
   async writeFile(path: string, content: FileContent, options: FileOperationOptions = {}): Promise<void> {
@@ -149,6 +121,18 @@ export class Files {
     return this.runJson<SandboxDirectoryListing>("list", [target], options, "readDirectory", path);
   }
 
+  /**
+   * `readFile` plus the stat of the opened file, in one process: the stat
+   * describes exactly the file whose bytes are streamed.
+   */
+  async readFileWithStat(
+    path: string,
+    options: FileOperationOptions = {},
+  ): Promise<{ response: Response; stat: SandboxFileStat }> {
+    const { response, stat } = await this.open(path, options, true);
+    return { response, stat: stat as SandboxFileStat };
+  }
+
   /** `rename` that refuses an existing destination with EEXIST instead of replacing it. */
   async renameNoReplace(source: string, destination: string, options: FileOperationOptions = {}): Promise<void> {
     const from = this.resolve(source, options, []);
@@ -187,7 +171,73 @@ export class Files {
     );
   }
 
+  /** Ours: writes `content` to `temp`, then `commit`s it onto `destination`, in one process. */
+  async saveAtomically(
+    temp: string,
+    destination: string,
+    expectedEtag: string,
+    content: FileContent,
+    options: FileOperationOptions = {},
+  ): Promise<SandboxFileStat> {
+    const from = this.resolve(temp, options, []);
+    const to = this.resolve(destination, options, []);
+    return toStat(
+      await this.pipeIn<RawStat>("save", [from, to, expectedEtag], content, options, "writeFile", destination),
+    );
+  }
+
   // Internals
+
+  private async open(
+    path: string,
+    options: FileOperationOptions,
+    withStat: boolean,
+  ): Promise<{ response: Response; stat?: SandboxFileStat }> {
+    const target = this.resolve(path, options, []);
+    const proc = await this.spawn("read", withStat ? [target, "stat"] : [target], options);
+    const stdout = proc.stdout;
+    if (!stdout) throw SandboxProtocolError.create("the helper has no stdout");
+    // Drain stderr from the start: it carries the error, and an unread pipe can stall the process.
+    const stderr = proc.stderr ? new Response(proc.stderr).text() : Promise.resolve("");
+    const reader = stdout.getReader();
+    // The helper writes one 0x01 byte once the file is open (then a stat line when asked).
+    let head: Uint8Array = new Uint8Array(0);
+    let headerEnd = -1;
+    while (headerEnd === -1) {
+      const next = await reader.read();
+      if (next.done) {
+        if (head.byteLength === 0) throw await this.failure(proc, stderr, "readFile", path);
+        throw SandboxProtocolError.create("the helper ended before its header");
+      }
+      head = concat(head, next.value as Uint8Array);
+      if (head.byteLength > 0 && !withStat) headerEnd = 1;
+      else if (withStat) {
+        const newline = head.indexOf(10);
+        if (newline !== -1) headerEnd = newline + 1;
+      }
+    }
+    const stat = withStat ? toStat(JSON.parse(new TextDecoder().decode(head.subarray(1, headerEnd - 1)))) : undefined;
+    const rest = head.subarray(headerEnd);
+    const fail = (code: number) => this.failure(proc, stderr, "readFile", path, code);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        if (rest.byteLength > 0) controller.enqueue(rest);
+      },
+      async pull(controller) {
+        const next = await reader.read();
+        if (!next.done) return controller.enqueue(next.value as Uint8Array);
+        const exitCode = await proc.exitCode;
+        if (exitCode === 0) controller.close();
+        else controller.error(await fail(exitCode));
+      },
+      cancel(reason) {
+        // No proc.kill(): under local workerd it signals the whole container. The
+        // helper gets EPIPE at its next write and exits.
+        void reader.cancel(reason).catch(() => {});
+      },
+    });
+    return { response: new Response(body, { status: 200 }), stat };
+  }
 
   private resolve(path: string, options: object, extra: string[]): string {
     for (const key of Object.keys(options)) {
@@ -282,9 +332,14 @@ export class Files {
     return (text ? JSON.parse(text) : undefined) as T;
   }
 
-  private async failure(proc: ExecProcess, operation: FileOperation, path: string, exitCode?: number) {
-    const stderr = proc.stderr ? await new Response(proc.stderr).text() : "";
-    return parseFailure(stderr, operation, path, undefined, exitCode ?? (await proc.exitCode));
+  private async failure(
+    proc: ExecProcess,
+    stderr: Promise<string>,
+    operation: FileOperation,
+    path: string,
+    exitCode?: number,
+  ) {
+    return parseFailure(await stderr, operation, path, undefined, exitCode ?? (await proc.exitCode));
   }
 }
 
@@ -340,4 +395,12 @@ function toStream(content: FileContent): ReadableStream<Uint8Array> {
       controller.close();
     },
   });
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.byteLength === 0) return b;
+  const out = new Uint8Array(a.byteLength + b.byteLength);
+  out.set(a);
+  out.set(b, a.byteLength);
+  return out;
 }
