@@ -7,6 +7,7 @@ export const ErrorCode = {
   BAD_REQUEST: "BAD_REQUEST",
   INVALID_JSON: "INVALID_JSON",
   INVALID_WORKSPACE_ID: "INVALID_WORKSPACE_ID",
+  INVALID_TERMINAL_NAME: "INVALID_TERMINAL_NAME",
   INVALID_PORT: "INVALID_PORT",
   INVALID_TTL: "INVALID_TTL",
   INVALID_WORKSPACE_NAME: "INVALID_WORKSPACE_NAME",
@@ -15,20 +16,38 @@ export const ErrorCode = {
   WRONG_PASSWORD: "WRONG_PASSWORD",
   // 403: a state-changing request or WebSocket upgrade from another origin
   FORBIDDEN_ORIGIN: "FORBIDDEN_ORIGIN",
+  INVALID_PATH: "INVALID_PATH",
+  IS_A_DIRECTORY: "IS_A_DIRECTORY",
+  NOT_A_DIRECTORY: "NOT_A_DIRECTORY",
+  // 403
+  PATH_OUTSIDE_WORKSPACE: "PATH_OUTSIDE_WORKSPACE",
+  PERMISSION_DENIED: "PERMISSION_DENIED",
   // 404
   NOT_FOUND: "NOT_FOUND",
+  FILE_NOT_FOUND: "FILE_NOT_FOUND",
+  // 409
+  FILE_EXISTS: "FILE_EXISTS",
+  DIRECTORY_NOT_EMPTY: "DIRECTORY_NOT_EMPTY",
+  CROSS_DEVICE: "CROSS_DEVICE",
+  // 412: the file changed since the client read it (If-Match)
+  FILE_CHANGED: "FILE_CHANGED",
   // 405
   METHOD_NOT_ALLOWED: "METHOD_NOT_ALLOWED",
   // 415: a JSON body was expected
   UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
+  // 426: a WebSocket route asked without `Upgrade: websocket`
+  UPGRADE_REQUIRED: "UPGRADE_REQUIRED",
   // 429: too many failed sign-ins from this address; see Retry-After
   TOO_MANY_ATTEMPTS: "TOO_MANY_ATTEMPTS",
   // 500
   INTERNAL: "INTERNAL",
   // 500: the Worker lacks IDE_PASSWORD / SESSION_SECRET
   MISCONFIGURED: "MISCONFIGURED",
+  FILE_ERROR: "FILE_ERROR",
   // 503: the container could not be started or reached; retrying may help
   CONTAINER_UNAVAILABLE: "CONTAINER_UNAVAILABLE",
+  // 507
+  NO_SPACE: "NO_SPACE",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -10,8 +10,10 @@ import { ErrorCode } from "../protocol/errors";
 import { requireUser, sameOriginOnly } from "./auth/guards";
 import { ApiError, describe, isWorkspaceNotFound, jsonError, notFound } from "./http";
 import { handlePreviewRequest, previewHostLabel, withoutPreviewHeader } from "./preview-host";
+import { fileRoutes } from "./routes/files";
 import { previewRoutes } from "./routes/previews";
 import { sessionRoutes } from "./routes/session";
+import { terminalRoutes, terminalSocketRoutes } from "./routes/terminals";
 import { workspaceRoutes } from "./routes/workspaces";
 import { securityHeaders } from "./security-headers";
 import type { AppEnv } from "./workspace-access";
@@ -33,6 +35,9 @@ app.use("/api/*", requireUser);
 app.use("/ws/*", requireUser);
 
 app.route("/api/workspaces", workspaceRoutes);
+app.route("/api/workspaces", terminalRoutes);
+app.route("/ws/workspaces", terminalSocketRoutes);
+app.route("/api/workspaces", fileRoutes);
 app.route("/api/workspaces", previewRoutes);
 
 app.all("/api/*", () => {

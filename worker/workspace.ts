@@ -1,18 +1,27 @@
 import { DurableObject } from "cloudflare:workers";
 import { ErrorCode } from "../protocol/errors";
 import type { DevServerState, PreviewsOverview } from "../protocol/previews";
+import { isTerminalName, type TerminalInfo } from "../protocol/terminal";
 import type { WorkspaceStatus } from "../protocol/workspace";
 import { AlarmScheduler } from "./alarms";
+import { FileWatcher } from "./files/file-watcher";
+import { handleFilesRequest } from "./files/files-handler";
+import { Files } from "./files/sandbox-files";
+import { WORKSPACE_ROOT } from "./files/workspace-path";
 import { describe, jsonError, WORKSPACE_NOT_FOUND } from "./http";
 import { PREVIEW_HEADER } from "./preview-host";
 import type { Grant } from "./previews/grants";
 import { previewNotFound } from "./previews/pages";
 import { SWEEP_TASK, WorkspacePreviews } from "./previews/workspace-previews";
+import { endTerminal, listTerminals, openTerminal } from "./terminal-bridge";
 import { CALLER_HEADER } from "./workspace-access";
 
 /** How long a container keeps running once nothing uses the workspace. */
 const INACTIVITY_TIMEOUT_MS = 5 * 60_000;
 const WORKSPACE_DIR = "/workspace";
+/** How long one start may take from start() to accepting exec(), and how often to try. */
+const START_ATTEMPT_TIMEOUT_MS = 20_000;
+const START_ATTEMPTS = 4;
 
 /**
  * One workspace: a Durable Object that owns one container through
@@ -23,12 +32,21 @@ const WORKSPACE_DIR = "/workspace";
 export class Workspace extends DurableObject<Env> {
   private starting: Promise<void> | undefined;
   private owner: string | undefined;
+  /** File operations confined to /workspace (symlinks included). */
+  private readonly files: Files;
+  private readonly fileWatcher: FileWatcher;
+  private readyForExec: Promise<void> | undefined;
   private readonly previews: WorkspacePreviews;
   /** The object's one alarm, shared by features: add a task name and its handler here. */
   private readonly alarms: AlarmScheduler;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.files = new Files({ exec: (cmd, options) => this.execWhenUp(cmd, options) }, { confineTo: WORKSPACE_ROOT });
+    this.fileWatcher = new FileWatcher(async () => {
+      await this.ensureRunning();
+      return { exec: (cmd, options) => this.execWhenUp(cmd, options) };
+    });
     this.previews = new WorkspacePreviews({
       storage: ctx.storage,
       container: () => this.container,
@@ -93,12 +111,59 @@ export class Workspace extends DurableObject<Env> {
     return this.starting;
   }
 
+  /**
+   * exec() right after start() can find the container not running yet (seen
+   * under load locally): retry that one error for a few seconds.
+   */
+  private async execWhenUp(cmd: string[], options?: ContainerExecOptions): Promise<ExecProcess> {
+    await this.execReady();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.container.exec(cmd, options);
+      } catch (error) {
+        if (attempt >= 20 || !/not running/.test(describe(error))) throw error;
+        await this.ensureRunning();
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+  }
+
+  /** Resolves once a trivial command runs (a fresh container can answer 126 for a moment). */
+  private execReady(): Promise<void> {
+    if (!this.container.running) this.readyForExec = undefined;
+    this.readyForExec ??= (async () => {
+      for (let attempt = 0; attempt < 40; attempt++) {
+        try {
+          const probe = await this.container.exec(["true"], { cwd: "/" });
+          if ((await probe.exitCode) === 0) return;
+        } catch {
+          await this.ensureRunning();
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    })();
+    return this.readyForExec;
+  }
+
   private async start(): Promise<void> {
     const container = this.container;
     const image = container.images.sandbox;
     if (!image) throw new Error('No image named "sandbox" in wrangler.jsonc `containers[].images`.');
-    container.start({ image, enableInternet: this.env.SANDBOX_INTERNET !== "false" });
-    await container.setInactivityTimeout(INACTIVITY_TIMEOUT_MS);
+    // A start can fail on its way up (locally: a slow Docker engine under load
+    // misses workerd's wait for the network sidecar). Try a few times.
+    for (let attempt = 1; ; attempt++) {
+      if (!container.running) container.start({ image, enableInternet: this.env.SANDBOX_INTERNET !== "false" });
+      await container.setInactivityTimeout(INACTIVITY_TIMEOUT_MS);
+      try {
+        await this.waitUntilExecReady();
+        break;
+      } catch (error) {
+        if (attempt >= START_ATTEMPTS) throw error;
+        console.warn(`container start attempt ${attempt} failed: ${describe(error)}; retrying`);
+        await container.destroy().catch(() => undefined);
+        await scheduler.wait(1000 * attempt);
+      }
+    }
     await this.previews.writePreviewHosts(container);
   }
 
@@ -107,21 +172,69 @@ export class Workspace extends DurableObject<Env> {
   }
 
   /**
+   * start() returns before the container accepts exec(), and the first exec()
+   * fails with "not running" until it does. Retry a no-op until it runs.
+   */
+  private async waitUntilExecReady(): Promise<void> {
+    const deadline = Date.now() + START_ATTEMPT_TIMEOUT_MS;
+    for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
+      try {
+        const probe = await this.container.exec(["true"]);
+        await probe.exitCode;
+        return;
+      } catch (error) {
+        if (Date.now() > deadline || !/not running/i.test(describe(error))) throw error;
+        await scheduler.wait(delay);
+      }
+    }
+  }
+
+  /**
    * WebSockets and streams reach the workspace through fetch(); the Worker
    * has already checked who is asking. Each feature owns one path prefix.
    */
   override async fetch(request: Request): Promise<Response> {
+    const { pathname } = new URL(request.url);
     // A preview hostname's request (only the Worker sets this header; it strips client copies).
     // Its token is its permission; a workspace nobody created has no grants.
     if (request.headers.has(PREVIEW_HEADER)) {
       return this.owner ? this.previews.fetch(request) : previewNotFound();
     }
-    const { pathname } = new URL(request.url);
     const caller = request.headers.get(CALLER_HEADER);
     if (!caller || !this.owner || caller !== this.owner) {
       return jsonError(404, ErrorCode.NOT_FOUND, "No such workspace.");
     }
+    if (pathname.startsWith("/terminals/")) return this.openTerminal(request, pathname.slice("/terminals/".length));
+    if (pathname.startsWith("/files/")) {
+      return handleFilesRequest(request, {
+        files: this.files,
+        watcher: this.fileWatcher,
+        ensureRunning: () => this.ensureRunning(),
+        container: () => this.container,
+      });
+    }
     return jsonError(404, ErrorCode.NOT_FOUND, `The workspace has no route ${pathname}.`);
+  }
+
+  private async openTerminal(request: Request, name: string): Promise<Response> {
+    if (!isTerminalName(name))
+      return jsonError(400, ErrorCode.INVALID_TERMINAL_NAME, `No terminal can be named "${name}".`);
+    await this.ensureRunning();
+    return openTerminal(this.container, request, name);
+  }
+
+  /** The workspace's terminals; an empty list when the container is not running (this does not start it). */
+  async listTerminals(caller: string): Promise<TerminalInfo[]> {
+    this.authorize(caller);
+    if (!this.container.running) return [];
+    return listTerminals(this.container);
+  }
+
+  /** Ends a terminal and what runs in it; false when there is no such terminal. */
+  async endTerminal(caller: string, name: string): Promise<boolean> {
+    this.authorize(caller);
+    if (!this.container.running) return false;
+    return endTerminal(this.container, name);
   }
 
   /** Starts the container if needed and reports its state with `uname -a` from inside. */

@@ -1,12 +1,17 @@
 import type { ReactNode } from "react";
 import { Group, Panel, Separator, useDefaultLayout } from "react-resizable-panels";
+import { EditorPane } from "../editor/EditorPane";
+import { useWorkspaceFiles } from "../files/useWorkspaceFiles";
+import { FileTree } from "./FileTree";
 import { PreviewPane } from "./PreviewPane";
+import { TerminalPanel } from "./TerminalPanel";
 
 /**
  * The IDE's frame: file tree | (editor over terminal) | preview. Every split is
  * resizable and remembered in localStorage.
  */
 export function IdeLayout({ workspaceId }: { workspaceId: string }) {
+  const files = useWorkspaceFiles(workspaceId);
   const columns = useDefaultLayout({ id: "ide-columns", storage: localStorage });
   const center = useDefaultLayout({ id: "ide-center", storage: localStorage });
   return (
@@ -18,7 +23,7 @@ export function IdeLayout({ workspaceId }: { workspaceId: string }) {
     >
       <Panel id="files" defaultSize="18" minSize="10">
         <Pane title="Files" testId="pane-files">
-          <p className="placeholder">The file tree of /workspace appears here.</p>
+          <FileTree {...files.tree} />
         </Pane>
       </Panel>
       <Separator className="separator separator-vertical" />
@@ -26,13 +31,13 @@ export function IdeLayout({ workspaceId }: { workspaceId: string }) {
         <Group orientation="vertical" defaultLayout={center.defaultLayout} onLayoutChanged={center.onLayoutChanged}>
           <Panel id="editor" defaultSize="60" minSize="15">
             <Pane title="Editor" testId="pane-editor">
-              <p className="placeholder">Open a file from the tree to edit it.</p>
+              <EditorPane {...files.editor} />
             </Pane>
           </Panel>
           <Separator className="separator separator-horizontal" />
           <Panel id="terminal" defaultSize="40" minSize="10">
             <Pane title="Terminal" testId="pane-terminal">
-              <p className="placeholder">A root shell in the workspace appears here.</p>
+              <TerminalPanel workspaceId={workspaceId} />
             </Pane>
           </Panel>
         </Group>

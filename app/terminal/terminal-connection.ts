@@ -1,0 +1,225 @@
+/**
+ * An xterm.js addon that connects a terminal to `/ws/workspaces/{id}/terminals/{name}`
+ * and keeps it connected: it reconnects after every drop, at once when the
+ * page becomes visible or the network comes back, with jittered backoff
+ * otherwise, and never gives up while the page is open. It also notices
+ * sockets that go silent without closing, and acknowledges drawn output so
+ * the server can pace a flood (see FLOW_WINDOW_BYTES).
+ *
+ * Same wire format as `SandboxAddon` of `@cloudflare/sandbox/xterm`, which
+ * gives up after 10 attempts.
+ */
+import type { IDisposable, ITerminalAddon, Terminal } from "@xterm/xterm";
+import { FLOW_ACK_EVERY_BYTES, type TerminalClientMessage, type TerminalServerMessage } from "../../protocol/terminal";
+
+export type ConnectionState = "connecting" | "connected" | "reconnecting" | "exited";
+
+/** Silence after which the client asks the server whether it is still there. */
+const PING_AFTER_MS = 10_000;
+/** Silence after which the socket counts as dead and is replaced. */
+const DEAD_AFTER_MS = 20_000;
+const MAX_BACKOFF_MS = 15_000;
+
+/**
+ * How long to wait before reconnect attempt `attempt` (0-based): the first at
+ * once, then doubling from 500 ms up to 15 s, with jitter so many tabs do not
+ * reconnect in step after a server restart. There is no last attempt.
+ */
+export function reconnectDelay(attempt: number, random = Math.random()): number {
+  const base = attempt === 0 ? 0 : Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.min(attempt - 1, 30));
+  return base * (0.5 + random * 0.5);
+}
+
+export interface TerminalConnectionOptions {
+  workspaceId: string;
+  name: string;
+  onStateChange?: (state: ConnectionState) => void;
+}
+
+export class TerminalConnection implements ITerminalAddon {
+  private terminal: Terminal | undefined;
+  private socket: WebSocket | undefined;
+  private state: ConnectionState = "connecting";
+  private attempts = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private heartbeat: ReturnType<typeof setInterval> | undefined;
+  private lastHeard = 0;
+  private disposed = false;
+  private exitCode: number | undefined;
+  private written = 0;
+  private acked = 0;
+  private readonly disposables: IDisposable[] = [];
+  private readonly encoder = new TextEncoder();
+
+  constructor(private readonly options: TerminalConnectionOptions) {}
+
+  get connectionState(): ConnectionState {
+    return this.state;
+  }
+
+  activate(terminal: Terminal): void {
+    this.terminal = terminal;
+    this.disposables.push(
+      terminal.onData((data) => this.input(data)),
+      // Mouse reports in the X10 encoding arrive as binary strings.
+      terminal.onBinary((data) => this.sendBytes(Uint8Array.from(data, (c) => c.charCodeAt(0) & 0xff))),
+      terminal.onResize(({ cols, rows }) => this.sendMessage({ type: "resize", cols, rows })),
+    );
+    window.addEventListener("visibilitychange", this.wakeUp);
+    window.addEventListener("online", this.wakeUp);
+    this.heartbeat = setInterval(() => this.checkAlive(), 2_000);
+    this.connect();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    clearTimeout(this.retryTimer);
+    clearInterval(this.heartbeat);
+    window.removeEventListener("visibilitychange", this.wakeUp);
+    window.removeEventListener("online", this.wakeUp);
+    for (const d of this.disposables) d.dispose();
+    this.socket?.close(1000, "closed");
+    this.socket = undefined;
+  }
+
+  /** Closes the socket the way a network drop would; the addon reconnects by itself. */
+  drop(): void {
+    this.socket?.close(4000, "dropped");
+  }
+
+  private setState(state: ConnectionState): void {
+    if (this.state === state) return;
+    this.state = state;
+    this.options.onStateChange?.(state);
+  }
+
+  private url(): string {
+    const { workspaceId, name } = this.options;
+    const url = new URL(`/ws/workspaces/${workspaceId}/terminals/${name}`, window.location.href);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    if (this.terminal) {
+      url.searchParams.set("cols", String(this.terminal.cols));
+      url.searchParams.set("rows", String(this.terminal.rows));
+    }
+    return url.toString();
+  }
+
+  private connect(): void {
+    if (this.disposed) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    const socket = new WebSocket(this.url());
+    socket.binaryType = "arraybuffer";
+    this.socket = socket;
+    this.exitCode = undefined;
+    this.written = 0;
+    this.acked = 0;
+    this.lastHeard = Date.now();
+    // Events of a socket that was replaced are ignored.
+    const current = () => this.socket === socket && !this.disposed;
+
+    socket.addEventListener("message", (event) => {
+      if (!current()) return;
+      this.lastHeard = Date.now();
+      if (typeof event.data === "string") {
+        this.serverMessage(event.data);
+        return;
+      }
+      const bytes = new Uint8Array(event.data as ArrayBuffer);
+      // Acknowledge only what xterm.js has drawn, so a flood cannot pile up in the page.
+      this.terminal?.write(bytes, () => {
+        if (!current()) return;
+        this.written += bytes.byteLength;
+        if (this.written - this.acked >= FLOW_ACK_EVERY_BYTES) {
+          this.acked = this.written;
+          this.sendMessage({ type: "ack", bytes: this.written });
+        }
+      });
+    });
+    socket.addEventListener("close", () => {
+      if (!current()) return;
+      this.socket = undefined;
+      if (this.exitCode !== undefined) {
+        this.setState("exited");
+        this.terminal?.write(
+          `\r\n\x1b[2m[Terminal closed with code ${this.exitCode}. Press Enter to start a new shell.]\x1b[0m\r\n`,
+        );
+        return;
+      }
+      this.scheduleReconnect();
+    });
+  }
+
+  private serverMessage(text: string): void {
+    let message: TerminalServerMessage;
+    try {
+      message = JSON.parse(text) as TerminalServerMessage;
+    } catch {
+      return;
+    }
+    if (message.type === "ready") {
+      this.attempts = 0;
+      // tmux redraws the whole screen for a new client.
+      this.terminal?.reset();
+      this.setState("connected");
+      this.sendMessage({ type: "ack", bytes: 0 });
+      if (this.terminal) this.sendMessage({ type: "resize", cols: this.terminal.cols, rows: this.terminal.rows });
+    } else if (message.type === "exit") {
+      this.exitCode = message.code;
+    } else if (message.type === "error") {
+      this.terminal?.write(`\r\n\x1b[31m[${message.message}]\x1b[0m\r\n`);
+    }
+  }
+
+  private scheduleReconnect(): void {
+    if (this.disposed) return;
+    this.setState("reconnecting");
+    const delay = reconnectDelay(this.attempts++);
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  /** Page visible again or network back: don't wait for the backoff. */
+  private readonly wakeUp = () => {
+    if (this.disposed || document.visibilityState === "hidden") return;
+    if (this.state === "reconnecting") {
+      this.attempts = 0;
+      this.connect();
+    } else if (this.state === "connected") {
+      this.sendMessage({ type: "ping" });
+    }
+  };
+
+  private checkAlive(): void {
+    const socket = this.socket;
+    if (!socket || this.disposed) return;
+    const silence = Date.now() - this.lastHeard;
+    if (silence > DEAD_AFTER_MS) {
+      // No close event will come for a silently dead socket: replace it.
+      this.socket = undefined;
+      socket.close(4001, "silent");
+      this.scheduleReconnect();
+    } else if (silence > PING_AFTER_MS && socket.readyState === WebSocket.OPEN) {
+      this.sendMessage({ type: "ping" });
+    }
+  }
+
+  private input(data: string): void {
+    if (this.state === "exited") {
+      if (data === "\r") {
+        this.setState("connecting");
+        this.connect();
+      }
+      return;
+    }
+    this.sendBytes(this.encoder.encode(data));
+  }
+
+  private sendBytes(bytes: Uint8Array): void {
+    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(bytes);
+  }
+
+  private sendMessage(message: TerminalClientMessage): void {
+    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+  }
+}

@@ -1,0 +1,189 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser } from "../support/browser";
+import { createWorkspace, openWorkspace } from "../support/session";
+
+declare global {
+  interface Window {
+    /** Test hooks the app installs (app/terminal/registry.ts). */
+    __cloudIde?: Record<string, unknown>;
+  }
+}
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** Calls a test hook of the app (app/terminal/registry.ts) in the page. */
+function hook<T>(page: Page, name: string): Promise<T> {
+  return page.evaluate((hookName) => {
+    const fn = window.__cloudIde?.[hookName];
+    if (typeof fn !== "function") throw new Error(`the app has no test hook ${hookName}`);
+    return fn() as T;
+  }, name);
+}
+
+/** What the active terminal shows on screen. */
+function screen(page: Page): Promise<string> {
+  return hook<string>(page, "terminalText");
+}
+
+async function waitForScreen(page: Page, pattern: RegExp, timeout = 30_000): Promise<string> {
+  await expect.poll(() => screen(page), { timeout, interval: 200 }).toMatch(pattern);
+  return screen(page);
+}
+
+async function connected(page: Page): Promise<void> {
+  await page.locator('[data-testid="connection-status"][data-state="connected"]').waitFor({ timeout: 60_000 });
+}
+
+/** Types a line into the active terminal like a user, then presses Enter. */
+async function typeLine(page: Page, text: string): Promise<void> {
+  await page.locator('.terminal-view:not(.inactive) [data-testid="terminal"]').click();
+  await page.keyboard.type(text);
+  await page.keyboard.press("Enter");
+}
+
+/** Opens a workspace with its terminal connected and a prompt showing. */
+async function openTerminalPage(id?: string) {
+  const workspaceId = id ?? (await createWorkspace());
+  const opened = await openWorkspace(browser, workspaceId);
+  await connected(opened.page);
+  await waitForScreen(opened.page, /\/workspace# /);
+  return { ...opened, workspaceId };
+}
+
+/** Counts the terminal WebSockets the page opens. */
+function countSockets(page: Page): () => number {
+  let count = 0;
+  page.on("websocket", (ws) => {
+    if (ws.url().includes("/terminals/")) count++;
+  });
+  return () => count;
+}
+
+describe("the terminal", () => {
+  it("runs a command and shows its output", async () => {
+    const { page, errors } = await openTerminalPage();
+    await typeLine(page, "echo hello-$((6*7)) from $(pwd)");
+    await waitForScreen(page, /hello-42 from \/workspace/);
+    // With the DOM renderer (no WebGL here) the same text is in the page itself.
+    const rows = page.locator(".terminal-view:not(.inactive) .xterm-rows");
+    if ((await rows.count()) > 0) expect(await rows.textContent()).toMatch(/hello-42 from \/workspace/);
+    expect(await page.getByTestId("connection-status").textContent()).toBe("Connected");
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it("finds a command still running, with its earlier output, after a reload", async () => {
+    const { page, workspaceId } = await openTerminalPage();
+    await typeLine(page, "for i in $(seq 1 100000); do echo tick-$i; sleep 0.5; done");
+    const before = await waitForScreen(page, /tick-3\b/);
+    const seen = Math.max(...[...before.matchAll(/tick-(\d+)/g)].map((m) => Number(m[1])));
+    await page.reload();
+    await connected(page);
+    // Output from before the reload is still there, and the loop goes on.
+    const after = await waitForScreen(page, new RegExp(`tick-${seen + 2}\\b`));
+    expect(after).toMatch(new RegExp(`tick-${seen}\\b`));
+    expect(await page.getByTestId(`terminal-tab-main`).isVisible()).toBe(true);
+    expect(page.url()).toContain(workspaceId);
+    await page.keyboard.press("Control+C");
+    await page.context().close();
+  });
+
+  it("reconnects by itself after its socket drops", async () => {
+    const { page } = await openTerminalPage();
+    const sockets = countSockets(page);
+    await typeLine(page, "export BEFORE_DROP=kept-$((40+2))");
+    await hook(page, "dropTerminalSocket");
+    await expect.poll(sockets, { timeout: 30_000 }).toBe(1);
+    await connected(page);
+    await typeLine(page, 'echo "after drop: $BEFORE_DROP"');
+    await waitForScreen(page, /after drop: kept-42/);
+    await page.context().close();
+  });
+
+  it("keeps two terminal tabs independent", async () => {
+    const { page } = await openTerminalPage();
+    await typeLine(page, "cd /tmp && echo first-$((1+1))");
+    await waitForScreen(page, /first-2/);
+
+    await page.getByTestId("terminal-new").click();
+    await page.getByTestId("terminal-tab-term-2").waitFor();
+    await connected(page);
+    await waitForScreen(page, /\/workspace# /);
+    await typeLine(page, 'echo "second-$((2+2)) in $(pwd)"');
+    const second = await waitForScreen(page, /second-4 in \//);
+    expect(second).toMatch(/second-4 in \/workspace/);
+    expect(second).not.toMatch(/first-2/);
+
+    await page.getByTestId("terminal-tab-main").click();
+    const first = await waitForScreen(page, /first-2/);
+    expect(first).not.toMatch(/second-4/);
+    await typeLine(page, 'echo "still in $(pwd)"');
+    await waitForScreen(page, /still in \/tmp/);
+    await page.context().close();
+  });
+
+  it("asks before closing a tab where something runs, then ends its terminal", async () => {
+    const { page, workspaceId } = await openTerminalPage();
+    await page.getByTestId("terminal-new").click();
+    await page.getByTestId("terminal-tab-term-2").waitFor();
+    await connected(page);
+    await waitForScreen(page, /\/workspace# /);
+    await typeLine(page, "sleep 600");
+    const names = () =>
+      page.evaluate(async (id) => {
+        const response = await fetch(`/api/workspaces/${id}/terminals`);
+        return ((await response.json()) as { name: string; busy: boolean }[]).map((t) => `${t.name}:${t.busy}`);
+      }, workspaceId);
+    await expect.poll(names, { timeout: 15_000 }).toEqual(["main:false", "term-2:true"]);
+
+    const asked: string[] = [];
+    page.once("dialog", (dialog) => {
+      asked.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.getByTestId("terminal-close-term-2").click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toContain("sleep");
+    expect(await page.getByTestId("terminal-tab-term-2").isVisible()).toBe(true);
+
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByTestId("terminal-close-term-2").click();
+    await page.getByTestId("terminal-tab-term-2").waitFor({ state: "detached" });
+    await expect.poll(names, { timeout: 15_000 }).toEqual(["main:false"]);
+    await page.context().close();
+  });
+
+  it("follows the window size (stty size)", async () => {
+    const { page } = await openTerminalPage();
+    const size = () => hook<{ cols: number; rows: number }>(page, "terminalSize");
+    const first = await size();
+    await page.setViewportSize({ width: 1800, height: 1100 });
+    await expect.poll(async () => (await size()).cols, { timeout: 10_000 }).toBeGreaterThan(first.cols);
+    const { cols, rows } = await size();
+    await typeLine(page, "clear; stty size");
+    // tmux keeps one row for its status line.
+    await waitForScreen(page, new RegExp(`^${rows - 1} ${cols}$`, "m"));
+    await page.context().close();
+  });
+
+  it("survives a flood and returns to the prompt after Ctrl+C", async () => {
+    const { page } = await openTerminalPage();
+    const sockets = countSockets(page);
+    await typeLine(page, "yes flooding-the-terminal");
+    await waitForScreen(page, /flooding-the-terminal\nflooding-the-terminal/);
+    await new Promise((r) => setTimeout(r, 3000));
+    await page.keyboard.press("Control+C");
+    await typeLine(page, "echo back-at-$((100+1))");
+    await waitForScreen(page, /back-at-101/);
+    expect(await page.getByTestId("connection-status").getAttribute("data-state")).toBe("connected");
+    expect(sockets()).toBe(0);
+    await page.context().close();
+  });
+});

@@ -1,0 +1,239 @@
+import { describe, expect, inject, it } from "vitest";
+import WebSocket from "ws";
+import { FLOW_WINDOW_BYTES, type TerminalInfo } from "../../protocol/terminal";
+import { signSession } from "../../worker/auth/session-token";
+import { api } from "../support/api";
+import { createWorkspace, ownerApi, ownerWebSocket } from "../support/session";
+import { marker, openTerminalSocket } from "../support/terminal-client";
+
+/**
+ * Whether a WebSocket handshake was refused. (Under `vite dev` a refused
+ * upgrade arrives as a closed connection rather than its HTTP status, so the
+ * status itself is checked on plain requests.)
+ */
+function refused(ws: WebSocket): Promise<boolean> {
+  return new Promise((resolve) => {
+    ws.on("open", () => {
+      ws.close();
+      resolve(false);
+    });
+    ws.on("unexpected-response", () => resolve(true));
+    ws.on("error", () => resolve(true));
+  });
+}
+
+async function list(id: string): Promise<TerminalInfo[]> {
+  const response = await ownerApi(`/api/workspaces/${id}/terminals`);
+  expect(response.status).toBe(200);
+  return (await response.json()) as TerminalInfo[];
+}
+
+describe("terminal WebSocket", () => {
+  it("runs a root shell in /workspace with TERM=xterm-256color", async () => {
+    const id = await createWorkspace();
+    const term = await openTerminalSocket(id, "main");
+    expect(term.messages[0]).toEqual({ type: "ready" });
+    term.type('echo "who=$(id -u) dir=$(pwd) term=$TERM"\r');
+    const out = await term.waitFor(/who=\d+ dir=\S+ term=\S+/);
+    expect(out).toMatch(/who=0 dir=\/workspace term=xterm-256color/);
+    term.ws.close();
+  });
+
+  it("follows resize messages (stty size shows one row less for the tmux status line)", async () => {
+    const id = await createWorkspace();
+    const term = await openTerminalSocket(id, "main", { cols: 90, rows: 25 });
+    term.type("stty size\r");
+    await term.waitFor(/\r\n24 90\r?\n/);
+    term.ws.send(JSON.stringify({ type: "resize", cols: 101, rows: 33 }));
+    // tmux applies the size asynchronously; ask until it shows.
+    for (let i = 0; i < 20 && !/\n32 101\r?\n/.test(term.output()); i++) {
+      term.type("stty size\r");
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(term.output()).toMatch(/\n32 101\r?\n/);
+    term.ws.close();
+  });
+
+  it("ignores malformed text frames without closing the terminal", async () => {
+    const id = await createWorkspace();
+    const term = await openTerminalSocket(id, "main");
+    for (const frame of ["not json", "{}", "[1,2]", "null", '{"type":"resize","cols":"wide"}', '{"type":"nope"}']) {
+      term.ws.send(frame);
+    }
+    const { command, pattern } = marker();
+    term.type(`${command}\r`);
+    await term.waitFor(pattern);
+    expect(term.ws.readyState).toBe(term.ws.OPEN);
+    term.ws.close();
+  });
+
+  it("keeps the shell running after the socket closes and reattaches to it", async () => {
+    const id = await createWorkspace();
+    const first = await openTerminalSocket(id, "keep");
+    const { command, pattern } = marker();
+    first.type(`export KEPT=yes-$((20+22)); ${command}\r`);
+    await first.waitFor(pattern);
+    first.ws.close();
+    await first.closed;
+    const second = await openTerminalSocket(id, "keep");
+    second.type('echo "kept=$KEPT"\r');
+    await second.waitFor(/kept=yes-42/);
+    second.ws.close();
+  });
+
+  it("stops sending while output is not acknowledged, and Ctrl+C still reaches the shell", async () => {
+    const id = await createWorkspace();
+    const term = await openTerminalSocket(id, "flood");
+    term.ws.send(JSON.stringify({ type: "ack", bytes: 0 }));
+    term.type("yes flood-line-of-text\r");
+    await term.waitFor(/flood-line-of-text\S*\r\nflood-line/);
+    // Without acknowledgements the server stops at about one window.
+    await new Promise((r) => setTimeout(r, 3000));
+    const stalled = term.received();
+    expect(stalled).toBeLessThan(FLOW_WINDOW_BYTES + 256 * 1024);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(term.received()).toBe(stalled);
+    // Acknowledging lets output flow again.
+    term.ws.send(JSON.stringify({ type: "ack", bytes: stalled }));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(term.received()).toBeGreaterThan(stalled);
+    // Ctrl+C stops `yes`; keep acknowledging until the prompt is back.
+    term.type("\x03");
+    const { command, pattern } = marker();
+    const acking = setInterval(() => term.ws.send(JSON.stringify({ type: "ack", bytes: term.received() })), 50);
+    try {
+      term.type(`${command}\r`);
+      await term.waitFor(pattern, 30_000);
+    } finally {
+      clearInterval(acking);
+    }
+    expect(term.ws.readyState).toBe(term.ws.OPEN);
+    term.ws.close();
+  });
+
+  it("passes tmux copies to the browser's clipboard as OSC 52", async () => {
+    const id = await createWorkspace();
+    const term = await openTerminalSocket(id, "main");
+    // What tmux does on a mouse selection in copy mode: set a buffer and tell the outer terminal.
+    term.type("tmux set-buffer -w copied-$((40+2))\r");
+    const encoded = Buffer.from("copied-42").toString("base64");
+    await term.waitFor(new RegExp(`\x1b\\]52;[a-z]*;${encoded}`));
+    term.ws.close();
+  });
+
+  it("answers ping with pong", async () => {
+    const id = await createWorkspace();
+    const term = await openTerminalSocket(id, "main");
+    term.ws.send(JSON.stringify({ type: "ping" }));
+    await expect.poll(() => term.messages).toContainEqual({ type: "pong" });
+    term.ws.close();
+  });
+
+  it("refuses an invalid terminal name with 400", async () => {
+    const id = await createWorkspace();
+    for (const bad of ["Main", "-x", "a.b", "a:b", "x".repeat(64), "%20", "a%2Fb"]) {
+      const response = await ownerApi(`/ws/workspaces/${id}/terminals/${bad}`);
+      expect(response.status, bad).toBe(400);
+      expect(await response.json()).toMatchObject({ code: "INVALID_TERMINAL_NAME", message: expect.any(String) });
+      expect(await refused(await ownerWebSocket(`/ws/workspaces/${id}/terminals/${bad}`)), bad).toBe(true);
+    }
+  });
+
+  it("refuses a request without a WebSocket upgrade with 426", async () => {
+    const id = await createWorkspace();
+    const response = await ownerApi(`/ws/workspaces/${id}/terminals/main`);
+    expect(response.status).toBe(426);
+    expect(await response.json()).toMatchObject({ code: "UPGRADE_REQUIRED", message: expect.any(String) });
+  });
+
+  it("refuses an invalid workspace id with 400", async () => {
+    const response = await ownerApi("/ws/workspaces/Not_An_Id/terminals/main");
+    expect(response.status).toBe(400);
+    expect(await refused(await ownerWebSocket("/ws/workspaces/Not_An_Id/terminals/main"))).toBe(true);
+  });
+});
+
+describe("GET and DELETE /api/workspaces/{id}/terminals", () => {
+  it("lists terminals with what runs in them, and ends one", async () => {
+    const id = await createWorkspace();
+    const shell = await openTerminalSocket(id, "idle");
+    const busy = await openTerminalSocket(id, "busy");
+    busy.type("sleep 300\r");
+    await expect
+      .poll(async () => (await list(id)).find((t) => t.name === "busy")?.command, { timeout: 15_000 })
+      .toBe("sleep");
+    const terminals = await list(id);
+    expect(terminals.map((t) => t.name)).toEqual(["idle", "busy"]);
+    expect(terminals).toContainEqual({ name: "busy", command: "sleep", busy: true });
+    expect(terminals.find((t) => t.name === "idle")?.busy).toBe(false);
+
+    const ended = await ownerApi(`/api/workspaces/${id}/terminals/busy`, { method: "DELETE" });
+    expect(ended.status).toBe(204);
+    // The socket learns that its terminal ended.
+    expect((await busy.closed).code).toBe(1000);
+    expect(busy.messages).toContainEqual({ type: "exit", code: expect.any(Number) });
+    expect((await list(id)).map((t) => t.name)).toEqual(["idle"]);
+
+    const again = await ownerApi(`/api/workspaces/${id}/terminals/busy`, { method: "DELETE" });
+    expect(again.status).toBe(404);
+    expect(await again.json()).toMatchObject({ code: "NOT_FOUND" });
+    const bad = await ownerApi(`/api/workspaces/${id}/terminals/Bad.Name`, { method: "DELETE" });
+    expect(bad.status).toBe(400);
+    shell.ws.close();
+  });
+
+  it("lists nothing for a workspace whose container never started", async () => {
+    const id = await createWorkspace();
+    expect(await list(id)).toEqual([]);
+  });
+});
+
+describe("workspace isolation", () => {
+  it("keeps a terminal of one workspace out of another", async () => {
+    const a = await createWorkspace("a");
+    const b = await createWorkspace("b");
+    const inA = await openTerminalSocket(a, "secret");
+    inA.type("export ONLY_IN_A=$((40+2)); echo ok-$((1+1))\r");
+    await inA.waitFor(/ok-2/);
+
+    expect((await list(a)).map((t) => t.name)).toContain("secret");
+    expect((await list(b)).map((t) => t.name)).not.toContain("secret");
+    const del = await ownerApi(`/api/workspaces/${b}/terminals/secret`, { method: "DELETE" });
+    expect(del.status).toBe(404);
+
+    // The same name in workspace b is a different shell in a different container.
+    const inB = await openTerminalSocket(b, "secret");
+    inB.type('echo "a=[$ONLY_IN_A] host=$(hostname)"\r');
+    const out = await inB.waitFor(/a=\[\d*\] host=\S+/);
+    expect(out).toMatch(/a=\[\] host=/);
+    inA.type('echo "host=$(hostname)"\r');
+    const hostA = /host=(\S+)\r/.exec(await inA.waitFor(/host=\S+\r/))?.[1];
+    const hostB = /a=\[\] host=(\S+)\r/.exec(out)?.[1];
+    expect(hostA).toBeTruthy();
+    expect(hostA).not.toBe(hostB);
+    inA.ws.close();
+    inB.ws.close();
+  });
+
+  it("keeps another user away from the owner's terminals", async () => {
+    const id = await createWorkspace();
+    const owner = await openTerminalSocket(id, "private");
+    const mallory = {
+      Cookie: `cloud_ide_session=${await signSession(
+        { sub: "mallory@example.com", via: "password", exp: Math.floor(Date.now() / 1000) + 3600 },
+        inject("sessionSecret"),
+      )}`,
+      Origin: inject("baseUrl"),
+    };
+    expect((await api(`/api/workspaces/${id}/terminals`, { headers: mallory })).status).toBe(404);
+    const del = await api(`/api/workspaces/${id}/terminals/private`, { method: "DELETE", headers: mallory });
+    expect(del.status).toBe(404);
+    const url = new URL(`/ws/workspaces/${id}/terminals/private`, inject("baseUrl"));
+    url.protocol = "ws:";
+    expect(await refused(new WebSocket(url, { headers: mallory }))).toBe(true);
+    // The owner's terminal is untouched.
+    expect((await list(id)).map((t) => t.name)).toEqual(["private"]);
+    expect(owner.ws.readyState).toBe(owner.ws.OPEN);
+    owner.ws.close();
+  });
+});

@@ -1,0 +1,49 @@
+import { Hono } from "hono";
+import { ErrorCode } from "../../protocol/errors";
+import { isTerminalName } from "../../protocol/terminal";
+import { ApiError, notFound } from "../http";
+import { type AppEnv, workspaceStub } from "../workspace-access";
+
+/** `/api/workspaces/{id}/terminals`: list and end terminals. */
+export const terminalRoutes = new Hono<AppEnv>();
+
+terminalRoutes.get("/:id/terminals", async (c) => {
+  return c.json(await workspaceStub(c, c.req.param("id")).listTerminals());
+});
+
+terminalRoutes.delete("/:id/terminals/:name", async (c) => {
+  const stub = workspaceStub(c, c.req.param("id"));
+  const name = checkTerminalName(c.req.param("name"));
+  if (!(await stub.endTerminal(name))) throw notFound(`The workspace has no terminal named "${name}".`);
+  return c.body(null, 204);
+});
+
+/** `/ws/workspaces/{id}/terminals/{name}`: the terminal's WebSocket, bridged by the workspace. */
+export const terminalSocketRoutes = new Hono<AppEnv>();
+
+terminalSocketRoutes.get("/:id/terminals/:name", async (c) => {
+  const stub = workspaceStub(c, c.req.param("id"));
+  const name = checkTerminalName(c.req.param("name"));
+  if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
+    throw new ApiError(426, ErrorCode.UPGRADE_REQUIRED, "This is a WebSocket route: connect with a WebSocket client.");
+  }
+  // The workspace sees its own path, with the size the client asked for.
+  const url = new URL(c.req.url);
+  const target = new URL(`/terminals/${name}`, url.origin);
+  for (const key of ["cols", "rows"]) {
+    const value = url.searchParams.get(key);
+    if (value !== null) target.searchParams.set(key, value);
+  }
+  return stub.fetch(new Request(target, c.req.raw));
+});
+
+function checkTerminalName(value: string): string {
+  if (!isTerminalName(value)) {
+    throw new ApiError(
+      400,
+      ErrorCode.INVALID_TERMINAL_NAME,
+      `"${value.slice(0, 80)}" is not a terminal name: use 1-63 lowercase letters, digits and hyphens, starting with a letter or digit.`,
+    );
+  }
+  return value;
+}

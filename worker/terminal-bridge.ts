@@ -1,0 +1,198 @@
+/**
+ * Bridges a browser WebSocket to a tmux client running on a PTY in the
+ * workspace's container. One tmux session per terminal name; each socket gets
+ * its own tmux client (`new-session -A` attaches or creates), so the shell
+ * keeps running when the socket goes away.
+ */
+import {
+  clampSize,
+  FLOW_WINDOW_BYTES,
+  isShellCommand,
+  MAX_COLS,
+  MAX_ROWS,
+  parseClientMessage,
+  type TerminalInfo,
+  type TerminalServerMessage,
+} from "../protocol/terminal";
+import { describe } from "./http";
+
+const WORKSPACE_DIR = "/workspace";
+const SHELL_ENV = { TERM: "xterm-256color", HOME: "/root", LANG: "C.UTF-8", COLORTERM: "truecolor" };
+
+/** Opens terminal `name` for a WebSocket upgrade request; the caller has checked the name. */
+export async function openTerminal(container: Container, request: Request, name: string): Promise<Response> {
+  const url = new URL(request.url);
+  const cols = clampSize(url.searchParams.get("cols"), MAX_COLS) ?? 80;
+  const rows = clampSize(url.searchParams.get("rows"), MAX_ROWS) ?? 24;
+
+  const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+  server.binaryType = "arraybuffer";
+  // accept(), not hibernation: hibernating would drop the tmux client's process handle.
+  server.accept();
+
+  const abort = new AbortController();
+  let tmux: ExecProcess;
+  try {
+    tmux = await execWhenStarted(container, ["tmux", "new-session", "-A", "-s", name, "-c", WORKSPACE_DIR], {
+      pty: { cols, rows },
+      env: SHELL_ENV,
+      cwd: WORKSPACE_DIR,
+      signal: abort.signal,
+    });
+    // Docker 20.10 starts exec PTYs at 0x0 whatever size was asked for.
+    tmux.resize(cols, rows);
+  } catch (error) {
+    console.error(`terminal ${name}: ${describe(error)}`);
+    send(server, { type: "error", message: `The terminal could not start: ${describe(error)}` });
+    server.close(1011, "Terminal failed to start");
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  bridge(server, tmux, abort);
+  send(server, { type: "ready" });
+  return new Response(null, { status: 101, webSocket: client });
+}
+
+function bridge(server: WebSocket, tmux: ExecProcess, abort: AbortController): void {
+  const stdin = tmux.stdin?.getWriter();
+  const stdout = tmux.stdout?.getReader();
+  let exited = false;
+  let closed = false;
+  const markExited = () => {
+    exited = true;
+  };
+  tmux.exitCode.then(markExited, markExited);
+
+  // Flow control, on once the client sends its first ack: stop reading tmux's
+  // output while more than a window of sent bytes is not yet drawn.
+  let sent = 0;
+  let acked = 0;
+  let flowControl = false;
+  let resume: (() => void) | undefined;
+  const wake = () => {
+    resume?.();
+    resume = undefined;
+  };
+
+  // Listeners never throw: an exception would close the socket without the
+  // close listener, leaving the tmux client running.
+  server.addEventListener("message", (event) => {
+    try {
+      if (typeof event.data !== "string") {
+        stdin?.write(new Uint8Array(event.data as ArrayBuffer)).catch(() => {});
+        return;
+      }
+      const message = parseClientMessage(event.data);
+      if (message?.type === "resize") {
+        if (!exited) tmux.resize(message.cols, message.rows);
+      } else if (message?.type === "ack") {
+        flowControl = true;
+        acked = Math.max(acked, Math.min(message.bytes, sent));
+        if (sent - acked <= FLOW_WINDOW_BYTES) wake();
+      } else if (message?.type === "ping") {
+        send(server, { type: "pong" });
+      }
+      // Anything else is ignored: a bad frame must not end the terminal.
+    } catch (error) {
+      console.error(`terminal message: ${describe(error)}`);
+    }
+  });
+
+  const onGone = () => {
+    closed = true;
+    wake();
+    // End only this tmux client; the session and its shell keep running.
+    if (!exited) abort.abort();
+  };
+  server.addEventListener("close", onGone);
+  server.addEventListener("error", onGone);
+
+  const forward = async () => {
+    if (!stdout) return;
+    while (!closed) {
+      if (flowControl && sent - acked > FLOW_WINDOW_BYTES) {
+        await new Promise<void>((resolve) => {
+          resume = resolve;
+        });
+        continue;
+      }
+      const { value, done } = await stdout.read();
+      if (done || closed) break;
+      const chunk = value as Uint8Array;
+      server.send(chunk);
+      sent += chunk.byteLength;
+    }
+    if (closed) {
+      await stdout.cancel().catch(() => {});
+      return;
+    }
+    const code = await tmux.exitCode.catch(() => -1);
+    send(server, { type: "exit", code });
+    server.close(1000, `Terminal closed with code ${code}`);
+  };
+  void forward().catch((error) => {
+    if (closed) return;
+    console.error(`terminal output: ${describe(error)}`);
+    send(server, { type: "error", message: "The terminal's output failed; reconnecting may help." });
+    try {
+      server.close(1011, "Terminal output failed");
+    } catch {}
+  });
+}
+
+function send(server: WebSocket, message: TerminalServerMessage): void {
+  try {
+    server.send(JSON.stringify(message));
+  } catch {}
+}
+
+/** The workspace's terminals, oldest first; none when tmux has no server. */
+export async function listTerminals(container: Container): Promise<TerminalInfo[]> {
+  const tmux = await execWhenStarted(
+    container,
+    ["tmux", "list-sessions", "-F", "#{session_id} #{session_name} #{pane_current_command}"],
+    { cwd: WORKSPACE_DIR, env: SHELL_ENV },
+  );
+  const output = await tmux.output();
+  // tmux exits 1 with "no server running" when no terminal exists yet.
+  if (output.exitCode !== 0) return [];
+  return (
+    new TextDecoder()
+      .decode(output.stdout)
+      .split("\n")
+      .map((line) => line.split(" "))
+      .filter((parts) => parts.length >= 2)
+      // Session ids ($0, $1, ...) grow with each new session: oldest first.
+      .map(([id = "", name, ...command]) => ({
+        order: Number(id.slice(1)),
+        name: name as string,
+        command: command.join(" "),
+      }))
+      .sort((a, b) => a.order - b.order)
+      .map(({ name, command }) => ({ name, command, busy: !isShellCommand(command) }))
+  );
+}
+
+/** Ends terminal `name` (its tmux session and everything running in it); false when there is none. */
+export async function endTerminal(container: Container, name: string): Promise<boolean> {
+  // "=name" matches the session name exactly rather than as a prefix.
+  const tmux = await execWhenStarted(container, ["tmux", "kill-session", "-t", `=${name}`], { cwd: WORKSPACE_DIR });
+  const output = await tmux.output();
+  return output.exitCode === 0;
+}
+
+/**
+ * exec() that waits out a container still starting: right after start() the
+ * container counts as running before it accepts exec (seen when the page's
+ * status call and its terminal socket arrive together).
+ */
+async function execWhenStarted(container: Container, argv: string[], options: ContainerExecOptions) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await container.exec(argv, options);
+    } catch (error) {
+      if (attempt >= 200 || !/not running/i.test(describe(error))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
