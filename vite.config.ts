@@ -30,7 +30,15 @@ export default defineConfig(({ command }) => ({
         // containers they started (workerd names them `workerd-{name}-...`).
         name: process.env.CLOUD_IDE_WORKER_NAME ?? config.name,
         // In development previews are {port}-{id}-{token}.localhost:{port}.
-        vars: command === "serve" ? { ...config.vars, ...devVars() } : config.vars,
+        // CLOUD_IDE_TEST_HOOKS (set by the test dev server only) enables test-only routes.
+        vars:
+          command === "serve"
+            ? {
+                ...config.vars,
+                ...devVars(),
+                ...(process.env.CLOUD_IDE_TEST_HOOKS === "1" ? { CLOUD_IDE_TEST_HOOKS: "1" } : {}),
+              }
+            : config.vars,
       }),
       persistState: process.env.CLOUD_IDE_STATE_DIR ? { path: process.env.CLOUD_IDE_STATE_DIR } : true,
     }),

@@ -10,7 +10,10 @@ export const ErrorCode = {
   INVALID_TERMINAL_NAME: "INVALID_TERMINAL_NAME",
   INVALID_PORT: "INVALID_PORT",
   INVALID_TTL: "INVALID_TTL",
+  /** An import archive that is not a gzip-compressed tar, or that tar refused. */
+  INVALID_ARCHIVE: "INVALID_ARCHIVE",
   INVALID_WORKSPACE_NAME: "INVALID_WORKSPACE_NAME",
+  INVALID_TEMPLATE: "INVALID_TEMPLATE",
   // 401: no valid session (sign in again)
   UNAUTHENTICATED: "UNAUTHENTICATED",
   WRONG_PASSWORD: "WRONG_PASSWORD",
@@ -33,6 +36,11 @@ export const ErrorCode = {
   FILE_CHANGED: "FILE_CHANGED",
   // 405
   METHOD_NOT_ALLOWED: "METHOD_NOT_ALLOWED",
+  // 409
+  /** The workspace is not in a state where this operation makes sense (the message says why). */
+  INVALID_STATE: "INVALID_STATE",
+  /** Import goes only into an empty /workspace, so it never overwrites work. */
+  WORKSPACE_NOT_EMPTY: "WORKSPACE_NOT_EMPTY",
   // 415: a JSON body was expected
   UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
   // 426: a WebSocket route asked without `Upgrade: websocket`
@@ -48,6 +56,10 @@ export const ErrorCode = {
   CONTAINER_UNAVAILABLE: "CONTAINER_UNAVAILABLE",
   // 507
   NO_SPACE: "NO_SPACE",
+  // 503: the latest snapshot could not be restored; start fresh or import an archive
+  SNAPSHOT_RESTORE_FAILED: "SNAPSHOT_RESTORE_FAILED",
+  // 503: taking a snapshot failed; the container keeps running and nothing was stopped
+  SAVE_FAILED: "SAVE_FAILED",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

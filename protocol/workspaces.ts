@@ -11,6 +11,24 @@ export interface WorkspaceNameRequest {
   name: string;
 }
 
+/**
+ * What a new workspace's /workspace holds on its first start: the Vite + React
+ * + TypeScript app with its dependencies installed (the default), or nothing
+ * (for importing an archive).
+ */
+export const WORKSPACE_TEMPLATES = ["vite-react", "empty"] as const;
+export type WorkspaceTemplate = (typeof WORKSPACE_TEMPLATES)[number];
+export const DEFAULT_TEMPLATE: WorkspaceTemplate = "vite-react";
+
+/** `POST /api/workspaces` */
+export interface CreateWorkspaceRequest extends WorkspaceNameRequest {
+  template?: WorkspaceTemplate;
+}
+
+export function isWorkspaceTemplate(value: unknown): value is WorkspaceTemplate {
+  return typeof value === "string" && (WORKSPACE_TEMPLATES as readonly string[]).includes(value);
+}
+
 export const WORKSPACE_NAME_MAX_LENGTH = 100;
 
 /**

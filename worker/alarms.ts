@@ -1,80 +1,114 @@
 /**
- * A Durable Object has one alarm. Features share it through this scheduler:
- * each schedules a named task for a time, and the object's `alarm()` calls
- * `run()`, which runs the tasks that are due and sets the alarm for the next.
+ * One Durable Object has one alarm. This scheduler shares it between named
+ * tasks: each task has a next-run time in storage, the object's `alarm()`
+ * calls `run()`, which runs the tasks that are due and re-arms the alarm for
+ * the earliest one left.
  *
  *   this.alarms = new AlarmScheduler(ctx.storage, { "preview-grants": () => ... });
+ *   this.alarms.register("lifecycle", () => ...);
  *   override alarm() { return this.alarms.run(); }
  */
-export type AlarmTask = () => Promise<void>;
 
-/** The part of DurableObjectStorage the scheduler uses (a fake in unit tests). */
+/** The part of `DurableObjectStorage` the scheduler uses (a fake fits it in unit tests). */
 export interface AlarmStorage {
   get<T>(key: string): Promise<T | undefined>;
   put<T>(key: string, value: T): Promise<void>;
-  delete(key: string): Promise<boolean>;
   getAlarm(): Promise<number | null>;
   setAlarm(scheduledTime: number): Promise<void>;
   deleteAlarm(): Promise<void>;
 }
 
-const KEY = "alarm-tasks";
+export type AlarmTask = () => Promise<void> | void;
+
+const TASKS_KEY = "alarms:tasks";
+/** A task that throws runs again this much later (unless it rescheduled itself). */
 const RETRY_MS = 60_000;
 
 export class AlarmScheduler {
+  private readonly handlers = new Map<string, AlarmTask>();
+
   constructor(
     private readonly storage: AlarmStorage,
-    private readonly tasks: Record<string, AlarmTask>,
+    tasks: Record<string, AlarmTask> = {},
     private readonly now: () => number = Date.now,
-  ) {}
-
-  /** Runs `task` at `at` (ms since the epoch), replacing its earlier time. */
-  async schedule(task: string, at: number): Promise<void> {
-    if (!(task in this.tasks)) throw new Error(`No alarm task named ${task}.`);
-    const due = await this.due();
-    due[task] = at;
-    await this.save(due);
+  ) {
+    for (const [name, task] of Object.entries(tasks)) this.register(name, task);
   }
 
-  async cancel(task: string): Promise<void> {
-    const due = await this.due();
-    delete due[task];
-    await this.save(due);
+  /** Names the code that runs when a task is due. Register every task in the constructor. */
+  register(name: string, task: AlarmTask): void {
+    this.handlers.set(name, task);
   }
 
-  /** Called from the Durable Object's `alarm()`. A task that throws is tried again in a minute. */
-  async run(): Promise<void> {
-    const now = this.now();
-    const due = await this.due();
-    const ready = Object.keys(due).filter((task) => (due[task] ?? 0) <= now);
-    // Unscheduled before running, so that a task can schedule its next run.
-    for (const task of ready) delete due[task];
-    await this.save(due);
-    for (const task of ready) {
+  /** Runs `name` at `at` (ms since epoch), replacing its previous time. */
+  async schedule(name: string, at: number): Promise<void> {
+    const tasks = await this.tasks();
+    tasks[name] = at;
+    await this.save(tasks);
+  }
+
+  /** Runs `name` at `at` unless it is already due earlier. */
+  async scheduleNoLaterThan(name: string, at: number): Promise<void> {
+    const tasks = await this.tasks();
+    const current = tasks[name];
+    if (current !== undefined && current <= at) return;
+    tasks[name] = at;
+    await this.save(tasks);
+  }
+
+  async cancel(name: string): Promise<void> {
+    const tasks = await this.tasks();
+    if (!(name in tasks)) return;
+    delete tasks[name];
+    await this.save(tasks);
+  }
+
+  async nextRun(name: string): Promise<number | undefined> {
+    return (await this.tasks())[name];
+  }
+
+  /**
+   * The body of `alarm()`: runs every due task once. A task is removed before
+   * it runs, so a task that wants to run again schedules itself. A task that
+   * throws is logged, tried again in a minute, and does not keep the others
+   * from running.
+   */
+  async run(now = this.now()): Promise<void> {
+    const tasks = await this.tasks();
+    const due = Object.entries(tasks)
+      .filter(([, at]) => at <= now)
+      .sort((a, b) => a[1] - b[1])
+      .map(([name]) => name);
+    for (const name of due) delete tasks[name];
+    await this.save(tasks);
+    for (const name of due) {
+      const task = this.handlers.get(name);
+      if (!task) {
+        console.warn(`alarm task ${name} has no handler; dropped`);
+        continue;
+      }
       try {
-        await this.tasks[task]?.();
+        await task();
       } catch (error) {
-        console.error(`alarm task ${task} failed:`, error);
-        const current = await this.due();
-        current[task] ??= now + RETRY_MS;
+        console.error(`alarm task ${name} failed:`, error);
+        const current = await this.tasks();
+        current[name] ??= now + RETRY_MS;
         await this.save(current);
       }
     }
   }
 
-  private async due(): Promise<Record<string, number>> {
-    return { ...((await this.storage.get<Record<string, number>>(KEY)) ?? {}) };
+  private async tasks(): Promise<Record<string, number>> {
+    return { ...((await this.storage.get<Record<string, number>>(TASKS_KEY)) ?? {}) };
   }
 
-  private async save(due: Record<string, number>): Promise<void> {
-    const times = Object.values(due);
-    if (times.length === 0) {
-      await this.storage.delete(KEY);
+  private async save(tasks: Record<string, number>): Promise<void> {
+    await this.storage.put(TASKS_KEY, tasks);
+    const earliest = Math.min(...Object.values(tasks));
+    if (Number.isFinite(earliest)) {
+      if ((await this.storage.getAlarm()) !== earliest) await this.storage.setAlarm(earliest);
+    } else {
       await this.storage.deleteAlarm();
-      return;
     }
-    await this.storage.put(KEY, due);
-    const next = Math.min(...times);
-    if ((await this.storage.getAlarm()) !== next) await this.storage.setAlarm(next);
   }
 }

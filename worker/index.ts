@@ -8,9 +8,10 @@
 import { Hono } from "hono";
 import { ErrorCode } from "../protocol/errors";
 import { requireUser, sameOriginOnly } from "./auth/guards";
-import { ApiError, describe, isWorkspaceNotFound, jsonError, notFound } from "./http";
+import { ApiError, describe, fromRpcError, isWorkspaceNotFound, jsonError, notFound } from "./http";
 import { handlePreviewRequest, previewHostLabel, withoutPreviewHeader } from "./preview-host";
 import { fileRoutes } from "./routes/files";
+import { lifecycleRoutes } from "./routes/lifecycle";
 import { previewRoutes } from "./routes/previews";
 import { sessionRoutes } from "./routes/session";
 import { terminalRoutes, terminalSocketRoutes } from "./routes/terminals";
@@ -39,6 +40,7 @@ app.route("/api/workspaces", terminalRoutes);
 app.route("/ws/workspaces", terminalSocketRoutes);
 app.route("/api/workspaces", fileRoutes);
 app.route("/api/workspaces", previewRoutes);
+app.route("/api/workspaces", lifecycleRoutes);
 
 app.all("/api/*", () => {
   throw notFound("No such API route.");
@@ -52,6 +54,8 @@ app.all("*", (c) => c.env.ASSETS.fetch(c.req.raw));
 app.onError((error) => {
   if (error instanceof ApiError) return error.toResponse();
   if (isWorkspaceNotFound(error)) return notFound("No such workspace.").toResponse();
+  const fromWorkspace = fromRpcError(error);
+  if (fromWorkspace) return fromWorkspace.toResponse();
   console.error(error);
   return jsonError(500, ErrorCode.INTERNAL, `Something went wrong: ${describe(error)}`);
 });

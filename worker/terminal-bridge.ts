@@ -20,7 +20,13 @@ const WORKSPACE_DIR = "/workspace";
 const SHELL_ENV = { TERM: "xterm-256color", HOME: "/root", LANG: "C.UTF-8", COLORTERM: "truecolor" };
 
 /** Opens terminal `name` for a WebSocket upgrade request; the caller has checked the name. */
-export async function openTerminal(container: Container, request: Request, name: string): Promise<Response> {
+export async function openTerminal(
+  container: Container,
+  request: Request,
+  name: string,
+  /** Told when the socket is bridged and once when it is gone (open terminals count as use). */
+  connection?: { begin(): void; end(): void },
+): Promise<Response> {
   const url = new URL(request.url);
   const cols = clampSize(url.searchParams.get("cols"), MAX_COLS) ?? 80;
   const rows = clampSize(url.searchParams.get("rows"), MAX_ROWS) ?? 24;
@@ -48,12 +54,17 @@ export async function openTerminal(container: Container, request: Request, name:
     return new Response(null, { status: 101, webSocket: client });
   }
 
-  bridge(server, tmux, abort);
+  bridge(server, tmux, abort, connection);
   send(server, { type: "ready" });
   return new Response(null, { status: 101, webSocket: client });
 }
 
-function bridge(server: WebSocket, tmux: ExecProcess, abort: AbortController): void {
+function bridge(
+  server: WebSocket,
+  tmux: ExecProcess,
+  abort: AbortController,
+  connection: { begin(): void; end(): void } | undefined,
+): void {
   const stdin = tmux.stdin?.getWriter();
   const stdout = tmux.stdout?.getReader();
   let exited = false;
@@ -98,7 +109,9 @@ function bridge(server: WebSocket, tmux: ExecProcess, abort: AbortController): v
     }
   });
 
+  connection?.begin();
   const onGone = () => {
+    if (!closed) connection?.end();
     closed = true;
     wake();
     // End only this tmux client; the session and its shell keep running.

@@ -2,26 +2,28 @@ import { DurableObject } from "cloudflare:workers";
 import { ErrorCode } from "../protocol/errors";
 import type { DevServerState, PreviewsOverview } from "../protocol/previews";
 import { isTerminalName, type TerminalInfo } from "../protocol/terminal";
-import type { WorkspaceStatus } from "../protocol/workspace";
+import type { SaveResult, WorkspaceStatus } from "../protocol/workspace";
+import { DEFAULT_TEMPLATE, type WorkspaceTemplate } from "../protocol/workspaces";
+import type { Activity } from "./activity";
 import { AlarmScheduler } from "./alarms";
 import { FileWatcher } from "./files/file-watcher";
 import { handleFilesRequest } from "./files/files-handler";
 import { Files } from "./files/sandbox-files";
 import { WORKSPACE_ROOT } from "./files/workspace-path";
-import { describe, jsonError, WORKSPACE_NOT_FOUND } from "./http";
+import { describe, jsonError, toRpcError, WORKSPACE_NOT_FOUND } from "./http";
+import { handleLifecycleFetch } from "./lifecycle/fetch";
+import { Lifecycle } from "./lifecycle/lifecycle";
+import { type LifecycleSettings, lifecycleSettings, parseOverrides, platformTimeoutMs } from "./lifecycle/settings";
 import { PREVIEW_HEADER } from "./preview-host";
 import type { Grant } from "./previews/grants";
 import { previewNotFound } from "./previews/pages";
 import { SWEEP_TASK, WorkspacePreviews } from "./previews/workspace-previews";
+import { seedTemplate } from "./templates";
 import { endTerminal, listTerminals, openTerminal } from "./terminal-bridge";
 import { CALLER_HEADER } from "./workspace-access";
 
-/** How long a container keeps running once nothing uses the workspace. */
-const INACTIVITY_TIMEOUT_MS = 5 * 60_000;
-const WORKSPACE_DIR = "/workspace";
-/** How long one start may take from start() to accepting exec(), and how often to try. */
-const START_ATTEMPT_TIMEOUT_MS = 20_000;
-const START_ATTEMPTS = 4;
+/** Test-only per-workspace timings (see worker/routes/lifecycle.ts). */
+const OVERRIDES_KEY = "lifecycle:overrides";
 
 /**
  * One workspace: a Durable Object that owns one container through
@@ -30,18 +32,21 @@ const START_ATTEMPTS = 4;
  * `workspaceStub()` supplies it), and fetch() reads it from CALLER_HEADER.
  */
 export class Workspace extends DurableObject<Env> {
-  private starting: Promise<void> | undefined;
   private owner: string | undefined;
+  /** The one alarm of this object, shared by named tasks (worker/alarms.ts). */
+  protected readonly alarms: AlarmScheduler;
+  /** Start/wake, save, stop, and the alarm that saves and sleeps (worker/lifecycle/). */
+  protected readonly lifecycle: Lifecycle;
   /** File operations confined to /workspace (symlinks included). */
   private readonly files: Files;
   private readonly fileWatcher: FileWatcher;
   private readyForExec: Promise<void> | undefined;
+  /** Preview hostnames, their access grants and share links (worker/previews/). */
   private readonly previews: WorkspacePreviews;
-  /** The object's one alarm, shared by features: add a task name and its handler here. */
-  private readonly alarms: AlarmScheduler;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.alarms = new AlarmScheduler(ctx.storage);
     this.files = new Files({ exec: (cmd, options) => this.execWhenUp(cmd, options) }, { confineTo: WORKSPACE_ROOT });
     this.fileWatcher = new FileWatcher(async () => {
       await this.ensureRunning();
@@ -53,16 +58,26 @@ export class Workspace extends DurableObject<Env> {
       ensureRunning: () => this.ensureRunning(),
       scheduleSweep: (at) => (at === undefined ? this.alarms.cancel(SWEEP_TASK) : this.alarms.schedule(SWEEP_TASK, at)),
       previewDomain: env.PREVIEW_DOMAIN,
+      connections: { begin: () => this.activity.begin(), end: () => this.activity.end() },
     });
-    this.alarms = new AlarmScheduler(ctx.storage, {
-      [SWEEP_TASK]: () => this.previews.sweep(),
-    });
+    this.alarms.register(SWEEP_TASK, () => this.previews.sweep());
+    this.lifecycle = new Lifecycle(
+      ctx,
+      this.alarms,
+      () => this.settings(),
+      () => {
+        const image = this.container.images.sandbox;
+        if (!image) throw new Error('No image named "sandbox" in wrangler.jsonc `containers[].images`.');
+        return { image, enableInternet: this.env.SANDBOX_INTERNET !== "false" };
+      },
+      (container) => this.afterStart(container),
+    );
     const container = ctx.container;
     void ctx.blockConcurrencyWhile(async () => {
       this.owner = await ctx.storage.get<string>("owner");
       // A restarted Durable Object starts without an inactivity timeout even
       // when its container kept running.
-      if (container?.running) await container.setInactivityTimeout(INACTIVITY_TIMEOUT_MS);
+      if (container?.running) await container.setInactivityTimeout(platformTimeoutMs(await this.settings()));
     });
   }
 
@@ -80,10 +95,20 @@ export class Workspace extends DurableObject<Env> {
   }
 
   /** Records the owner and name of a new workspace. */
-  async create(caller: string, name: string): Promise<void> {
+  async create(caller: string, name: string, template: WorkspaceTemplate = DEFAULT_TEMPLATE): Promise<void> {
     if (this.owner && this.owner !== caller) throw new Error(`${WORKSPACE_NOT_FOUND}: no such workspace`);
     this.owner = caller;
-    await this.ctx.storage.put({ owner: caller, name, createdAt: new Date().toISOString() });
+    await this.ctx.storage.put({ owner: caller, name, template, createdAt: new Date().toISOString() });
+  }
+
+  /** After a start: preview hostnames for dev servers, and the template on the very first start. */
+  private async afterStart(container: Container): Promise<void> {
+    await this.previews.writePreviewHosts(container);
+    const template = await this.ctx.storage.get<WorkspaceTemplate>("template");
+    if (template && !(await this.ctx.storage.get<boolean>("seeded"))) {
+      await seedTemplate(container, template);
+      await this.ctx.storage.put("seeded", true);
+    }
   }
 
   async rename(caller: string, name: string): Promise<void> {
@@ -102,13 +127,18 @@ export class Workspace extends DurableObject<Env> {
     this.owner = undefined;
   }
 
-  /** Starts the container when it is not running; concurrent callers share one start. */
+  /**
+   * Open connections count as activity: call `this.activity.begin()` when a
+   * terminal or preview WebSocket is accepted and `this.activity.end()` when
+   * it closes, so an idle save + stop never cuts off someone connected.
+   */
+  protected get activity(): Activity {
+    return this.lifecycle.activity;
+  }
+
+  /** Starts the container, waking it from its latest snapshot, when it is not running. */
   protected ensureRunning(): Promise<void> {
-    if (this.container.running) return Promise.resolve();
-    this.starting ??= this.start().finally(() => {
-      this.starting = undefined;
-    });
-    return this.starting;
+    return this.lifecycle.ensureRunning();
   }
 
   /**
@@ -145,48 +175,18 @@ export class Workspace extends DurableObject<Env> {
     return this.readyForExec;
   }
 
-  private async start(): Promise<void> {
-    const container = this.container;
-    const image = container.images.sandbox;
-    if (!image) throw new Error('No image named "sandbox" in wrangler.jsonc `containers[].images`.');
-    // A start can fail on its way up (locally: a slow Docker engine under load
-    // misses workerd's wait for the network sidecar). Try a few times.
-    for (let attempt = 1; ; attempt++) {
-      if (!container.running) container.start({ image, enableInternet: this.env.SANDBOX_INTERNET !== "false" });
-      await container.setInactivityTimeout(INACTIVITY_TIMEOUT_MS);
-      try {
-        await this.waitUntilExecReady();
-        break;
-      } catch (error) {
-        if (attempt >= START_ATTEMPTS) throw error;
-        console.warn(`container start attempt ${attempt} failed: ${describe(error)}; retrying`);
-        await container.destroy().catch(() => undefined);
-        await scheduler.wait(1000 * attempt);
-      }
-    }
-    await this.previews.writePreviewHosts(container);
+  /** Runs a disk-touching operation so that it never overlaps a save followed by a stop. */
+  protected exclusive<T>(operation: () => Promise<T>): Promise<T> {
+    return this.lifecycle.exclusive(operation);
+  }
+
+  private async settings(): Promise<LifecycleSettings> {
+    const overrides = parseOverrides(await this.ctx.storage.get(OVERRIDES_KEY));
+    return { ...lifecycleSettings(this.env.INACTIVITY_TIMEOUT_SECONDS), ...overrides };
   }
 
   override async alarm(): Promise<void> {
     await this.alarms.run();
-  }
-
-  /**
-   * start() returns before the container accepts exec(), and the first exec()
-   * fails with "not running" until it does. Retry a no-op until it runs.
-   */
-  private async waitUntilExecReady(): Promise<void> {
-    const deadline = Date.now() + START_ATTEMPT_TIMEOUT_MS;
-    for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
-      try {
-        const probe = await this.container.exec(["true"]);
-        await probe.exitCode;
-        return;
-      } catch (error) {
-        if (Date.now() > deadline || !/not running/i.test(describe(error))) throw error;
-        await scheduler.wait(delay);
-      }
-    }
   }
 
   /**
@@ -204,6 +204,8 @@ export class Workspace extends DurableObject<Env> {
     if (!caller || !this.owner || caller !== this.owner) {
       return jsonError(404, ErrorCode.NOT_FOUND, "No such workspace.");
     }
+    this.lifecycle.activity.touch();
+    if (pathname.startsWith("/lifecycle/")) return handleLifecycleFetch(this.lifecycle, this.container, request);
     if (pathname.startsWith("/terminals/")) return this.openTerminal(request, pathname.slice("/terminals/".length));
     if (pathname.startsWith("/files/")) {
       return handleFilesRequest(request, {
@@ -220,7 +222,7 @@ export class Workspace extends DurableObject<Env> {
     if (!isTerminalName(name))
       return jsonError(400, ErrorCode.INVALID_TERMINAL_NAME, `No terminal can be named "${name}".`);
     await this.ensureRunning();
-    return openTerminal(this.container, request, name);
+    return openTerminal(this.container, request, name, this.activity);
   }
 
   /** The workspace's terminals; an empty list when the container is not running (this does not start it). */
@@ -237,26 +239,44 @@ export class Workspace extends DurableObject<Env> {
     return endTerminal(this.container, name);
   }
 
-  /** Starts the container if needed and reports its state with `uname -a` from inside. */
+  /** Starts or wakes the container if needed and reports its state with `uname -a` from inside. */
   async status(caller: string, id: string): Promise<WorkspaceStatus> {
     this.authorize(caller);
-    try {
-      await this.ensureRunning();
-      const uname = await this.container.exec(["uname", "-a"], { cwd: WORKSPACE_DIR });
-      const output = await uname.output();
-      if (output.exitCode !== 0) {
-        throw new Error(`uname exited with ${output.exitCode}: ${new TextDecoder().decode(output.stderr)}`);
-      }
-      return { id, state: "running", kernel: new TextDecoder().decode(output.stdout).trim() };
-    } catch (error) {
-      const reason = describe(error);
-      console.error(`workspace ${id}: ${reason}`);
-      return {
-        id,
-        state: "failed",
-        error: { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${reason}` },
-      };
+    return this.lifecycle.wake(id);
+  }
+
+  /** The state without starting anything and without counting as activity (for polling). */
+  async peek(caller: string, id: string): Promise<WorkspaceStatus> {
+    this.authorize(caller);
+    return this.lifecycle.status(id);
+  }
+
+  /** A snapshot now; resolves once its id is stored. */
+  async save(caller: string): Promise<SaveResult> {
+    this.authorize(caller);
+    return toRpcError(() => this.lifecycle.save());
+  }
+
+  /** Save, then stop the container. */
+  async stop(caller: string): Promise<SaveResult> {
+    this.authorize(caller);
+    return toRpcError(() => this.lifecycle.stop());
+  }
+
+  /** Start fresh after a snapshot failed to restore. */
+  async reset(caller: string): Promise<void> {
+    this.authorize(caller);
+    return toRpcError(() => this.lifecycle.reset());
+  }
+
+  /** Test hooks; the route refuses them unless the dev server enabled them. */
+  async testConfigure(caller: string, options: { overrides?: unknown; snapshotId?: string }): Promise<void> {
+    this.authorize(caller);
+    if (options.overrides !== undefined) {
+      await this.ctx.storage.put(OVERRIDES_KEY, parseOverrides(options.overrides));
+      await this.lifecycle.rescheduleCheck();
     }
+    if (options.snapshotId) await this.lifecycle.adoptSnapshot(options.snapshotId);
   }
 
   // Previews (worker/previews/): the routes in worker/routes/previews.ts call these.

@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from "react";
-import type { WorkspaceSummary } from "../../protocol/workspaces";
+import type { WorkspaceSummary, WorkspaceTemplate } from "../../protocol/workspaces";
 import type { useWorkspaces } from "../hooks/useWorkspaces";
 
 interface Props {
@@ -10,6 +10,7 @@ interface Props {
 /** The workspace switcher: create, rename, delete (with confirmation), open. */
 export function WorkspaceList({ workspaces, onOpen }: Props) {
   const [name, setName] = useState("");
+  const [template, setTemplate] = useState<WorkspaceTemplate>("vite-react");
   const [error, setError] = useState<string | undefined>();
   const list = workspaces.workspaces;
 
@@ -25,7 +26,7 @@ export function WorkspaceList({ workspaces, onOpen }: Props) {
   const create = (event: FormEvent) => {
     event.preventDefault();
     void act(async () => {
-      const created = await workspaces.create(name);
+      const created = await workspaces.create(name, template);
       setName("");
       onOpen(created.id);
     });
@@ -43,6 +44,14 @@ export function WorkspaceList({ workspaces, onOpen }: Props) {
           value={name}
           onChange={(e) => setName(e.target.value)}
         />
+        <select
+          aria-label="Start from"
+          value={template}
+          onChange={(e) => setTemplate(e.target.value as WorkspaceTemplate)}
+        >
+          <option value="vite-react">Vite + React app</option>
+          <option value="empty">Empty (to import an archive)</option>
+        </select>
         <button type="submit" disabled={name.trim().length === 0}>
           Create
         </button>

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from "react";
-import type { WorkspaceSummary } from "../../protocol/workspaces";
+import type { WorkspaceSummary, WorkspaceTemplate } from "../../protocol/workspaces";
 import { apiJson } from "../api";
 
 const json = (method: string, body: unknown): RequestInit => ({
@@ -27,8 +27,8 @@ export function useWorkspaces() {
   }, [refresh]);
 
   const create = useCallback(
-    async (name: string) => {
-      const created = await apiJson<WorkspaceSummary>("/api/workspaces", json("POST", { name }));
+    async (name: string, template: WorkspaceTemplate = "vite-react") => {
+      const created = await apiJson<WorkspaceSummary>("/api/workspaces", json("POST", { name, template }));
       await refresh();
       return created;
     },

@@ -35,12 +35,18 @@ export async function ownerApi(path: string, init: RequestInit = {}): Promise<Re
   return api(path, { ...init, headers });
 }
 
-/** Creates a workspace owned by the owner and returns its id. */
-export async function createWorkspace(name = "test workspace"): Promise<string> {
+/**
+ * Creates a workspace owned by the owner and returns its id. It starts from
+ * the Vite + React template unless `template` says "empty".
+ */
+export async function createWorkspace(
+  name = "test workspace",
+  template: "vite-react" | "empty" = "vite-react",
+): Promise<string> {
   const response = await ownerApi("/api/workspaces", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ name }),
+    body: JSON.stringify({ name, template }),
   });
   if (response.status !== 201) throw new Error(`creating a workspace failed: ${response.status}`);
   const { id } = (await response.json()) as { id: string };

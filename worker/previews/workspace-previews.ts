@@ -24,6 +24,8 @@ export interface PreviewDeps {
   /** Asks the Durable Object's alarm to call sweep() at `at`, or cancels it. */
   scheduleSweep: (at: number | undefined) => Promise<void>;
   previewDomain: string;
+  /** Counts open bridged sockets as use of the workspace (so an idle stop waits for them). */
+  connections?: { begin(): void; end(): void };
 }
 
 export class WorkspacePreviews {
@@ -56,7 +58,11 @@ export class WorkspacePreviews {
       return previewUnavailable(port);
     }
     if (!response.webSocket) return response;
-    const { response: bridged, bridge } = bridgeWebSocket(response, (done) => this.bridges.get(token)?.delete(done));
+    this.deps.connections?.begin();
+    const { response: bridged, bridge } = bridgeWebSocket(response, (done) => {
+      this.bridges.get(token)?.delete(done);
+      this.deps.connections?.end();
+    });
     const open = this.bridges.get(token) ?? new Set<Bridge>();
     this.bridges.set(token, open.add(bridge));
     return bridged;

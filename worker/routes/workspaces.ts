@@ -1,7 +1,12 @@
 import { type Context, Hono } from "hono";
 import { ErrorCode } from "../../protocol/errors";
 import { newWorkspaceId } from "../../protocol/ids";
-import { checkWorkspaceName } from "../../protocol/workspaces";
+import {
+  checkWorkspaceName,
+  DEFAULT_TEMPLATE,
+  isWorkspaceTemplate,
+  WORKSPACE_TEMPLATES,
+} from "../../protocol/workspaces";
 import { ApiError, notFound, readJsonObject } from "../http";
 import { type AppEnv, checkWorkspaceId, workspaceStub } from "../workspace-access";
 
@@ -11,7 +16,10 @@ export const workspaceRoutes = new Hono<AppEnv>();
 const directory = (c: Context<AppEnv>) => c.env.Directory.getByName(`user:${c.get("user").id}`);
 
 async function nameFromBody(request: Request): Promise<string> {
-  const body = await readJsonObject(request);
+  return checkedName(await readJsonObject(request));
+}
+
+function checkedName(body: Record<string, unknown>): string {
   const checked = checkWorkspaceName(body.name);
   if ("error" in checked) throw new ApiError(400, ErrorCode.INVALID_WORKSPACE_NAME, checked.error);
   return checked.name;
@@ -20,10 +28,15 @@ async function nameFromBody(request: Request): Promise<string> {
 workspaceRoutes.get("/", async (c) => c.json(await directory(c).list()));
 
 workspaceRoutes.post("/", async (c) => {
-  const name = await nameFromBody(c.req.raw);
+  const body = await readJsonObject(c.req.raw);
+  const name = checkedName(body);
+  const template = body.template ?? DEFAULT_TEMPLATE;
+  if (!isWorkspaceTemplate(template)) {
+    throw new ApiError(400, ErrorCode.INVALID_TEMPLATE, `template must be one of: ${WORKSPACE_TEMPLATES.join(", ")}.`);
+  }
   const id = newWorkspaceId();
   // The Workspace records its owner first: an id in the list always has one.
-  await workspaceStub(c, id).create(name);
+  await workspaceStub(c, id).create(name, template);
   return c.json(await directory(c).add(id, name), 201);
 });
 
@@ -43,7 +56,9 @@ workspaceRoutes.delete("/:id", async (c) => {
   return c.body(null, 204);
 });
 
+/** Starts or wakes the workspace; `?wake=0` only reports (for polling: it does not count as use). */
 workspaceRoutes.get("/:id/status", async (c) => {
   const id = checkWorkspaceId(c.req.param("id"));
-  return c.json(await workspaceStub(c, id).status(id));
+  const stub = workspaceStub(c, id);
+  return c.json(await (c.req.query("wake") === "0" ? stub.peek(id) : stub.status(id)));
 });
