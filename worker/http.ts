@@ -40,6 +40,9 @@ export const notFound = (message = "Nothing is here.") => new ApiError(404, Erro
 export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
   const type = request.headers.get("Content-Type") ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type)) {
+    // Read it anyway: under `vite dev`, a request body left unread can make the
+    // next request on the same connection fail ("fetch failed" in Miniflare).
+    await request.arrayBuffer().catch(() => undefined);
     throw new ApiError(
       415,
       ErrorCode.UNSUPPORTED_MEDIA_TYPE,

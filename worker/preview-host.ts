@@ -13,7 +13,11 @@ import { previewNotFound } from "./previews/pages";
  */
 export const PREVIEW_HEADER = "X-Cloud-Ide-Preview";
 
-/** The preview label of a request's host, or undefined when the host is not under PREVIEW_DOMAIN. */
+/**
+ * The preview label of a request's host, or undefined when the host is not
+ * under PREVIEW_DOMAIN. (The bare domain is not a preview: under `vite dev`
+ * it is the IDE itself, `localhost:{PORT}`.)
+ */
 export function previewHostLabel(request: Request, env: Env): string | undefined {
   const host = new URL(request.url).host.toLowerCase();
   const suffix = `.${env.PREVIEW_DOMAIN.toLowerCase()}`;

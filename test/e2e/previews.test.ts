@@ -34,14 +34,20 @@ describe("previewing the template's dev server", () => {
   it("runs it, hot-reloads an edit without a reload, shares it, and revokes and expires the links", async () => {
     workspace = await createWorkspace("previews e2e");
     const before = new Set(runContainers());
-    const { page, errors } = await openWorkspace(browser, workspace);
+    // The first page load of a fresh dev server can be slow on a loaded machine: one retry.
+    const { page, errors } = await openWorkspace(browser, workspace).catch(() => openWorkspace(browser, workspace));
     const pane = page.getByTestId("pane-preview");
 
-    // Nothing listens yet: the pane says so and offers to run the template's dev server.
+    // Nothing listens yet: the pane says so (and offers a Run button).
     await pane.getByTestId("preview-empty").waitFor({ timeout: 60_000 });
     expect(await pane.getByTestId("preview-empty").textContent()).toContain("Nothing is listening on port 5173");
-    // The Run button, because the terminal is not on main yet (see the report).
-    await pane.getByTestId("preview-run").click();
+    expect(await pane.getByTestId("preview-run").isVisible()).toBe(true);
+
+    // Start the template's dev server from the terminal, as a user would.
+    await page.locator('[data-testid="connection-status"][data-state="connected"]').waitFor({ timeout: 60_000 });
+    await page.locator('.terminal-view:not(.inactive) [data-testid="terminal"]').click();
+    await page.keyboard.type("npm run dev");
+    await page.keyboard.press("Enter");
 
     const frame = await previewFrame(page);
     await frame.getByText("Hello from your workspace").waitFor({ timeout: 60_000 });
@@ -52,10 +58,23 @@ describe("previewing the template's dev server", () => {
     await frame.evaluate(() => {
       (window as unknown as { beforeEdit: number }).beforeEdit = 42;
     });
+    // Edit src/App.tsx in the IDE's editor and save.
+    const tree = (path: string) => page.locator(`[data-testid="file-tree"] [data-path="${path}"]`);
+    await tree("src").click();
+    await tree("src/App.tsx").click();
+    const editor = page.locator('[data-testid="code-editor"] .cm-content');
+    await expect.poll(() => editor.textContent(), { timeout: 30_000 }).toContain("Hello from your workspace");
     const [container] = runContainers().filter((name) => !before.has(name));
     if (!container) throw new Error("no container for the workspace");
-    // Through docker exec, because the IDE's editor is not on main yet (see the report).
-    dockerExec(container, ["sed", "-i", "s/Hello from your workspace/Hello after an edit/", "/workspace/src/App.tsx"]);
+    const source = dockerExec(container, ["cat", "/workspace/src/App.tsx"]);
+    await editor.click();
+    await page.keyboard.press("Control+a");
+    // insertText: one input, so the editor's bracket closing and indenting leave the code as it is.
+    await page.keyboard.insertText(`${source.replace("Hello from your workspace", "Hello after an edit")}\n`);
+    await page.keyboard.press("Control+s");
+    await expect
+      .poll(() => dockerExec(container, ["cat", "/workspace/src/App.tsx"]), { timeout: 20_000 })
+      .toContain("Hello after an edit");
     await frame.getByText("Hello after an edit").waitFor({ timeout: 30_000 });
     expect(await frame.evaluate(() => (window as unknown as { beforeEdit?: number }).beforeEdit)).toBe(42);
 

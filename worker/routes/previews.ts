@@ -14,7 +14,7 @@ import {
   SHARE_TTL_MIN_SECONDS,
   type ShareLink,
 } from "../../protocol/previews";
-import { ApiError, notFound } from "../http";
+import { ApiError, notFound, readJsonObject } from "../http";
 import type { Grant } from "../previews/grants";
 import { testHooksEnabled } from "../test-hooks";
 import { type AppEnv, checkWorkspaceId, workspaceStub } from "../workspace-access";
@@ -56,16 +56,9 @@ previewRoutes.post("/:id/previews/:port", async (c) => {
 previewRoutes.post("/:id/previews/:port/shares", async (c) => {
   const id = checkWorkspaceId(c.req.param("id"));
   const port = checkPort(c.req.param("port"));
-  // JSON only: a page elsewhere cannot send that without a CORS preflight, which this API never grants.
-  if (!(c.req.header("Content-Type") ?? "").toLowerCase().startsWith("application/json")) {
-    throw new ApiError(
-      415,
-      ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-      'Send JSON: {"ttlSeconds": N} with Content-Type: application/json.',
-    );
-  }
-  const body = (await c.req.json().catch(() => undefined)) as Partial<CreateShareRequest> | undefined;
-  const ttl = body?.ttlSeconds;
+  // JSON only (415 otherwise): a page elsewhere cannot send that without a CORS preflight.
+  const body = (await readJsonObject(c.req.raw)) as Partial<CreateShareRequest>;
+  const ttl = body.ttlSeconds;
   if (typeof ttl !== "number" || !Number.isInteger(ttl) || ttl < SHARE_TTL_MIN_SECONDS || ttl > SHARE_TTL_MAX_SECONDS) {
     throw new ApiError(
       400,
