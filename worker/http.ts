@@ -36,13 +36,28 @@ export function describe(error: unknown): string {
 
 export const notFound = (message = "Nothing is here.") => new ApiError(404, ErrorCode.NOT_FOUND, message);
 
+/**
+ * Reads and discards a body the Worker refuses. Under `vite dev`, a request
+ * body left unread can make the next request on the same connection fail
+ * ("fetch failed" in Miniflare). Streams, so a refused upload is not held.
+ */
+export async function drainBody(request: Request): Promise<void> {
+  const reader = request.body?.getReader();
+  if (!reader) return;
+  try {
+    while (!(await reader.read()).done) {
+      // discard
+    }
+  } catch {
+    // A body that fails to arrive is as good as drained.
+  }
+}
+
 /** Reads a JSON object body: 415 unless it is `application/json`, 400 unless it parses to an object. */
 export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
   const type = request.headers.get("Content-Type") ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type)) {
-    // Read it anyway: under `vite dev`, a request body left unread can make the
-    // next request on the same connection fail ("fetch failed" in Miniflare).
-    await request.arrayBuffer().catch(() => undefined);
+    await drainBody(request);
     throw new ApiError(
       415,
       ErrorCode.UNSUPPORTED_MEDIA_TYPE,

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { ErrorCode } from "../../protocol/errors";
-import { ApiError } from "../http";
+import { ApiError, drainBody } from "../http";
 import type { AppEnv } from "../workspace-access";
 import { identify } from "./identify";
 
@@ -17,6 +17,7 @@ export const sameOriginOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
     const origin = c.req.header("Origin");
     const own = new URL(c.req.url).origin;
     if (origin !== own) {
+      await drainBody(c.req.raw);
       throw new ApiError(
         403,
         ErrorCode.FORBIDDEN_ORIGIN,
@@ -32,7 +33,10 @@ export const sameOriginOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
 /** Answers 401 unless someone is signed in; puts the user in `c.var.user`. */
 export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
   const user = await identify(c);
-  if (!user) throw new ApiError(401, ErrorCode.UNAUTHENTICATED, "Sign in to use the IDE.");
+  if (!user) {
+    await drainBody(c.req.raw);
+    throw new ApiError(401, ErrorCode.UNAUTHENTICATED, "Sign in to use the IDE.");
+  }
   c.set("user", user);
   await next();
 };
