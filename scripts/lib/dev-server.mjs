@@ -18,6 +18,7 @@ export async function startDevServer(env, { verbose = false } = {}) {
   const hmrPort = await freePort();
   const workerName = `cloud-ide-test-${randomBytes(3).toString("hex")}`;
   const stateDir = mkdtempSync(join(tmpdir(), "cloud-ide-state-"));
+  const snapshotsBefore = new Set(snapshotImages());
   // --bypass-lock: a test run may share the project with a running `npm start`.
   const server = spawn("vite", ["dev", "--bypass-lock"], {
     cwd: ROOT,
@@ -49,6 +50,7 @@ export async function startDevServer(env, { verbose = false } = {}) {
       killGroup(server.pid, "SIGKILL");
     }
     removeContainers(workerName);
+    removeNewSnapshots(snapshotsBefore);
     rmSync(stateDir, { recursive: true, force: true });
   };
 
@@ -94,6 +96,20 @@ export function removeContainers(workerName) {
     .filter(Boolean);
   // Containers that workerd is removing itself may be gone by now: not an error.
   if (ids.length > 0) spawnSync("docker", ["rm", "-f", ...ids], { stdio: "ignore" });
+}
+
+/** Snapshot images workerd made locally (`snapshotContainer()` is a `docker commit`). */
+function snapshotImages() {
+  const result = spawnSync("docker", ["images", "-q", "--filter", "reference=workerd-container-snap-*"], {
+    encoding: "utf8",
+  });
+  return (result.stdout ?? "").split("\n").filter(Boolean);
+}
+
+/** Removes the snapshot images made during this run (images in use are kept by Docker). */
+function removeNewSnapshots(before) {
+  const made = snapshotImages().filter((id) => !before.has(id));
+  if (made.length > 0) spawnSync("docker", ["rmi", ...made], { stdio: "ignore" });
 }
 
 export function freePort() {
