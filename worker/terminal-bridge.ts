@@ -43,13 +43,29 @@ export async function openTerminal(container: Container, request: Request, name:
     tmux.resize(cols, rows);
   } catch (error) {
     console.error(`terminal ${name}: ${describe(error)}`);
-    send(server, { type: "error", message: `The terminal could not start: ${describe(error)}` });
-    server.close(1011, "Terminal failed to start");
-    return new Response(null, { status: 101, webSocket: client });
+    return refuseTerminal(`The terminal could not start: ${describe(error)}`, [client, server]);
   }
 
   bridge(server, tmux, abort);
   send(server, { type: "ready" });
+  return new Response(null, { status: 101, webSocket: client });
+}
+
+/**
+ * Answers the upgrade, says what went wrong, and closes: the page shows the
+ * message and tries again, where an HTTP error would only be a failed socket.
+ */
+export function refuseTerminal(
+  message: string,
+  [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket],
+): Response {
+  try {
+    server.accept();
+  } catch {
+    // Already accepted by openTerminal.
+  }
+  send(server, { type: "error", message });
+  server.close(1011, "Terminal failed to start");
   return new Response(null, { status: 101, webSocket: client });
 }
 

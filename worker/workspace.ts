@@ -3,7 +3,7 @@ import { ErrorCode } from "../protocol/errors";
 import { isTerminalName, type TerminalInfo } from "../protocol/terminal";
 import type { WorkspaceStatus } from "../protocol/workspace";
 import { describe, jsonError, WORKSPACE_NOT_FOUND } from "./http";
-import { endTerminal, listTerminals, openTerminal } from "./terminal-bridge";
+import { endTerminal, listTerminals, openTerminal, refuseTerminal } from "./terminal-bridge";
 import { CALLER_HEADER } from "./workspace-access";
 
 /** How long a container keeps running once nothing uses the workspace. */
@@ -100,7 +100,11 @@ export class Workspace extends DurableObject<Env> {
   private async openTerminal(request: Request, name: string): Promise<Response> {
     if (!isTerminalName(name))
       return jsonError(400, ErrorCode.INVALID_TERMINAL_NAME, `No terminal can be named "${name}".`);
-    await this.ensureRunning();
+    try {
+      await this.ensureRunning();
+    } catch (error) {
+      return refuseTerminal(`The container could not start: ${describe(error)}`);
+    }
     return openTerminal(this.container, request, name);
   }
 
