@@ -17,6 +17,8 @@ import {
 import { describe } from "./http";
 
 const WORKSPACE_DIR = "/workspace";
+/** How long exec() waits for a container that is starting. */
+const START_WAIT_MS = 45_000;
 const SHELL_ENV = { TERM: "xterm-256color", HOME: "/root", LANG: "C.UTF-8", COLORTERM: "truecolor" };
 
 /** Opens terminal `name` for a WebSocket upgrade request; the caller has checked the name. */
@@ -203,11 +205,13 @@ export async function endTerminal(container: Container, name: string): Promise<b
  * status call and its terminal socket arrive together).
  */
 async function execWhenStarted(container: Container, argv: string[], options: ContainerExecOptions) {
-  for (let attempt = 0; ; attempt++) {
+  // A loaded machine can take many seconds to start a container.
+  const deadline = Date.now() + START_WAIT_MS;
+  for (;;) {
     try {
       return await container.exec(argv, options);
     } catch (error) {
-      if (attempt >= 200 || !/not running/i.test(describe(error))) throw error;
+      if (Date.now() > deadline || !/not running/i.test(describe(error))) throw error;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
