@@ -22,7 +22,12 @@ const START_WAIT_MS = 45_000;
 const SHELL_ENV = { TERM: "xterm-256color", HOME: "/root", LANG: "C.UTF-8", COLORTERM: "truecolor" };
 
 /** Opens terminal `name` for a WebSocket upgrade request; the caller has checked the name. */
-export async function openTerminal(container: Container, request: Request, name: string): Promise<Response> {
+export async function openTerminal(
+  container: Container,
+  request: Request,
+  name: string,
+  ensureRunning: () => Promise<void>,
+): Promise<Response> {
   const url = new URL(request.url);
   const cols = clampSize(url.searchParams.get("cols"), MAX_COLS) ?? 80;
   const rows = clampSize(url.searchParams.get("rows"), MAX_ROWS) ?? 24;
@@ -35,12 +40,12 @@ export async function openTerminal(container: Container, request: Request, name:
   const abort = new AbortController();
   let tmux: ExecProcess;
   try {
-    tmux = await execWhenStarted(container, ["tmux", "new-session", "-A", "-s", name, "-c", WORKSPACE_DIR], {
-      pty: { cols, rows },
-      env: SHELL_ENV,
-      cwd: WORKSPACE_DIR,
-      signal: abort.signal,
-    });
+    tmux = await execWhenStarted(
+      container,
+      ["tmux", "new-session", "-A", "-s", name, "-c", WORKSPACE_DIR],
+      { pty: { cols, rows }, env: SHELL_ENV, cwd: WORKSPACE_DIR, signal: abort.signal },
+      ensureRunning,
+    );
     // Docker 20.10 starts exec PTYs at 0x0 whatever size was asked for.
     tmux.resize(cols, rows);
   } catch (error) {
@@ -204,15 +209,22 @@ export async function endTerminal(container: Container, name: string): Promise<b
  * container counts as running before it accepts exec (seen when the page's
  * status call and its terminal socket arrive together).
  */
-async function execWhenStarted(container: Container, argv: string[], options: ContainerExecOptions) {
-  // A loaded machine can take many seconds to start a container.
+async function execWhenStarted(
+  container: Container,
+  argv: string[],
+  options: ContainerExecOptions,
+  ensureRunning?: () => Promise<void>,
+) {
+  // A loaded machine can take many seconds to start a container, and a start
+  // can fail: start it again when it is not running.
   const deadline = Date.now() + START_WAIT_MS;
   for (;;) {
     try {
       return await container.exec(argv, options);
     } catch (error) {
       if (Date.now() > deadline || !/not running/i.test(describe(error))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      if (ensureRunning && !container.running) await ensureRunning();
     }
   }
 }

@@ -105,7 +105,7 @@ export class Workspace extends DurableObject<Env> {
     } catch (error) {
       return refuseTerminal(`The container could not start: ${describe(error)}`);
     }
-    return openTerminal(this.container, request, name);
+    return openTerminal(this.container, request, name, () => this.ensureRunning());
   }
 
   /** The workspace's terminals; an empty list when the container is not running (this does not start it). */
