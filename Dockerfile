@@ -17,6 +17,14 @@ COPY sandbox/tmux.conf /etc/tmux.conf
 COPY sandbox/profile.sh /etc/profile.d/cloud-ide.sh
 COPY sandbox/bashrc /root/.bashrc
 
+# A new workspace starts as a Vite + React + TypeScript app with its
+# dependencies installed, so `npm run dev` works at once (a snapshot restore
+# replaces /workspace with the user's own files).
 WORKDIR /workspace
+COPY sandbox/templates/vite-react/ /workspace/
+# `npm install` (it follows package-lock.json) rather than `npm ci`: Vite lists an
+# optional Windows-only package that some registries lack, and `npm ci` then
+# refuses a lock file without it.
+RUN npm install --no-audit --no-fund && npm cache clean --force
 # exec() needs a running container; the workspace itself is driven by exec.
 CMD ["sleep", "infinity"]

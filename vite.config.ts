@@ -9,11 +9,15 @@ import { defineConfig } from "vite";
 const port = Number(process.env.PORT ?? 5173);
 const hmrPort = Number(process.env.HMR_PORT ?? port + 1);
 
-/** Variables that differ under `vite dev`: local preview hostnames, and a test's Access team. */
+/**
+ * Variables that differ under `vite dev`: local preview hostnames, a test's
+ * Access team, and test-only routes (worker/test-hooks.ts), never in a build.
+ */
 function devVars(): Record<string, string> {
   const vars: Record<string, string> = { PREVIEW_DOMAIN: `localhost:${port}` };
   if (process.env.ACCESS_TEAM_DOMAIN) vars.ACCESS_TEAM_DOMAIN = process.env.ACCESS_TEAM_DOMAIN;
   if (process.env.ACCESS_AUD) vars.ACCESS_AUD = process.env.ACCESS_AUD;
+  if (process.env.CLOUD_IDE_TEST_HOOKS === "1") vars.CLOUD_IDE_TEST_HOOKS = "1";
   return vars;
 }
 
@@ -26,7 +30,15 @@ export default defineConfig(({ command }) => ({
         // containers they started (workerd names them `workerd-{name}-...`).
         name: process.env.CLOUD_IDE_WORKER_NAME ?? config.name,
         // In development previews are {port}-{id}-{token}.localhost:{port}.
-        vars: command === "serve" ? { ...config.vars, ...devVars() } : config.vars,
+        // CLOUD_IDE_TEST_HOOKS (set by the test dev server only) enables test-only routes.
+        vars:
+          command === "serve"
+            ? {
+                ...config.vars,
+                ...devVars(),
+                ...(process.env.CLOUD_IDE_TEST_HOOKS === "1" ? { CLOUD_IDE_TEST_HOOKS: "1" } : {}),
+              }
+            : config.vars,
       }),
       persistState: process.env.CLOUD_IDE_STATE_DIR ? { path: process.env.CLOUD_IDE_STATE_DIR } : true,
     }),
@@ -36,6 +48,9 @@ export default defineConfig(({ command }) => ({
     strictPort: true,
     host: "localhost",
     allowedHosts: [".localhost"],
+    // Vite's default CORS lets any *.localhost origin read responses, and
+    // preview hostnames are *.localhost here: no CORS, as in production.
+    cors: false,
     hmr: { port: hmrPort },
   },
   preview: { port, strictPort: true },

@@ -50,7 +50,7 @@ function ListPage({ userMenu, navigate }: PageProps) {
 }
 
 function WorkspacePage({ workspaceId, userMenu, navigate }: PageProps & { workspaceId: string }) {
-  const { status, refresh } = useWorkspaceStatus(workspaceId);
+  const { status, refresh, poll } = useWorkspaceStatus(workspaceId);
   const workspaces = useWorkspaces();
   const name = workspaces.workspaces?.find((w) => w.id === workspaceId)?.name;
   return (
@@ -60,6 +60,7 @@ function WorkspacePage({ workspaceId, userMenu, navigate }: PageProps & { worksp
         name={name}
         status={status}
         onRetry={refresh}
+        onPoll={poll}
         workspaces={workspaces.workspaces ?? []}
         onSwitch={(id) => navigate(id ? `/workspaces/${id}` : "/")}
         userMenu={userMenu}

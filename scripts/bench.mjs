@@ -25,14 +25,19 @@ const sections = readdirSync(join(ROOT, "bench"))
   .sort();
 
 step("Starting the IDE for benchmarks");
-const server = await startDevServer(env);
+const server = await startDevServer(env, { verbose: Boolean(process.env.CLOUD_IDE_TEST_VERBOSE) });
 let failed = false;
 try {
   for (const file of sections) {
     step(`Benchmark: ${file}`);
     try {
       const section = await import(pathToFileURL(join(ROOT, "bench", file)).href);
-      const rows = await section.run({ baseUrl: server.baseUrl, port: server.port, env });
+      const rows = await section.run({
+        baseUrl: server.baseUrl,
+        port: server.port,
+        env,
+        workerName: server.workerName,
+      });
       printTable(section.title ?? file, rows);
     } catch (error) {
       failed = true;

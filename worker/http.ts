@@ -68,3 +68,36 @@ export const WORKSPACE_NOT_FOUND = "WORKSPACE_NOT_FOUND";
 export function isWorkspaceNotFound(error: unknown): boolean {
   return error instanceof Error && error.message.includes(WORKSPACE_NOT_FOUND);
 }
+
+/**
+ * Message prefix that carries an {@link ApiError} across Durable Object RPC,
+ * which keeps only the message of a thrown error.
+ */
+const API_ERROR = "API_ERROR:";
+
+/** Runs a Durable Object method body so that an ApiError it throws survives RPC. */
+export async function toRpcError<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (error instanceof ApiError) {
+      throw new Error(
+        `${API_ERROR}${JSON.stringify({ status: error.status, code: error.code, message: error.message })}`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** The ApiError a Durable Object threw through {@link toRpcError}, if this is one. */
+export function fromRpcError(error: unknown): ApiError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const at = error.message.indexOf(API_ERROR);
+  if (at < 0) return undefined;
+  try {
+    const { status, code, message } = JSON.parse(error.message.slice(at + API_ERROR.length));
+    return new ApiError(status, code, message);
+  } catch {
+    return undefined;
+  }
+}

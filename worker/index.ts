@@ -8,7 +8,11 @@
 import { Hono } from "hono";
 import { ErrorCode } from "../protocol/errors";
 import { requireUser, sameOriginOnly } from "./auth/guards";
-import { ApiError, describe, isWorkspaceNotFound, jsonError, notFound } from "./http";
+import { ApiError, describe, fromRpcError, isWorkspaceNotFound, jsonError, notFound } from "./http";
+import { handlePreviewRequest, previewHostLabel, withoutPreviewHeader } from "./preview-host";
+import { fileRoutes } from "./routes/files";
+import { lifecycleRoutes } from "./routes/lifecycle";
+import { previewRoutes } from "./routes/previews";
 import { sessionRoutes } from "./routes/session";
 import { terminalRoutes, terminalSocketRoutes } from "./routes/terminals";
 import { workspaceRoutes } from "./routes/workspaces";
@@ -34,6 +38,9 @@ app.use("/ws/*", requireUser);
 app.route("/api/workspaces", workspaceRoutes);
 app.route("/api/workspaces", terminalRoutes);
 app.route("/ws/workspaces", terminalSocketRoutes);
+app.route("/api/workspaces", fileRoutes);
+app.route("/api/workspaces", previewRoutes);
+app.route("/api/workspaces", lifecycleRoutes);
 
 app.all("/api/*", () => {
   throw notFound("No such API route.");
@@ -47,8 +54,17 @@ app.all("*", (c) => c.env.ASSETS.fetch(c.req.raw));
 app.onError((error) => {
   if (error instanceof ApiError) return error.toResponse();
   if (isWorkspaceNotFound(error)) return notFound("No such workspace.").toResponse();
+  const fromWorkspace = fromRpcError(error);
+  if (fromWorkspace) return fromWorkspace.toResponse();
   console.error(error);
   return jsonError(500, ErrorCode.INTERNAL, `Something went wrong: ${describe(error)}`);
 });
 
-export default app satisfies ExportedHandler<Env>;
+export default {
+  fetch(request, env, ctx) {
+    // Preview hostnames first, before any API routing or sign-in: their token is their permission.
+    const label = previewHostLabel(request, env);
+    if (label !== undefined) return handlePreviewRequest(request, env, label);
+    return app.fetch(withoutPreviewHeader(request), env, ctx);
+  },
+} satisfies ExportedHandler<Env>;

@@ -27,6 +27,8 @@ export async function openTerminal(
   request: Request,
   name: string,
   ensureRunning: () => Promise<void>,
+  /** Told when the socket is bridged and once when it is gone (open terminals count as use). */
+  connection?: { begin(): void; end(): void },
 ): Promise<Response> {
   const url = new URL(request.url);
   const cols = clampSize(url.searchParams.get("cols"), MAX_COLS) ?? 80;
@@ -53,7 +55,7 @@ export async function openTerminal(
     return refuseTerminal(`The terminal could not start: ${describe(error)}`, [client, server]);
   }
 
-  bridge(server, tmux, abort);
+  bridge(server, tmux, abort, connection);
   send(server, { type: "ready" });
   return new Response(null, { status: 101, webSocket: client });
 }
@@ -76,7 +78,12 @@ export function refuseTerminal(
   return new Response(null, { status: 101, webSocket: client });
 }
 
-function bridge(server: WebSocket, tmux: ExecProcess, abort: AbortController): void {
+function bridge(
+  server: WebSocket,
+  tmux: ExecProcess,
+  abort: AbortController,
+  connection: { begin(): void; end(): void } | undefined,
+): void {
   const stdin = tmux.stdin?.getWriter();
   const stdout = tmux.stdout?.getReader();
   let exited = false;
@@ -121,7 +128,9 @@ function bridge(server: WebSocket, tmux: ExecProcess, abort: AbortController): v
     }
   });
 
+  connection?.begin();
   const onGone = () => {
+    if (!closed) connection?.end();
     closed = true;
     wake();
     // End only this tmux client; the session and its shell keep running.

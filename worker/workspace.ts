@@ -1,14 +1,27 @@
 import { DurableObject } from "cloudflare:workers";
 import { ErrorCode } from "../protocol/errors";
+import type { DevServerState, PreviewsOverview } from "../protocol/previews";
 import { isTerminalName, type TerminalInfo } from "../protocol/terminal";
-import type { WorkspaceStatus } from "../protocol/workspace";
-import { describe, jsonError, WORKSPACE_NOT_FOUND } from "./http";
+import type { SaveResult, WorkspaceStatus } from "../protocol/workspace";
+import type { Activity } from "./activity";
+import { AlarmScheduler } from "./alarms";
+import { FileWatcher } from "./files/file-watcher";
+import { handleFilesRequest } from "./files/files-handler";
+import { Files } from "./files/sandbox-files";
+import { WORKSPACE_ROOT } from "./files/workspace-path";
+import { describe, jsonError, toRpcError, WORKSPACE_NOT_FOUND } from "./http";
+import { handleLifecycleFetch } from "./lifecycle/fetch";
+import { Lifecycle } from "./lifecycle/lifecycle";
+import { type LifecycleSettings, lifecycleSettings, parseOverrides, platformTimeoutMs } from "./lifecycle/settings";
+import { PREVIEW_HEADER } from "./preview-host";
+import type { Grant } from "./previews/grants";
+import { previewNotFound } from "./previews/pages";
+import { SWEEP_TASK, WorkspacePreviews } from "./previews/workspace-previews";
 import { endTerminal, listTerminals, openTerminal, refuseTerminal } from "./terminal-bridge";
 import { CALLER_HEADER } from "./workspace-access";
 
-/** How long a container keeps running once nothing uses the workspace. */
-const INACTIVITY_TIMEOUT_MS = 5 * 60_000;
-const WORKSPACE_DIR = "/workspace";
+/** Test-only per-workspace timings (see worker/routes/lifecycle.ts). */
+const OVERRIDES_KEY = "lifecycle:overrides";
 
 /**
  * One workspace: a Durable Object that owns one container through
@@ -17,17 +30,53 @@ const WORKSPACE_DIR = "/workspace";
  * `workspaceStub()` supplies it), and fetch() reads it from CALLER_HEADER.
  */
 export class Workspace extends DurableObject<Env> {
-  private starting: Promise<void> | undefined;
   private owner: string | undefined;
+  /** The one alarm of this object, shared by named tasks (worker/alarms.ts). */
+  protected readonly alarms: AlarmScheduler;
+  /** Start/wake, save, stop, and the alarm that saves and sleeps (worker/lifecycle/). */
+  protected readonly lifecycle: Lifecycle;
+  /** File operations confined to /workspace (symlinks included). */
+  private readonly files: Files;
+  private readonly fileWatcher: FileWatcher;
+  private readyForExec: Promise<void> | undefined;
+  /** Preview hostnames, their access grants and share links (worker/previews/). */
+  private readonly previews: WorkspacePreviews;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.alarms = new AlarmScheduler(ctx.storage);
+    this.files = new Files({ exec: (cmd, options) => this.execWhenUp(cmd, options) }, { confineTo: WORKSPACE_ROOT });
+    this.fileWatcher = new FileWatcher(async () => {
+      await this.ensureRunning();
+      return { exec: (cmd, options) => this.execWhenUp(cmd, options) };
+    });
+    this.previews = new WorkspacePreviews({
+      storage: ctx.storage,
+      container: () => this.container,
+      ensureRunning: () => this.ensureRunning(),
+      scheduleSweep: (at) => (at === undefined ? this.alarms.cancel(SWEEP_TASK) : this.alarms.schedule(SWEEP_TASK, at)),
+      previewDomain: env.PREVIEW_DOMAIN,
+      connections: { begin: () => this.activity.begin(), end: () => this.activity.end() },
+    });
+    this.alarms.register(SWEEP_TASK, () => this.previews.sweep());
+    this.lifecycle = new Lifecycle(
+      ctx,
+      this.alarms,
+      () => this.settings(),
+      () => {
+        const image = this.container.images.sandbox;
+        if (!image) throw new Error('No image named "sandbox" in wrangler.jsonc `containers[].images`.');
+        return { image, enableInternet: this.env.SANDBOX_INTERNET !== "false" };
+      },
+      // Every new container learns the preview hostnames its dev servers must accept.
+      (container) => this.previews.writePreviewHosts(container),
+    );
     const container = ctx.container;
     void ctx.blockConcurrencyWhile(async () => {
       this.owner = await ctx.storage.get<string>("owner");
       // A restarted Durable Object starts without an inactivity timeout even
       // when its container kept running.
-      if (container?.running) await container.setInactivityTimeout(INACTIVITY_TIMEOUT_MS);
+      if (container?.running) await container.setInactivityTimeout(platformTimeoutMs(await this.settings()));
     });
   }
 
@@ -63,24 +112,70 @@ export class Workspace extends DurableObject<Env> {
     if (container?.running) await container.destroy();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
+    this.previews.forget();
     this.owner = undefined;
   }
 
-  /** Starts the container when it is not running; concurrent callers share one start. */
-  protected ensureRunning(): Promise<void> {
-    if (this.container.running) return Promise.resolve();
-    this.starting ??= this.start().finally(() => {
-      this.starting = undefined;
-    });
-    return this.starting;
+  /**
+   * Open connections count as activity: call `this.activity.begin()` when a
+   * terminal or preview WebSocket is accepted and `this.activity.end()` when
+   * it closes, so an idle save + stop never cuts off someone connected.
+   */
+  protected get activity(): Activity {
+    return this.lifecycle.activity;
   }
 
-  private async start(): Promise<void> {
-    const container = this.container;
-    const image = container.images.sandbox;
-    if (!image) throw new Error('No image named "sandbox" in wrangler.jsonc `containers[].images`.');
-    container.start({ image, enableInternet: this.env.SANDBOX_INTERNET !== "false" });
-    await container.setInactivityTimeout(INACTIVITY_TIMEOUT_MS);
+  /** Starts the container, waking it from its latest snapshot, when it is not running. */
+  protected ensureRunning(): Promise<void> {
+    return this.lifecycle.ensureRunning();
+  }
+
+  /**
+   * exec() right after start() can find the container not running yet (seen
+   * under load locally): retry that one error for a few seconds.
+   */
+  private async execWhenUp(cmd: string[], options?: ContainerExecOptions): Promise<ExecProcess> {
+    await this.execReady();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.container.exec(cmd, options);
+      } catch (error) {
+        if (attempt >= 20 || !/not running/.test(describe(error))) throw error;
+        await this.ensureRunning();
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+  }
+
+  /** Resolves once a trivial command runs (a fresh container can answer 126 for a moment). */
+  private execReady(): Promise<void> {
+    if (!this.container.running) this.readyForExec = undefined;
+    this.readyForExec ??= (async () => {
+      for (let attempt = 0; attempt < 40; attempt++) {
+        try {
+          const probe = await this.container.exec(["true"], { cwd: "/" });
+          if ((await probe.exitCode) === 0) return;
+        } catch {
+          await this.ensureRunning();
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    })();
+    return this.readyForExec;
+  }
+
+  /** Runs a disk-touching operation so that it never overlaps a save followed by a stop. */
+  protected exclusive<T>(operation: () => Promise<T>): Promise<T> {
+    return this.lifecycle.exclusive(operation);
+  }
+
+  private async settings(): Promise<LifecycleSettings> {
+    const overrides = parseOverrides(await this.ctx.storage.get(OVERRIDES_KEY));
+    return { ...lifecycleSettings(this.env.INACTIVITY_TIMEOUT_SECONDS), ...overrides };
+  }
+
+  override async alarm(): Promise<void> {
+    await this.alarms.run();
   }
 
   /**
@@ -89,11 +184,26 @@ export class Workspace extends DurableObject<Env> {
    */
   override async fetch(request: Request): Promise<Response> {
     const { pathname } = new URL(request.url);
+    // A preview hostname's request (only the Worker sets this header; it strips client copies).
+    // Its token is its permission; a workspace nobody created has no grants.
+    if (request.headers.has(PREVIEW_HEADER)) {
+      return this.owner ? this.previews.fetch(request) : previewNotFound();
+    }
     const caller = request.headers.get(CALLER_HEADER);
     if (!caller || !this.owner || caller !== this.owner) {
       return jsonError(404, ErrorCode.NOT_FOUND, "No such workspace.");
     }
+    this.lifecycle.activity.touch();
+    if (pathname.startsWith("/lifecycle/")) return handleLifecycleFetch(this.lifecycle, this.container, request);
     if (pathname.startsWith("/terminals/")) return this.openTerminal(request, pathname.slice("/terminals/".length));
+    if (pathname.startsWith("/files/")) {
+      return handleFilesRequest(request, {
+        files: this.files,
+        watcher: this.fileWatcher,
+        ensureRunning: () => this.ensureRunning(),
+        container: () => this.container,
+      });
+    }
     return jsonError(404, ErrorCode.NOT_FOUND, `The workspace has no route ${pathname}.`);
   }
 
@@ -105,7 +215,7 @@ export class Workspace extends DurableObject<Env> {
     } catch (error) {
       return refuseTerminal(`The container could not start: ${describe(error)}`);
     }
-    return openTerminal(this.container, request, name, () => this.ensureRunning());
+    return openTerminal(this.container, request, name, () => this.ensureRunning(), this.activity);
   }
 
   /** The workspace's terminals; an empty list when the container is not running (this does not start it). */
@@ -122,25 +232,87 @@ export class Workspace extends DurableObject<Env> {
     return endTerminal(this.container, name);
   }
 
-  /** Starts the container if needed and reports its state with `uname -a` from inside. */
+  /** Starts or wakes the container if needed and reports its state with `uname -a` from inside. */
   async status(caller: string, id: string): Promise<WorkspaceStatus> {
     this.authorize(caller);
-    try {
-      await this.ensureRunning();
-      const uname = await this.container.exec(["uname", "-a"], { cwd: WORKSPACE_DIR });
-      const output = await uname.output();
-      if (output.exitCode !== 0) {
-        throw new Error(`uname exited with ${output.exitCode}: ${new TextDecoder().decode(output.stderr)}`);
-      }
-      return { id, state: "running", kernel: new TextDecoder().decode(output.stdout).trim() };
-    } catch (error) {
-      const reason = describe(error);
-      console.error(`workspace ${id}: ${reason}`);
-      return {
-        id,
-        state: "failed",
-        error: { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${reason}` },
-      };
+    return this.lifecycle.wake(id);
+  }
+
+  /** The state without starting anything and without counting as activity (for polling). */
+  async peek(caller: string, id: string): Promise<WorkspaceStatus> {
+    this.authorize(caller);
+    return this.lifecycle.status(id);
+  }
+
+  /** A snapshot now; resolves once its id is stored. */
+  async save(caller: string): Promise<SaveResult> {
+    this.authorize(caller);
+    return toRpcError(() => this.lifecycle.save());
+  }
+
+  /** Save, then stop the container. */
+  async stop(caller: string): Promise<SaveResult> {
+    this.authorize(caller);
+    return toRpcError(() => this.lifecycle.stop());
+  }
+
+  /** Start fresh after a snapshot failed to restore. */
+  async reset(caller: string): Promise<void> {
+    this.authorize(caller);
+    return toRpcError(() => this.lifecycle.reset());
+  }
+
+  /** Test hooks; the route refuses them unless the dev server enabled them. */
+  async testConfigure(caller: string, options: { overrides?: unknown; snapshotId?: string }): Promise<void> {
+    this.authorize(caller);
+    if (options.overrides !== undefined) {
+      await this.ctx.storage.put(OVERRIDES_KEY, parseOverrides(options.overrides));
+      await this.lifecycle.rescheduleCheck();
     }
+    if (options.snapshotId) await this.lifecycle.adoptSnapshot(options.snapshotId);
+  }
+
+  // Previews (worker/previews/): the routes in worker/routes/previews.ts call these.
+
+  openPreview(caller: string, port: number): Promise<Grant> {
+    this.authorize(caller);
+    return this.previews.openOwner(port);
+  }
+
+  createShare(caller: string, port: number, ttlSeconds: number): Promise<Grant> {
+    this.authorize(caller);
+    return this.previews.createShare(port, ttlSeconds);
+  }
+
+  listShares(caller: string, port: number): Promise<Grant[]> {
+    this.authorize(caller);
+    return this.previews.grants.shares(port);
+  }
+
+  revokeShare(caller: string, port: number, shareId: string): Promise<boolean> {
+    this.authorize(caller);
+    return this.previews.revokeShare(port, shareId);
+  }
+
+  /** Test hook only: the route that calls it answers 404 unless CLOUD_IDE_TEST_HOOKS is set. */
+  expireShareForTest(caller: string, shareId: string): Promise<boolean> {
+    this.authorize(caller);
+    return this.previews.expireShare(shareId);
+  }
+
+  async previewsOverview(caller: string): Promise<PreviewsOverview> {
+    this.authorize(caller);
+    const [ports, devServer] = await Promise.all([this.previews.listeningPorts(), this.previews.devServer()]);
+    return { ports, devServer };
+  }
+
+  runDevServer(caller: string): Promise<DevServerState> {
+    this.authorize(caller);
+    return this.previews.runDevServer();
+  }
+
+  stopDevServer(caller: string): Promise<void> {
+    this.authorize(caller);
+    return this.previews.stopDevServer();
   }
 }

@@ -1,5 +1,9 @@
 import type { ReactNode } from "react";
 import { Group, Panel, Separator, useDefaultLayout } from "react-resizable-panels";
+import { EditorPane } from "../editor/EditorPane";
+import { useWorkspaceFiles } from "../files/useWorkspaceFiles";
+import { FileTree } from "./FileTree";
+import { PreviewPane } from "./PreviewPane";
 import { TerminalPanel } from "./TerminalPanel";
 
 /**
@@ -7,6 +11,7 @@ import { TerminalPanel } from "./TerminalPanel";
  * resizable and remembered in localStorage.
  */
 export function IdeLayout({ workspaceId }: { workspaceId: string }) {
+  const files = useWorkspaceFiles(workspaceId);
   const columns = useDefaultLayout({ id: "ide-columns", storage: localStorage });
   const center = useDefaultLayout({ id: "ide-center", storage: localStorage });
   return (
@@ -18,7 +23,7 @@ export function IdeLayout({ workspaceId }: { workspaceId: string }) {
     >
       <Panel id="files" defaultSize="18" minSize="10">
         <Pane title="Files" testId="pane-files">
-          <p className="placeholder">The file tree of /workspace appears here.</p>
+          <FileTree {...files.tree} />
         </Pane>
       </Panel>
       <Separator className="separator separator-vertical" />
@@ -26,7 +31,7 @@ export function IdeLayout({ workspaceId }: { workspaceId: string }) {
         <Group orientation="vertical" defaultLayout={center.defaultLayout} onLayoutChanged={center.onLayoutChanged}>
           <Panel id="editor" defaultSize="60" minSize="15">
             <Pane title="Editor" testId="pane-editor">
-              <p className="placeholder">Open a file from the tree to edit it.</p>
+              <EditorPane {...files.editor} />
             </Pane>
           </Panel>
           <Separator className="separator separator-horizontal" />
@@ -40,7 +45,7 @@ export function IdeLayout({ workspaceId }: { workspaceId: string }) {
       <Separator className="separator separator-vertical" />
       <Panel id="preview" defaultSize="30" minSize="10">
         <Pane title="Preview" testId="pane-preview">
-          <p className="placeholder">Start a dev server (npm run dev) to preview it here.</p>
+          <PreviewPane workspaceId={workspaceId} />
         </Pane>
       </Panel>
     </Group>

@@ -1,17 +1,33 @@
-import type { ContainerState } from "../../protocol/workspace";
+import type { BootPhase, ContainerState } from "../../protocol/workspace";
 
 const LABELS: Record<ContainerState, string> = {
   starting: "Starting",
   running: "Running",
+  saving: "Saving",
+  sleeping: "Sleeping",
   stopped: "Stopped",
   failed: "Failed",
 };
 
-export function StatusBadge({ state }: { state: ContainerState }) {
+const PHASES: Record<BootPhase, string> = {
+  "restoring-snapshot": "restoring snapshot",
+  "starting-container": "starting container",
+  ready: "ready",
+};
+
+export function StatusBadge({ state, phase }: { state: ContainerState; phase?: BootPhase }) {
+  const detail = state === "starting" && phase ? ` · ${PHASES[phase]}` : "";
   return (
-    <span className={`status-badge status-${state}`} data-testid="container-state" data-state={state}>
+    <span
+      className={`status-badge status-${state}`}
+      data-testid="container-state"
+      data-state={state}
+      data-phase={phase}
+      aria-live="polite"
+    >
       <span className="status-dot" aria-hidden="true" />
       {LABELS[state]}
+      {detail}
     </span>
   );
 }

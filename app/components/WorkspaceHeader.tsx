@@ -1,20 +1,23 @@
 import type { ReactNode } from "react";
 import type { WorkspaceSummary } from "../../protocol/workspaces";
 import type { StatusView } from "../hooks/useWorkspaceStatus";
+import { LifecycleControls } from "./LifecycleControls";
 import { StatusBadge } from "./StatusBadge";
 
 interface Props {
   workspaceId: string;
   name?: string;
   status: StatusView;
-  onRetry: () => void;
+  onRetry: () => Promise<void>;
+  /** Reloads the status without waking the workspace. */
+  onPoll: () => Promise<void>;
   workspaces: WorkspaceSummary[];
   /** Opens another workspace, or the list when given "". */
   onSwitch: (id: string) => void;
   userMenu: ReactNode;
 }
 
-export function WorkspaceHeader({ workspaceId, name, status, onRetry, workspaces, onSwitch, userMenu }: Props) {
+export function WorkspaceHeader({ workspaceId, name, status, onRetry, onPoll, workspaces, onSwitch, userMenu }: Props) {
   return (
     <header className="workspace-header">
       <button type="button" className="brand link" onClick={() => onSwitch("")} title="All workspaces">
@@ -37,7 +40,7 @@ export function WorkspaceHeader({ workspaceId, name, status, onRetry, workspaces
       <code className="workspace-name" data-testid="workspace-id" title="Workspace id">
         {workspaceId}
       </code>
-      <StatusBadge state={status.state} />
+      <StatusBadge state={status.state} phase={status.phase} />
       {status.kernel && (
         <code className="kernel" data-testid="container-kernel" title="uname -a inside the container">
           {status.kernel}
@@ -46,12 +49,13 @@ export function WorkspaceHeader({ workspaceId, name, status, onRetry, workspaces
       {status.state === "failed" && (
         <span className="status-error" role="alert" data-testid="container-error">
           {status.error?.message ?? "The container failed."}{" "}
-          <button type="button" onClick={onRetry}>
+          <button type="button" onClick={() => void onRetry()}>
             Retry
           </button>
         </span>
       )}
       <span className="spacer" />
+      <LifecycleControls workspaceId={workspaceId} status={status} onWake={onRetry} onChanged={onPoll} />
       {userMenu}
     </header>
   );

@@ -27,6 +27,8 @@ export async function startDevServer(env, { verbose = false } = {}) {
       HMR_PORT: String(hmrPort),
       CLOUD_IDE_WORKER_NAME: workerName,
       CLOUD_IDE_STATE_DIR: stateDir,
+      // Test-only routes (expiring a share link now, a tiny idle limit): worker/test-hooks.ts.
+      CLOUD_IDE_TEST_HOOKS: "1",
     },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,

@@ -11,7 +11,7 @@ describe("GET /api/workspaces/{id}/status", () => {
     const response = await ownerApi(`/api/workspaces/${id}/status`);
     expect(response.status).toBe(200);
     const status = (await response.json()) as WorkspaceStatus;
-    expect(status).toMatchObject({ id, state: "running" });
+    expect(status, JSON.stringify(status.error)).toMatchObject({ id, state: "running" });
 
     const started = runContainers().filter((name) => !before.has(name));
     expect(started).toHaveLength(1);

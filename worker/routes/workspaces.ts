@@ -43,7 +43,9 @@ workspaceRoutes.delete("/:id", async (c) => {
   return c.body(null, 204);
 });
 
+/** Starts or wakes the workspace; `?wake=0` only reports (for polling: it does not count as use). */
 workspaceRoutes.get("/:id/status", async (c) => {
   const id = checkWorkspaceId(c.req.param("id"));
-  return c.json(await workspaceStub(c, id).status(id));
+  const stub = workspaceStub(c, id);
+  return c.json(await (c.req.query("wake") === "0" ? stub.peek(id) : stub.status(id)));
 });

@@ -1,0 +1,215 @@
+import { useState } from "react";
+import type { DevServerState, ListeningPort } from "../../protocol/previews";
+import { ApiRequestError } from "../api";
+import { useOwnerAccess, usePreviewOverview } from "../hooks/usePreviews";
+import { previewsApi } from "../previews-api";
+import { SharePanel } from "./SharePanel";
+import "./preview.css";
+
+/** The template's `npm run dev` port, previewed by default. */
+const DEFAULT_PORT = 5173;
+
+const DEVICES = [
+  { label: "Full width", width: undefined },
+  { label: "Desktop 1280", width: 1280 },
+  { label: "Tablet 768", width: 768 },
+  { label: "Phone 375", width: 375 },
+] as const;
+
+/**
+ * The preview pane: the dev servers listening in the workspace, each shown on
+ * its own preview hostname in a frame, with a URL bar, reload, open in a new
+ * tab, device widths, the Run button's dev server, and share links.
+ */
+export function PreviewPane({ workspaceId }: { workspaceId: string }) {
+  const { overview, error: overviewError, refresh } = usePreviewOverview(workspaceId);
+  const [chosenPort, setChosenPort] = useState<number>();
+  const [path, setPath] = useState("/");
+  const [pathDraft, setPathDraft] = useState("/");
+  const [reloads, setReloads] = useState(0);
+  const [device, setDevice] = useState(0);
+  const [sharing, setSharing] = useState(false);
+  const [actionError, setActionError] = useState<string>();
+
+  const ports = overview?.ports ?? [];
+  const port = chosenPort ?? (ports.find((p) => p.port === DEFAULT_PORT) ?? ports[0])?.port ?? DEFAULT_PORT;
+  const listening = ports.find((p) => p.port === port);
+  const { access, error: accessError } = useOwnerAccess(workspaceId, listening ? port : undefined);
+  const src = access ? new URL(path.replace(/^\/*/, ""), access.url).toString() : undefined;
+  const width = DEVICES[device]?.width;
+
+  const act = async (action: () => Promise<unknown>) => {
+    setActionError(undefined);
+    try {
+      await action();
+    } catch (e) {
+      setActionError(e instanceof ApiRequestError ? e.message : String(e));
+    }
+    await refresh();
+  };
+
+  return (
+    <div className="preview-pane">
+      <div className="preview-toolbar" data-testid="preview-toolbar">
+        <select
+          aria-label="Port"
+          data-testid="preview-port"
+          value={port}
+          onChange={(e) => setChosenPort(Number(e.target.value))}
+        >
+          {portChoices(ports, port).map((p) => (
+            <option key={p.port} value={p.port}>
+              :{p.port}
+              {p.process ? ` ${shortProcess(p.process)}` : ""}
+            </option>
+          ))}
+        </select>
+        <form
+          className="preview-url"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const next = pathDraft.startsWith("/") ? pathDraft : `/${pathDraft}`;
+            setPathDraft(next);
+            setPath(next);
+            setReloads((n) => n + 1);
+          }}
+        >
+          <input
+            aria-label="Path"
+            data-testid="preview-path"
+            value={pathDraft}
+            onChange={(e) => setPathDraft(e.target.value)}
+            spellCheck={false}
+          />
+        </form>
+        <button type="button" title="Reload" data-testid="preview-reload" onClick={() => setReloads((n) => n + 1)}>
+          ⟳
+        </button>
+        <a
+          className={`button-link${src ? "" : " disabled"}`}
+          href={src}
+          target="_blank"
+          rel="noopener noreferrer"
+          title="Open in a new tab"
+          data-testid="preview-open"
+        >
+          ↗
+        </a>
+        <select
+          aria-label="Device width"
+          data-testid="preview-device"
+          value={device}
+          onChange={(e) => setDevice(Number(e.target.value))}
+        >
+          {DEVICES.map((d, i) => (
+            <option key={d.label} value={i}>
+              {d.label}
+            </option>
+          ))}
+        </select>
+        <button
+          type="button"
+          data-testid="preview-share"
+          aria-expanded={sharing}
+          disabled={!listening}
+          onClick={() => setSharing((s) => !s)}
+        >
+          Share
+        </button>
+      </div>
+      {sharing && listening && <SharePanel workspaceId={workspaceId} port={port} onClose={() => setSharing(false)} />}
+      {(actionError ?? accessError ?? overviewError) && (
+        <p className="preview-error" role="alert">
+          {actionError ?? accessError ?? overviewError}
+        </p>
+      )}
+      {listening?.loopbackOnly && (
+        <p className="preview-warning" data-testid="preview-loopback">
+          Port {port} listens on 127.0.0.1 only, which previews cannot reach once deployed. Start it with{" "}
+          <code>--host 0.0.0.0</code>.
+        </p>
+      )}
+      <div className="preview-stage">
+        {listening && src ? (
+          <iframe
+            key={`${src}#${reloads}`}
+            className="preview-frame"
+            style={width ? { width: `${width}px` } : undefined}
+            title={`Preview of port ${port}`}
+            data-testid="preview-frame"
+            src={src}
+            // Its own origin already; no top navigation keeps the IDE in place.
+            sandbox="allow-scripts allow-same-origin allow-forms allow-popups allow-modals allow-downloads"
+          />
+        ) : (
+          <NothingListening
+            port={port}
+            devServer={overview?.devServer}
+            loading={!overview && !overviewError}
+            onRun={() => act(() => previewsApi.runDevServer(workspaceId))}
+          />
+        )}
+      </div>
+      {overview?.devServer.state === "running" && (
+        <div className="preview-footer">
+          <span>
+            Run: <code>{overview.devServer.command}</code> is running
+          </span>
+          <button
+            type="button"
+            data-testid="preview-stop"
+            onClick={() => act(() => previewsApi.stopDevServer(workspaceId))}
+          >
+            Stop
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function NothingListening(props: {
+  port: number;
+  devServer: DevServerState | undefined;
+  loading: boolean;
+  onRun: () => void;
+}) {
+  const { port, devServer, loading, onRun } = props;
+  if (loading) return <p className="placeholder">Looking for dev servers…</p>;
+  const exited = devServer?.state === "exited";
+  const starting = devServer?.state === "running";
+  return (
+    <div className="preview-empty" data-testid="preview-empty">
+      <h3>
+        {exited
+          ? "The dev server exited"
+          : starting
+            ? `Waiting for port ${port}…`
+            : `Nothing is listening on port ${port}`}
+      </h3>
+      {!starting && (
+        <p>
+          Run <code>npm run dev</code> in the terminal, or start it here.{" "}
+          <button type="button" data-testid="preview-run" onClick={onRun}>
+            {exited ? "Run again" : "Run npm run dev"}
+          </button>
+        </p>
+      )}
+      {devServer?.output && (
+        <pre className="preview-output" data-testid="preview-output">
+          {devServer.output}
+        </pre>
+      )}
+    </div>
+  );
+}
+
+/** The listening ports, plus the chosen one while nothing listens on it. */
+function portChoices(ports: ListeningPort[], port: number): Pick<ListeningPort, "port" | "process">[] {
+  return ports.some((p) => p.port === port) ? ports : [{ port }, ...ports];
+}
+
+function shortProcess(args: string): string {
+  const words = args.split(/\s+/).map((w) => w.split("/").pop() ?? w);
+  return words.slice(0, 3).join(" ").slice(0, 30);
+}

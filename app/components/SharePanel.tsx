@@ -1,0 +1,142 @@
+import { useCallback, useEffect, useState } from "react";
+import type { ShareLink } from "../../protocol/previews";
+import { ApiRequestError } from "../api";
+import { previewsApi } from "../previews-api";
+
+const TTLS = [
+  { label: "5 minutes", seconds: 300 },
+  { label: "1 hour", seconds: 3600 },
+  { label: "1 day", seconds: 86_400 },
+  { label: "7 days", seconds: 604_800 },
+] as const;
+
+/** Share links for one port: create with a lifetime, copy, see time left, revoke. */
+export function SharePanel({ workspaceId, port, onClose }: { workspaceId: string; port: number; onClose: () => void }) {
+  const [ttl, setTtl] = useState<number>(3600);
+  const [shares, setShares] = useState<ShareLink[]>([]);
+  const [error, setError] = useState<string>();
+  const [copied, setCopied] = useState<string>();
+  const now = useNow();
+
+  const load = useCallback(async () => {
+    try {
+      setShares(await previewsApi.shares(workspaceId, port));
+    } catch (e) {
+      setError(message(e));
+    }
+  }, [workspaceId, port]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const act = async (action: () => Promise<unknown>) => {
+    setError(undefined);
+    try {
+      await action();
+    } catch (e) {
+      setError(message(e));
+    }
+    await load();
+  };
+
+  const copy = async (share: ShareLink) => {
+    try {
+      await navigator.clipboard.writeText(share.url);
+      setCopied(share.id);
+    } catch {
+      setError("The browser did not allow copying: select the link and copy it yourself.");
+    }
+  };
+
+  const live = shares.filter((s) => Date.parse(s.expiresAt) > now);
+  return (
+    <section className="share-panel" data-testid="share-panel" aria-label={`Share port ${port}`}>
+      <div className="share-create">
+        <span>Anyone with the link can see port {port} until it expires.</span>
+        <select
+          aria-label="Link lifetime"
+          data-testid="share-ttl"
+          value={ttl}
+          onChange={(e) => setTtl(Number(e.target.value))}
+        >
+          {TTLS.map((t) => (
+            <option key={t.seconds} value={t.seconds}>
+              {t.label}
+            </option>
+          ))}
+        </select>
+        <button
+          type="button"
+          data-testid="share-create"
+          onClick={() => act(() => previewsApi.share(workspaceId, port, ttl))}
+        >
+          Create link
+        </button>
+        <button type="button" aria-label="Close sharing" onClick={onClose}>
+          ✕
+        </button>
+      </div>
+      {error && (
+        <p className="preview-error" role="alert">
+          {error}
+        </p>
+      )}
+      {live.length === 0 ? (
+        <p className="placeholder">No live links for this port.</p>
+      ) : (
+        <ul className="share-list">
+          {live.map((share) => (
+            <li key={share.id} data-testid="share-item" data-share-id={share.id}>
+              <input
+                readOnly
+                aria-label="Share link"
+                data-testid="share-url"
+                value={share.url}
+                onFocus={(e) => e.target.select()}
+              />
+              <button type="button" data-testid="share-copy" onClick={() => copy(share)}>
+                {copied === share.id ? "Copied" : "Copy"}
+              </button>
+              <span className="share-left" data-testid="share-time-left">
+                {timeLeft(Date.parse(share.expiresAt) - now)}
+              </span>
+              <button
+                type="button"
+                data-testid="share-revoke"
+                onClick={() => act(() => previewsApi.revoke(workspaceId, port, share.id))}
+              >
+                Revoke
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function useNow(): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  return now;
+}
+
+/** "6d 23h left", "59m left", "42s left". */
+export function timeLeft(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const d = Math.floor(s / 86_400);
+  const h = Math.floor((s % 86_400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (d > 0) return `${d}d ${h}h left`;
+  if (h > 0) return `${h}h ${m}m left`;
+  if (m > 0) return `${m}m left`;
+  return `${s}s left`;
+}
+
+function message(e: unknown): string {
+  return e instanceof ApiRequestError ? e.message : String(e);
+}

@@ -1,0 +1,147 @@
+import { isErrorBody } from "../../protocol/errors";
+import type { DirectoryListing, FileInfo } from "../../protocol/files";
+import { UPLOAD_CHUNK_BYTES } from "../../protocol/files";
+import { ApiRequestError, apiJson } from "../api";
+
+/** The browser side of `/api/workspaces/{id}/files...` (worker/routes/files.ts). */
+export class FilesApi {
+  constructor(readonly workspaceId: string) {}
+
+  url(suffix: string, query: Record<string, string> = {}): string {
+    const search = new URLSearchParams(query).toString();
+    return `/api/workspaces/${encodeURIComponent(this.workspaceId)}/files${suffix}${search ? `?${search}` : ""}`;
+  }
+
+  list(path: string): Promise<DirectoryListing> {
+    return apiJson(this.url("", { path }));
+  }
+
+  stat(path: string): Promise<FileInfo> {
+    return apiJson(this.url("/stat", { path }));
+  }
+
+  /** The file's bytes and its etag. */
+  async read(path: string): Promise<{ bytes: Uint8Array; etag: string }> {
+    const response = await send(this.url("/content", { path }));
+    return { bytes: new Uint8Array(await response.arrayBuffer()), etag: response.headers.get("ETag") ?? "" };
+  }
+
+  /** Saves; `etag` makes it conditional (412 FILE_CHANGED when the file changed), null creates only. */
+  save(path: string, content: string | Blob, etag: string | null | undefined): Promise<FileInfo> {
+    const headers: Record<string, string> = {};
+    if (etag) headers["If-Match"] = etag;
+    if (etag === null) headers["If-None-Match"] = "*";
+    return apiJson(this.url("/content", { path }), { method: "PUT", headers, body: content });
+  }
+
+  mkdir(path: string): Promise<FileInfo> {
+    return apiJson(this.url("/mkdir", { path }), { method: "POST" });
+  }
+
+  move(from: string, to: string): Promise<FileInfo> {
+    return apiJson(this.url("/move"), {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ from, to }),
+    });
+  }
+
+  async remove(path: string, recursive: boolean): Promise<void> {
+    await send(this.url("", { path, ...(recursive ? { recursive: "1" } : {}) }), { method: "DELETE" });
+  }
+
+  downloadUrl(path: string): string {
+    return this.url("/download", { path });
+  }
+
+  /**
+   * Uploads one file in chunks (each a PUT streamed into the container), with
+   * progress in bytes. XHR because fetch has no upload progress.
+   */
+  async upload(path: string, file: Blob, onProgress: (sent: number) => void, signal?: AbortSignal): Promise<void> {
+    const token = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join(
+      "",
+    );
+    let offset = 0;
+    try {
+      do {
+        const end = Math.min(file.size, offset + UPLOAD_CHUNK_BYTES);
+        const final = end >= file.size;
+        const query: Record<string, string> = { path, upload: token, offset: String(offset) };
+        if (final) query.final = "1";
+        const base = offset;
+        await xhrPut(
+          this.url("/upload", query),
+          file.slice(offset, end),
+          (loaded) => onProgress(base + loaded),
+          signal,
+        );
+        offset = end;
+        onProgress(offset);
+      } while (offset < file.size);
+    } catch (error) {
+      if (offset > 0) {
+        void fetch(this.url("/upload", { path, upload: token }), { method: "DELETE" }).catch(() => {});
+      }
+      throw error;
+    }
+  }
+}
+
+async function send(url: string, init?: RequestInit): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(url, init);
+  } catch (error) {
+    throw new ApiRequestError(0, "NETWORK", `The IDE server cannot be reached (${String(error)}).`);
+  }
+  if (response.ok) return response;
+  const body: unknown = await response.json().catch(() => undefined);
+  throw new ApiRequestError(
+    response.status,
+    isErrorBody(body) ? body.code : `HTTP_${response.status}`,
+    isErrorBody(body) ? body.message : `The server answered ${response.status}.`,
+  );
+}
+
+function xhrPut(url: string, body: Blob, onProgress: (loaded: number) => void, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("PUT", url);
+    xhr.upload.onprogress = (event) => onProgress(event.loaded);
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) return resolve();
+      let body: unknown;
+      try {
+        body = JSON.parse(xhr.responseText);
+      } catch {
+        body = undefined;
+      }
+      reject(
+        new ApiRequestError(
+          xhr.status,
+          isErrorBody(body) ? body.code : `HTTP_${xhr.status}`,
+          isErrorBody(body) ? body.message : `The upload failed with ${xhr.status}.`,
+        ),
+      );
+    };
+    xhr.onerror = () => reject(new ApiRequestError(0, "NETWORK", "The upload was interrupted."));
+    xhr.onabort = () => reject(new DOMException("Upload cancelled", "AbortError"));
+    signal?.addEventListener("abort", () => xhr.abort(), { once: true });
+    xhr.send(body);
+  });
+}
+
+/** Joins a folder path ("." is the root) and a name. */
+export function joinPath(dir: string, name: string): string {
+  return dir === "." ? name : `${dir}/${name}`;
+}
+
+export function parentOf(path: string): string {
+  const index = path.lastIndexOf("/");
+  return index === -1 ? "." : path.slice(0, index);
+}
+
+export function nameOf(path: string): string {
+  return path.slice(path.lastIndexOf("/") + 1);
+}

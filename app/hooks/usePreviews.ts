@@ -1,0 +1,72 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+import type { PreviewAccess, PreviewsOverview } from "../../protocol/previews";
+import { ApiRequestError } from "../api";
+import { previewsApi } from "../previews-api";
+
+const POLL_MS = 2_000;
+/** The owner's grant lasts an hour; renew well before. */
+const RENEW_MS = 10 * 60_000;
+
+/** Listening ports and the Run button's dev server, polled while the pane is mounted. */
+export function usePreviewOverview(workspaceId: string) {
+  const [overview, setOverview] = useState<PreviewsOverview>();
+  const [error, setError] = useState<string>();
+  const refresh = useCallback(async () => {
+    try {
+      setOverview(await previewsApi.overview(workspaceId));
+      setError(undefined);
+    } catch (e) {
+      setError(e instanceof ApiRequestError ? e.message : String(e));
+    }
+  }, [workspaceId]);
+
+  useEffect(() => {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout>;
+    const tick = async () => {
+      await refresh();
+      if (!stopped) timer = setTimeout(tick, POLL_MS);
+    };
+    void tick();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [refresh]);
+
+  return { overview, error, refresh };
+}
+
+/** The owner's preview URL for a port, renewed while the pane shows it. */
+export function useOwnerAccess(workspaceId: string, port: number | undefined) {
+  const [access, setAccess] = useState<PreviewAccess>();
+  const [error, setError] = useState<string>();
+  const current = useRef<PreviewAccess>(undefined);
+
+  useEffect(() => {
+    if (port === undefined) return;
+    let stopped = false;
+    const open = async () => {
+      try {
+        const next = await previewsApi.open(workspaceId, port);
+        if (stopped) return;
+        // Same URL on renewal: keep the object so the frame does not reload.
+        if (current.current?.url !== next.url) {
+          current.current = next;
+          setAccess(next);
+        }
+        setError(undefined);
+      } catch (e) {
+        if (!stopped) setError(e instanceof ApiRequestError ? e.message : String(e));
+      }
+    };
+    void open();
+    const timer = setInterval(open, RENEW_MS);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [workspaceId, port]);
+
+  return { access: access?.port === port ? access : undefined, error };
+}

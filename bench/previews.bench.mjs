@@ -1,0 +1,209 @@
+// Previews: a request through the preview hostname (Worker -> Durable Object
+// -> container.getTcpPort) against the same request straight to the same dev
+// server over the Docker bridge, from the same Node client; and the time from
+// saving src/App.tsx to the preview's DOM changing in Chromium, through the
+// preview hostname and straight to the dev server.
+import { execFileSync } from "node:child_process";
+import { lookup } from "node:dns";
+import { Agent, request } from "node:http";
+import { chromium } from "playwright-core";
+import { signIn } from "./lib/session.mjs";
+
+export const title = "Previews (template dev server, npm run dev)";
+
+const REQUESTS = 60;
+const EDITS = 5;
+const PATH = "/src/App.tsx";
+
+export async function run({ baseUrl, workerName }) {
+  const session = await signIn(baseUrl);
+  const api = session.fetch;
+  const { id } = await session.json("/api/workspaces", { method: "POST", body: { name: "bench previews" } });
+  try {
+    await api(`/api/workspaces/${id}/previews/dev-server`, { method: "POST" });
+    await waitFor(async () => {
+      const overview = await (await api(`/api/workspaces/${id}/previews`)).json();
+      if (overview.devServer.state === "exited") throw new Error(`dev server exited: ${overview.devServer.output}`);
+      return overview.ports.some((p) => p.port === 5173);
+    }, 120_000);
+    const owner = await (await api(`/api/workspaces/${id}/previews/5173`, { method: "POST" })).json();
+    const previewHost = new URL(owner.url).host;
+    const container = findContainer(workerName);
+    const directUrl = `http://${containerAddress(container)}:5173`;
+
+    // Same client, same keep-alive agent, same path; the preview Host on both.
+    const viaPreview = await timeRequests(new URL(PATH, owner.url).toString(), previewHost);
+    const direct = await timeRequests(`${directUrl}${PATH}`, previewHost);
+    // Where the time goes: the same client to the IDE's Worker alone (vite dev + workerd, no Durable Object).
+    const workerOnly = await timeRequests(new URL("/api/health", baseUrl).toString(), new URL(baseUrl).host);
+    const hmr = await timeHotReloads(container, owner.url, directUrl);
+
+    return [
+      {
+        metric: `GET ${PATH} p50 (${REQUESTS} requests)`,
+        ours: percentile(viaPreview, 50),
+        reference: percentile(direct, 50),
+        referenceName: "straight to the dev server",
+        unit: "ms",
+        target: `proxy adds < 5 ms (adds ${(percentile(viaPreview, 50) - percentile(direct, 50)).toFixed(1)})`,
+      },
+      {
+        metric: `GET ${PATH} p95`,
+        ours: percentile(viaPreview, 95),
+        reference: percentile(direct, 95),
+        referenceName: "straight to the dev server",
+        unit: "ms",
+      },
+      {
+        metric: "GET /api/health p50 (IDE Worker alone, for scale)",
+        ours: percentile(workerOnly, 50),
+        unit: "ms",
+      },
+      {
+        metric: "save src/App.tsx -> preview DOM changed, p50",
+        ours: percentile(hmr.viaPreview, 50),
+        reference: percentile(hmr.direct, 50),
+        referenceName: "page straight from the dev server",
+        unit: "ms",
+        target: "< 1000 ms",
+      },
+    ];
+  } finally {
+    await api(`/api/workspaces/${id}/previews/dev-server`, { method: "DELETE" }).catch(() => {});
+    await api(`/api/workspaces/${id}`, { method: "DELETE" }).catch(() => {});
+  }
+}
+
+async function waitFor(check, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error("timed out");
+}
+
+function findContainer(workerName) {
+  const names = execFileSync("docker", ["ps", "--format", "{{.Names}}", "--filter", `name=workerd-${workerName}-`], {
+    encoding: "utf8",
+  })
+    .split("\n")
+    .filter((n) => n && !n.endsWith("-proxy"));
+  if (names.length !== 1) throw new Error(`expected one workspace container, found ${names.join(", ") || "none"}`);
+  return names[0];
+}
+
+/** The app container shares its network sidecar's namespace, so its address is the sidecar's. */
+function containerAddress(container) {
+  const format = "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}";
+  return execFileSync("docker", ["inspect", "-f", format, `${container}-proxy`], { encoding: "utf8" }).trim();
+}
+
+const localhostLookup = (hostname, options, callback) =>
+  lookup(hostname.endsWith(".localhost") ? "localhost" : hostname, options, callback);
+
+async function timeRequests(url, host) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const get = () =>
+    new Promise((resolve, reject) => {
+      const started = performance.now();
+      const req = request(url, { agent, headers: { Host: host }, lookup: localhostLookup }, (res) => {
+        res.resume();
+        res.on("end", () =>
+          res.statusCode === 200
+            ? resolve(performance.now() - started)
+            : reject(new Error(`${url}: ${res.statusCode}`)),
+        );
+      });
+      req.on("error", reject);
+      req.end();
+    });
+  for (let i = 0; i < 5; i++) await get();
+  const times = [];
+  for (let i = 0; i < REQUESTS; i++) times.push(await get());
+  agent.destroy();
+  return times;
+}
+
+const APP = (text) => `export function App() {
+  return (
+    <main>
+      <h1>${text}</h1>
+    </main>
+  );
+}
+`;
+
+/**
+ * Saves App.tsx in the container (whole, by rename, as editors do: a truncate
+ * then write can show Vite an empty module) and measures until the page's DOM
+ * shows it (same clock: one machine).
+ */
+async function timeHotReloads(container, previewUrl, directUrl) {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"],
+  });
+  try {
+    const result = {};
+    for (const [name, url] of [
+      ["viaPreview", previewUrl],
+      ["direct", directUrl],
+    ]) {
+      const page = await browser.newPage();
+      let loads = 0;
+      page.on("load", () => loads++);
+      await page.goto(url);
+      await page.waitForSelector("main");
+      // Let Vite's first-visit work (dependency optimisation) settle.
+      await page.waitForLoadState("networkidle");
+      const loadsBefore = loads;
+      const times = [];
+      for (let i = 0; i < EDITS; i++) {
+        const text = `bench ${name} ${i} ${Date.now()}`;
+        const savedAt = Number(
+          execFileSync(
+            "docker",
+            [
+              "exec",
+              "-i",
+              container,
+              "sh",
+              "-c",
+              "cat >/workspace/src/.App.tsx.new && mv /workspace/src/.App.tsx.new /workspace/src/App.tsx; date +%s%3N",
+            ],
+            {
+              input: APP(text),
+              encoding: "utf8",
+            },
+          ).trim(),
+        );
+        // Polled from here (10 ms steps): a full reload instead of hot reload still counts, just slower.
+        times.push((await seen(page, text)) - savedAt);
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      if (loads !== loadsBefore)
+        console.log(`  ${name}: the page reloaded ${loads - loadsBefore} time(s) instead of hot reloading`);
+      result[name] = times;
+      await page.close();
+    }
+    return result;
+  } finally {
+    await browser.close();
+  }
+}
+
+async function seen(page, text) {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const h1 = await page.textContent("h1", { timeout: 1_000 }).catch(() => "");
+    if (h1?.includes(text)) return Date.now();
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`the page never showed "${text}"`);
+}
+
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}

@@ -1,0 +1,318 @@
+import { gunzipSync } from "node:zlib";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { DirectoryListing, FileChange, FileInfo } from "../../protocol/files";
+import { filesUrl, putFile, shell, workspaceContainer } from "../support/files";
+import { createWorkspace, ownerApi } from "../support/session";
+
+let id: string;
+let container: string;
+
+beforeAll(async () => {
+  id = await createWorkspace("files test");
+  container = await workspaceContainer(id);
+});
+
+const get = (suffix: string, query: Record<string, string>) => ownerApi(filesUrl(id, suffix, query));
+const json = async (response: Response) => (await response.json()) as Record<string, unknown>;
+
+describe("the files API", () => {
+  it("lists a folder with name, type, size and modification time", async () => {
+    shell(
+      container,
+      "mkdir -p /workspace/list/sub && printf 12345 > /workspace/list/five.txt && ln -s five.txt /workspace/list/link",
+    );
+    const response = await get("", { path: "list" });
+    expect(response.status).toBe(200);
+    const { entries } = (await response.json()) as DirectoryListing;
+    const byName = Object.fromEntries(entries.map((e) => [e.name, e]));
+    expect(Object.keys(byName).sort()).toEqual(["five.txt", "link", "sub"]);
+    expect(byName["five.txt"]).toMatchObject({ type: "file", size: 5 });
+    expect(byName.sub?.type).toBe("directory");
+    expect(byName.link?.type).toBe("symlink");
+    const mtime = Number(shell(container, "stat -c %Y /workspace/list/five.txt")) * 1000;
+    expect(Math.abs((byName["five.txt"]?.modifiedAt ?? 0) - mtime)).toBeLessThan(1000);
+    // "." is /workspace itself.
+    const root = (await (await get("", { path: "." })).json()) as DirectoryListing;
+    expect(root.entries.map((e) => e.name)).toContain("list");
+  });
+
+  it("reads a file's bytes with an ETag and saves atomically, refusing a stale If-Match with 412", async () => {
+    const bytes = new Uint8Array(256).map((_, i) => i);
+    expect((await putFile(id, "bin/all.bin", bytes)).status).toBe(200);
+    const read = await get("/content", { path: "bin/all.bin" });
+    expect(read.status).toBe(200);
+    expect(new Uint8Array(await read.arrayBuffer())).toEqual(bytes);
+    const etag = read.headers.get("etag") as string;
+    expect(etag).toBeTruthy();
+    expect(shell(container, "od -An -tx1 -v /workspace/bin/all.bin | tr -d ' \\n' | head -c 12")).toBe("000102030405");
+
+    const save = await ownerApi(filesUrl(id, "/content", { path: "bin/all.bin" }), {
+      method: "PUT",
+      headers: { "If-Match": etag },
+      body: "saved",
+    });
+    expect(save.status).toBe(200);
+    const saved = (await save.json()) as FileInfo;
+    expect(saved.etag).not.toBe(etag);
+    expect(shell(container, "cat /workspace/bin/all.bin")).toBe("saved");
+    // No temporary files are left beside it.
+    expect(shell(container, "ls -A /workspace/bin")).toBe("all.bin");
+
+    // The terminal changes it: the old etag no longer matches.
+    shell(container, "echo terminal > /workspace/bin/all.bin");
+    const stale = await ownerApi(filesUrl(id, "/content", { path: "bin/all.bin" }), {
+      method: "PUT",
+      headers: { "If-Match": saved.etag },
+      body: "lost?",
+    });
+    expect(stale.status).toBe(412);
+    expect(await json(stale)).toMatchObject({ code: "FILE_CHANGED" });
+    expect(shell(container, "cat /workspace/bin/all.bin")).toBe("terminal");
+    expect(shell(container, "ls -A /workspace/bin")).toBe("all.bin");
+
+    const create = await ownerApi(filesUrl(id, "/content", { path: "bin/all.bin" }), {
+      method: "PUT",
+      headers: { "If-None-Match": "*" },
+      body: "x",
+    });
+    expect(create.status).toBe(412);
+    expect(await json(create)).toMatchObject({ code: "FILE_EXISTS" });
+  });
+
+  it("creates folders, moves and deletes", async () => {
+    const mkdir = await ownerApi(filesUrl(id, "/mkdir", { path: "made/deep", parents: "1" }), { method: "POST" });
+    expect(mkdir.status).toBe(201);
+    expect(shell(container, "test -d /workspace/made/deep && echo yes")).toBe("yes");
+    expect((await ownerApi(filesUrl(id, "/mkdir", { path: "made" }), { method: "POST" })).status).toBe(409);
+
+    await putFile(id, "made/a.txt", "A");
+    await putFile(id, "made/b.txt", "B");
+    const move = (from: string, to: string, overwrite?: boolean) =>
+      ownerApi(filesUrl(id, "/move"), {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ from, to, overwrite }),
+      });
+    expect((await move("made/a.txt", "made/deep/a.txt")).status).toBe(200);
+    expect(shell(container, "cat /workspace/made/deep/a.txt")).toBe("A");
+    // An existing destination is not silently replaced.
+    await putFile(id, "made/c.txt", "C");
+    const clash = await move("made/b.txt", "made/c.txt");
+    expect(clash.status).toBe(409);
+    expect(await json(clash)).toMatchObject({ code: "FILE_EXISTS" });
+    expect(shell(container, "cat /workspace/made/c.txt")).toBe("C");
+    expect((await move("made/b.txt", "made/c.txt", true)).status).toBe(200);
+    expect(shell(container, "cat /workspace/made/c.txt")).toBe("B");
+    // A folder onto a non-empty folder: ENOTEMPTY.
+    shell(container, "mkdir -p /workspace/made/empty");
+    const notEmpty = await move("made/empty", "made/deep", true);
+    expect(notEmpty.status).toBe(409);
+    expect(await json(notEmpty)).toMatchObject({ code: "DIRECTORY_NOT_EMPTY" });
+
+    const dir = await ownerApi(filesUrl(id, "", { path: "made" }), { method: "DELETE" });
+    expect(dir.status).toBe(400);
+    expect(await json(dir)).toMatchObject({ code: "IS_A_DIRECTORY" });
+    expect((await ownerApi(filesUrl(id, "", { path: "made/c.txt" }), { method: "DELETE" })).status).toBe(204);
+    expect((await ownerApi(filesUrl(id, "", { path: "made", recursive: "1" }), { method: "DELETE" })).status).toBe(204);
+    expect(shell(container, "test -e /workspace/made && echo yes || echo no")).toBe("no");
+  });
+
+  it("maps Linux errors to HTTP: ENOENT 404, EISDIR and ENOTDIR 400", async () => {
+    shell(container, "mkdir -p /workspace/errs && echo x > /workspace/errs/file");
+    const cases: [string, Record<string, string>, number, string][] = [
+      ["/content", { path: "errs/missing" }, 404, "FILE_NOT_FOUND"],
+      ["", { path: "errs/missing-dir" }, 404, "FILE_NOT_FOUND"],
+      ["/content", { path: "errs" }, 400, "IS_A_DIRECTORY"],
+      ["", { path: "errs/file" }, 400, "NOT_A_DIRECTORY"],
+      ["/content", { path: "errs/file/inside" }, 400, "NOT_A_DIRECTORY"],
+    ];
+    for (const [suffix, query, status, code] of cases) {
+      const response = await get(suffix, query);
+      expect(response.status, `${suffix} ${query.path}`).toBe(status);
+      expect(await json(response)).toMatchObject({ code, message: expect.any(String) });
+    }
+    const noParent = await ownerApi(filesUrl(id, "/content", { path: "errs/none/x.txt" }), {
+      method: "PUT",
+      body: "x",
+    });
+    expect(noParent.status).toBe(404);
+  });
+
+  it("uploads in chunks and downloads a file and a folder archive", async () => {
+    const token = "up12345678";
+    const first = await ownerApi(filesUrl(id, "/upload", { path: "up/dir/big.txt", upload: token, offset: "0" }), {
+      method: "PUT",
+      body: "first-",
+    });
+    expect(first.status).toBe(200);
+    expect(await json(first)).toMatchObject({ received: 6 });
+    // Not visible under its name before the last chunk.
+    expect(shell(container, "test -e /workspace/up/dir/big.txt && echo yes || echo no")).toBe("no");
+    const last = await ownerApi(
+      filesUrl(id, "/upload", { path: "up/dir/big.txt", upload: token, offset: "6", final: "1" }),
+      { method: "PUT", body: "second" },
+    );
+    expect(last.status).toBe(201);
+    expect(shell(container, "cat /workspace/up/dir/big.txt")).toBe("first-second");
+    expect(shell(container, "ls -A /workspace/up/dir")).toBe("big.txt");
+
+    const file = await get("/download", { path: "up/dir/big.txt" });
+    expect(file.status).toBe(200);
+    expect(file.headers.get("content-disposition")).toContain('filename="big.txt"');
+    expect(await file.text()).toBe("first-second");
+
+    const folder = await get("/download", { path: "up" });
+    expect(folder.status).toBe(200);
+    expect(folder.headers.get("content-type")).toBe("application/gzip");
+    const tar = gunzipSync(Buffer.from(await folder.arrayBuffer())).toString("latin1");
+    expect(tar).toContain("up/dir/big.txt");
+    expect(tar).toContain("first-second");
+  });
+
+  it("streams changes made in the container as server-sent events", async () => {
+    // A folder made and filled at once can miss inotify events inside it (the tree lists new folders afresh).
+    shell(container, "mkdir -p /workspace/watched");
+    const controller = new AbortController();
+    const response = await ownerApi(filesUrl(id, "/watch"), { signal: controller.signal });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    const until = async (predicate: () => boolean) => {
+      while (!predicate()) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`stream ended: ${text}`);
+        text += decoder.decode(value, { stream: true });
+      }
+    };
+    try {
+      await until(() => text.includes("event: ready"));
+      shell(container, "touch /workspace/watched/new.txt");
+      const changes = (): FileChange[] =>
+        [...text.matchAll(/event: changes\ndata: (.*)\n/g)].flatMap((m) => JSON.parse(m[1] as string).changes);
+      await until(() => changes().some((c) => c.path === "watched/new.txt"));
+      expect(changes().find((c) => c.path === "watched/new.txt")?.type).toBe("created");
+      shell(container, "mv /workspace/watched/new.txt /workspace/watched/renamed.txt");
+      await until(() => changes().some((c) => c.type === "moved"));
+      expect(changes().find((c) => c.type === "moved")).toMatchObject({
+        path: "watched/renamed.txt",
+        from: "watched/new.txt",
+      });
+      shell(container, "rm /workspace/watched/renamed.txt");
+      await until(() => changes().some((c) => c.type === "deleted" && c.path === "watched/renamed.txt"));
+      // node_modules is not watched.
+      shell(
+        container,
+        "mkdir -p /workspace/node_modules/x && touch /workspace/node_modules/x/y && touch /workspace/watched/after",
+      );
+      await until(() => changes().some((c) => c.path === "watched/after"));
+      expect(changes().some((c) => c.path.startsWith("node_modules/"))).toBe(false);
+    } finally {
+      controller.abort();
+    }
+  });
+});
+
+describe("path attacks", () => {
+  const attacks: [string, string][] = [
+    ["empty", ""],
+    ["absolute", "/etc/passwd"],
+    ["parent", "../etc/passwd"],
+    ["parent inside", "a/../../etc/passwd"],
+    ["bare parent", ".."],
+    ["NUL", "a\0b"],
+    ["too long", `${"a/".repeat(2100)}x`],
+    ["name too long", "n".repeat(256)],
+  ];
+
+  it("refuses empty, absolute, '..', NUL and over-long paths with 400 INVALID_PATH on every route", async () => {
+    for (const [label, path] of attacks) {
+      const requests: [string, RequestInit][] = [
+        [filesUrl(id, "", { path }), {}],
+        [filesUrl(id, "/content", { path }), {}],
+        [filesUrl(id, "/content", { path }), { method: "PUT", body: "pwned" }],
+        [filesUrl(id, "", { path }), { method: "DELETE" }],
+        [filesUrl(id, "/mkdir", { path }), { method: "POST" }],
+        [filesUrl(id, "/download", { path }), {}],
+        [filesUrl(id, "/stat", { path }), {}],
+        [filesUrl(id, "/upload", { path, upload: "abcdefgh12", offset: "0" }), { method: "PUT", body: "x" }],
+        [
+          filesUrl(id, "/move"),
+          {
+            method: "POST",
+            body: JSON.stringify({ from: "list/five.txt", to: path }),
+            headers: { "Content-Type": "application/json" },
+          },
+        ],
+        [
+          filesUrl(id, "/move"),
+          {
+            method: "POST",
+            body: JSON.stringify({ from: path, to: "moved" }),
+            headers: { "Content-Type": "application/json" },
+          },
+        ],
+      ];
+      for (const [url, init] of requests) {
+        const response = await ownerApi(url, init);
+        expect(response.status, `${label}: ${init.method ?? "GET"} ${url.slice(0, 120)}`).toBe(400);
+        expect(await json(response)).toMatchObject({ code: "INVALID_PATH" });
+      }
+    }
+    // Missing path parameter altogether.
+    expect((await ownerApi(filesUrl(id, "/content"))).status).toBe(400);
+    // Deleting the workspace itself is not a thing.
+    const root = await ownerApi(filesUrl(id, "", { path: ".", recursive: "1" }), { method: "DELETE" });
+    expect(root.status).toBe(400);
+    expect(shell(container, "test -d /workspace && echo yes")).toBe("yes");
+    expect(shell(container, "test -e /etc/passwd && echo yes")).toBe("yes");
+  });
+
+  it("refuses a symlink made in the terminal that points at /etc, for every operation", async () => {
+    shell(container, "ln -sfn /etc /workspace/etc-link && ln -sfn /etc/hostname /workspace/host-link");
+    const before = shell(container, "ls /etc | md5sum; md5sum /etc/hostname");
+    const jsonType = { "Content-Type": "application/json" };
+    const requests: [string, string, RequestInit][] = [
+      ["list through", filesUrl(id, "", { path: "etc-link" }), {}],
+      ["read through", filesUrl(id, "/content", { path: "etc-link/passwd" }), {}],
+      ["read file link", filesUrl(id, "/content", { path: "host-link" }), {}],
+      ["stat through", filesUrl(id, "/stat", { path: "etc-link/passwd" }), {}],
+      ["write through", filesUrl(id, "/content", { path: "etc-link/pwned" }), { method: "PUT", body: "x" }],
+      ["overwrite link target", filesUrl(id, "/content", { path: "host-link" }), { method: "PUT", body: "x" }],
+      ["delete through", filesUrl(id, "", { path: "etc-link/hostname" }), { method: "DELETE" }],
+      ["mkdir through", filesUrl(id, "/mkdir", { path: "etc-link/pwned" }), { method: "POST" }],
+      ["download through", filesUrl(id, "/download", { path: "etc-link" }), {}],
+      ["download file through", filesUrl(id, "/download", { path: "etc-link/passwd" }), {}],
+      [
+        "upload through",
+        filesUrl(id, "/upload", { path: "etc-link/pwned", upload: "abcdefgh12", offset: "0", final: "1" }),
+        { method: "PUT", body: "x" },
+      ],
+      [
+        "move into",
+        filesUrl(id, "/move"),
+        { method: "POST", headers: jsonType, body: JSON.stringify({ from: "list/five.txt", to: "etc-link/five.txt" }) },
+      ],
+      [
+        "move out of",
+        filesUrl(id, "/move"),
+        { method: "POST", headers: jsonType, body: JSON.stringify({ from: "etc-link/hostname", to: "stolen" }) },
+      ],
+    ];
+    for (const [label, url, init] of requests) {
+      const response = await ownerApi(url, init);
+      expect(response.status, label).toBe(403);
+      expect(await json(response), label).toMatchObject({ code: "PATH_OUTSIDE_WORKSPACE" });
+    }
+    expect(shell(container, "ls /etc | md5sum; md5sum /etc/hostname")).toBe(before);
+    expect(shell(container, "test -e /workspace/stolen && echo yes || echo no")).toBe("no");
+    expect(shell(container, "test -e /workspace/list/five.txt && test ! -e /etc/five.txt && echo kept")).toBe("kept");
+
+    // The link itself lives in /workspace: it can be listed and removed (not its target).
+    const listing = (await (await get("", { path: "." })).json()) as DirectoryListing;
+    expect(listing.entries.find((e) => e.name === "etc-link")?.type).toBe("symlink");
+    expect((await ownerApi(filesUrl(id, "", { path: "etc-link" }), { method: "DELETE" })).status).toBe(204);
+    expect(shell(container, "test -d /etc && test ! -e /workspace/etc-link && echo ok")).toBe("ok");
+  });
+});

@@ -1,0 +1,213 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { PreviewAccess, ShareLink } from "../../protocol/previews";
+import { api } from "../support/api";
+import {
+  closed,
+  createShare,
+  firstMessage,
+  ownerPreview,
+  previewHmrSocket,
+  previewRequest,
+  startTemplateDevServer,
+} from "../support/previews";
+import { createWorkspace, ownerApi } from "../support/session";
+
+const NOT_FOUND_TITLE = "This preview does not exist";
+
+/** The preview URL with one part of its label changed. */
+function relabel(url: string, change: (parts: { port: string; id: string; token: string }) => string): string {
+  const parsed = new URL(url);
+  const [label = "", ...rest] = parsed.hostname.split(".");
+  const [port = "", id = "", token = ""] = label.split("-");
+  parsed.hostname = [change({ port, id, token }), ...rest].join(".");
+  return parsed.toString();
+}
+
+async function expectPreview404(url: string) {
+  const response = await previewRequest(url);
+  expect(response.status, url).toBe(404);
+  expect(response.body).toContain(NOT_FOUND_TITLE);
+  // Never the IDE's own page, never the dev server's.
+  expect(response.body).not.toContain('<div id="root">');
+}
+
+let workspace: string;
+let owner: PreviewAccess;
+
+beforeAll(async () => {
+  workspace = await createWorkspace("previews");
+  await startTemplateDevServer(workspace);
+  owner = await ownerPreview(workspace, 5173);
+});
+
+afterAll(async () => {
+  if (workspace) await ownerApi(`/api/workspaces/${workspace}/previews/dev-server`, { method: "DELETE" });
+});
+
+describe("a preview hostname", () => {
+  it("serves the template's dev server under the owner's grant, with the preview Host", async () => {
+    expect(owner.url).toMatch(new RegExp(`^http://5173-${workspace}-[a-z0-9]{24}\\.localhost:${inject("port")}/$`));
+    expect(Date.parse(owner.expiresAt)).toBeGreaterThan(Date.now());
+    const page = await previewRequest(owner.url);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<script type="module" src="/src/main.tsx">');
+    // Vite's own client, which only the dev server in the container serves at this path.
+    const client = await previewRequest(new URL("/@vite/client", owner.url).toString());
+    expect(client.status).toBe(200);
+    expect(client.body).toContain("vite-hmr");
+  });
+
+  it("bridges Vite's hot-reload socket and passes its subprotocol back", async () => {
+    const socket = await previewHmrSocket(owner.url);
+    const message = JSON.parse(await firstMessage(socket)) as { type: string };
+    expect(message.type).toBe("connected");
+    expect(socket.protocol).toBe("vite-hmr");
+    socket.close();
+  });
+
+  it("renews the owner's grant with the same URL", async () => {
+    const again = await ownerPreview(workspace, 5173);
+    expect(again.url).toBe(owner.url);
+    expect(Date.parse(again.expiresAt)).toBeGreaterThanOrEqual(Date.parse(owner.expiresAt));
+  });
+
+  it("answers 404 for a made-up token, another port, an out-of-range port and an unknown workspace", async () => {
+    await expectPreview404(relabel(owner.url, ({ port, id }) => `${port}-${id}-${"a".repeat(24)}`));
+    await expectPreview404(relabel(owner.url, ({ id, token }) => `3000-${id}-${token}`));
+    await expectPreview404(relabel(owner.url, ({ id, token }) => `80-${id}-${token}`));
+    await expectPreview404(relabel(owner.url, ({ id, token }) => `70000-${id}-${token}`));
+    await expectPreview404(relabel(owner.url, ({ port, token }) => `${port}-nosuchworkspace0-${token}`));
+    await expectPreview404(relabel(owner.url, ({ port, id, token }) => `${port}-${id}-${token.toUpperCase()}x`));
+    await expectPreview404(relabel(owner.url, () => "not-a-preview"));
+  });
+
+  it("answers 404 for a share token used with another port or another workspace", async () => {
+    const other = await createWorkspace("previews other");
+    const response = await createShare(workspace, 5173);
+    expect(response.status).toBe(201);
+    const share = (await response.json()) as ShareLink;
+    expect((await previewRequest(share.url)).status).toBe(200);
+    await expectPreview404(relabel(share.url, ({ id, token }) => `5174-${id}-${token}`));
+    await expectPreview404(relabel(share.url, ({ port, token }) => `${port}-${other}-${token}`));
+    await ownerApi(`/api/workspaces/${workspace}/previews/5173/shares/${share.id}`, { method: "DELETE" });
+  });
+
+  it("does not take the Worker's internal preview header from a client on the app host", async () => {
+    const token = new URL(owner.url).hostname.split(".")[0]?.split("-")[2];
+    const response = await api("/", { headers: { "X-Cloud-Ide-Preview": `5173 ${token}` } });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('<div id="root">');
+  });
+});
+
+describe("share links", () => {
+  const shares = (port = 5173) => ownerApi(`/api/workspaces/${workspace}/previews/${port}/shares`);
+
+  it("are created, listed, used without a session, and revoked with their sockets closed", async () => {
+    const response = await createShare(workspace, 5173, 3600);
+    expect(response.status).toBe(201);
+    const share = (await response.json()) as ShareLink;
+    expect(share.url).not.toBe(owner.url);
+    const ttl = Date.parse(share.expiresAt) - Date.now();
+    expect(ttl).toBeGreaterThan(3500_000);
+    expect(ttl).toBeLessThanOrEqual(3600_000);
+
+    const listed = (await (await shares()).json()) as { shares: ShareLink[] };
+    expect(listed.shares).toContainEqual(share);
+
+    // No cookie at all: the token is the permission.
+    expect((await previewRequest(share.url)).status).toBe(200);
+    const socket = await previewHmrSocket(share.url);
+    await firstMessage(socket);
+    const socketClosed = closed(socket);
+
+    const revoked = await ownerApi(`/api/workspaces/${workspace}/previews/5173/shares/${share.id}`, {
+      method: "DELETE",
+    });
+    expect(revoked.status).toBe(204);
+    expect(await socketClosed).toBe(1008);
+    await expectPreview404(share.url);
+    const after = (await (await shares()).json()) as { shares: ShareLink[] };
+    expect(after.shares.map((s) => s.id)).not.toContain(share.id);
+    // The owner's own preview is untouched.
+    expect((await previewRequest(owner.url)).status).toBe(200);
+
+    const again = await ownerApi(`/api/workspaces/${workspace}/previews/5173/shares/${share.id}`, {
+      method: "DELETE",
+    });
+    expect(again.status).toBe(404);
+  });
+
+  it("are 404 once expired", async () => {
+    const share = (await (await createShare(workspace, 5173)).json()) as ShareLink;
+    expect((await previewRequest(share.url)).status).toBe(200);
+    const expire = await ownerApi(`/api/workspaces/${workspace}/previews/5173/shares/${share.id}/expire`, {
+      method: "POST",
+    });
+    expect(expire.status).toBe(204);
+    await expectPreview404(share.url);
+    const listed = (await (await shares()).json()) as { shares: ShareLink[] };
+    expect(listed.shares.map((s) => s.id)).not.toContain(share.id);
+  });
+
+  it("refuse TTLs outside 5 minutes to 7 days, and bodies that are not JSON", async () => {
+    for (const ttlSeconds of [299, 604801, 0, -300, 1.5, "300", null]) {
+      const response = await ownerApi(`/api/workspaces/${workspace}/previews/5173/shares`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ ttlSeconds }),
+      });
+      expect(response.status, String(ttlSeconds)).toBe(400);
+      expect(await response.json()).toMatchObject({ code: "INVALID_TTL" });
+    }
+    const plain = await ownerApi(`/api/workspaces/${workspace}/previews/5173/shares`, {
+      method: "POST",
+      headers: { "Content-Type": "text/plain" },
+      body: JSON.stringify({ ttlSeconds: 300 }),
+    });
+    expect(plain.status).toBe(415);
+    for (const ttlSeconds of [300, 604800]) {
+      const response = await createShare(workspace, 5173, ttlSeconds);
+      expect(response.status, await response.clone().text()).toBe(201);
+      const { id } = (await response.json()) as ShareLink;
+      await ownerApi(`/api/workspaces/${workspace}/previews/5173/shares/${id}`, { method: "DELETE" });
+    }
+  });
+
+  it("refuse ports out of range with 400", async () => {
+    for (const port of ["80", "1023", "65536", "abc", "5173.0"]) {
+      const response = await ownerApi(`/api/workspaces/${workspace}/previews/${port}/shares`);
+      expect(response.status, port).toBe(400);
+      expect(await response.json()).toMatchObject({ code: "INVALID_PORT" });
+    }
+  });
+});
+
+describe("the preview origin and the app's API", () => {
+  it("cannot act with the owner's session from a preview origin", async () => {
+    const previewOrigin = new URL(owner.url).origin;
+    const response = await ownerApi(`/api/workspaces/${workspace}/previews/5173/shares`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: previewOrigin },
+      body: JSON.stringify({ ttlSeconds: 300 }),
+    });
+    expect(response.status).toBe(403);
+    // And the API grants no CORS access to a preview origin for reads.
+    const read = await ownerApi(`/api/workspaces/${workspace}/previews/5173/shares`, {
+      headers: { Origin: previewOrigin },
+    });
+    expect(read.headers.get("access-control-allow-origin")).toBeNull();
+    const listed = (await read.json()) as { shares: ShareLink[] };
+    expect(listed.shares).toEqual([]);
+  });
+});
+
+describe("port detection and the dev server", () => {
+  it("lists the dev server's port and its state", async () => {
+    const overview = await (await ownerApi(`/api/workspaces/${workspace}/previews`)).json();
+    expect(overview).toMatchObject({
+      ports: expect.arrayContaining([expect.objectContaining({ port: 5173, loopbackOnly: false })]),
+      devServer: { state: "running", command: "npm run dev" },
+    });
+  });
+});

@@ -1,0 +1,182 @@
+import type { FileChange } from "../../protocol/files";
+import { ChangeParser, coalesce } from "./change-batcher";
+
+/** Directories nobody wants to watch by default (huge, and changed by tools, not people). */
+const EXCLUDE = "(^|/)(node_modules|\\.git)(/|$)";
+/** Changes within this window go out as one batch. */
+const BATCH_MS = 40;
+const HEARTBEAT_MS = 20_000;
+/** Keep the watcher this long after the last client leaves (reloads, reconnects). */
+const IDLE_STOP_MS = 30_000;
+const RESTART_DELAY_MS = 1_000;
+
+/**
+ * One `inotifywait -m -r` over /workspace per Durable Object, fanned out to
+ * every client as server-sent events. Restarts when it dies; after a restart
+ * clients get `resync` and re-read what they show, since events were lost.
+ */
+export class FileWatcher {
+  private readonly clients = new Set<WritableStreamDefaultWriter<Uint8Array>>();
+  private process: ExecProcess | undefined;
+  private stop: () => void = () => {};
+  private starting = false;
+  private ready = false;
+  private pending: FileChange[] = [];
+  private batchTimer: ReturnType<typeof setTimeout> | undefined;
+  private heartbeat: ReturnType<typeof setInterval> | undefined;
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly encoder = new TextEncoder();
+
+  constructor(
+    private readonly container: () => Promise<Pick<Container, "exec">>,
+    private readonly root = "/workspace",
+  ) {}
+
+  /** A new SSE response that receives every change until the client goes. */
+  subscribe(): Response {
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    const writer = writable.getWriter();
+    this.clients.add(writer);
+    clearTimeout(this.idleTimer);
+    // Padding first: some proxies hold back the first bytes of a stream.
+    this.write(writer, `: ${" ".repeat(2048)}\nretry: 1000\n\n`);
+    if (this.ready) this.write(writer, "event: ready\ndata: {}\n\n");
+    this.heartbeat ??= setInterval(() => this.broadcast(": ping\n\n"), HEARTBEAT_MS);
+    void this.ensureWatching();
+    return new Response(readable, {
+      headers: {
+        "Content-Type": "text/event-stream; charset=utf-8",
+        "Cache-Control": "no-cache, no-transform",
+        "X-Accel-Buffering": "no",
+      },
+    });
+  }
+
+  private async ensureWatching(): Promise<void> {
+    if (this.process || this.starting || this.clients.size === 0) return;
+    this.starting = true;
+    try {
+      const container = await this.container();
+      const token = crypto.randomUUID().replaceAll("-", "");
+      const process = await container.exec(
+        [
+          "inotifywait",
+          "-m",
+          "-r",
+          "-e",
+          "create,modify,close_write,attrib,delete,move",
+          "--format",
+          "%e\t%w%f",
+          "--exclude",
+          // The token names this watcher for `pkill -f` in stop(): ExecProcess.kill() is avoided,
+          // since under local workerd it signals the whole container.
+          `${EXCLUDE}|^/cloud-ide-watch-${token}$`,
+          this.root,
+        ],
+        { cwd: "/", stderr: "pipe" },
+      );
+      this.stop = () => {
+        void container
+          .exec(["pkill", "-f", `cloud-ide-watch-${token}`], { cwd: "/" })
+          .then((p) => p.exitCode)
+          .catch(() => {});
+      };
+      this.process = process;
+      void this.readStderr(process);
+      void this.readEvents(process);
+      void process.exitCode.then(
+        () => this.stopped(process),
+        () => this.stopped(process),
+      );
+    } catch (error) {
+      console.error(`file watcher could not start: ${String(error)}`);
+      setTimeout(() => void this.ensureWatching(), RESTART_DELAY_MS * 5);
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  private stopped(process: ExecProcess): void {
+    if (this.process !== process) return;
+    this.process = undefined;
+    const wasReady = this.ready;
+    this.ready = false;
+    if (this.clients.size === 0) return;
+    // Lost events while down: clients re-read once it is back.
+    if (wasReady) this.broadcast("event: resync\ndata: {}\n\n");
+    setTimeout(() => void this.ensureWatching(), RESTART_DELAY_MS);
+  }
+
+  /** inotifywait says "Watches established." on stderr once every directory is watched. */
+  private async readStderr(process: ExecProcess): Promise<void> {
+    if (!process.stderr) return;
+    const decoder = new TextDecoder();
+    let text = "";
+    for await (const chunk of process.stderr as ReadableStream<Uint8Array>) {
+      if (this.ready) continue;
+      text += decoder.decode(chunk, { stream: true });
+      if (text.includes("Watches established")) {
+        this.ready = true;
+        this.broadcast("event: ready\ndata: {}\n\n");
+      }
+    }
+  }
+
+  private async readEvents(process: ExecProcess): Promise<void> {
+    if (!process.stdout) return;
+    const parser = new ChangeParser(this.root);
+    const decoder = new TextDecoder();
+    let buffer = "";
+    try {
+      for await (const chunk of process.stdout as ReadableStream<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let newline = buffer.indexOf("\n");
+        while (newline !== -1) {
+          const line = buffer.slice(0, newline);
+          buffer = buffer.slice(newline + 1);
+          if (line.startsWith("Q_OVERFLOW")) this.broadcast("event: resync\ndata: {}\n\n");
+          this.enqueue(parser.push(line));
+          newline = buffer.indexOf("\n");
+        }
+        // A rename's two halves arrive together; a lone MOVED_FROM at the end of a read left the tree.
+        if (buffer === "") this.enqueue(parser.flush());
+      }
+    } catch (error) {
+      console.error(`file watcher output failed: ${String(error)}`);
+    }
+  }
+
+  private enqueue(changes: FileChange[]): void {
+    if (changes.length === 0) return;
+    this.pending.push(...changes);
+    this.batchTimer ??= setTimeout(() => {
+      this.batchTimer = undefined;
+      const batch = coalesce(this.pending);
+      this.pending = [];
+      if (batch.length > 0) this.broadcast(`event: changes\ndata: ${JSON.stringify({ changes: batch })}\n\n`);
+    }, BATCH_MS);
+  }
+
+  private broadcast(text: string): void {
+    for (const writer of this.clients) this.write(writer, text);
+  }
+
+  private write(writer: WritableStreamDefaultWriter<Uint8Array>, text: string): void {
+    writer.write(this.encoder.encode(text)).catch(() => this.drop(writer));
+  }
+
+  private drop(writer: WritableStreamDefaultWriter<Uint8Array>): void {
+    if (!this.clients.delete(writer)) return;
+    writer.abort().catch(() => {});
+    if (this.clients.size > 0) return;
+    clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.clients.size > 0) return;
+      this.process = undefined;
+      this.ready = false;
+      this.stop();
+    }, IDLE_STOP_MS);
+  }
+}

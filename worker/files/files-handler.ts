@@ -1,0 +1,280 @@
+import { ErrorCode } from "../../protocol/errors";
+import type { DirectoryListing, FileInfo, FileType, MoveRequest } from "../../protocol/files";
+import { ApiError, describe, jsonError } from "../http";
+import { fileApiError } from "./file-errors";
+import type { FileWatcher } from "./file-watcher";
+import type { Files, SandboxFileStat } from "./sandbox-files";
+import { baseName, checkWorkspacePath, containerPath, parentPath, WORKSPACE_ROOT } from "./workspace-path";
+
+export interface FilesDeps {
+  files: Files;
+  watcher: FileWatcher;
+  /** Starts the container if needed; called only after the request is known to be valid. */
+  ensureRunning: () => Promise<void>;
+  container: () => Pick<Container, "exec">;
+}
+
+/**
+ * The Durable Object side of `/api/workspaces/{id}/files...` (routes in
+ * worker/routes/files.ts). Reached as `/files/<op>` through the DO's fetch(),
+ * so streamed bodies pass straight through to `exec()` stdin/stdout.
+ */
+export async function handleFilesRequest(request: Request, deps: FilesDeps): Promise<Response> {
+  const url = new URL(request.url);
+  const op = url.pathname.slice("/files/".length);
+  try {
+    const handler = HANDLERS[`${request.method} ${op}`];
+    if (!handler) throw new ApiError(404, ErrorCode.NOT_FOUND, `No files route ${request.method} ${op}.`);
+    return await handler(request, url.searchParams, deps);
+  } catch (error) {
+    // Read what the client still sends: answering mid-upload breaks the connection on some proxies.
+    if (request.body && !request.bodyUsed) await request.body.pipeTo(new WritableStream()).catch(() => {});
+    if (error instanceof ApiError) return error.toResponse();
+    console.error(`files ${op}: ${describe(error)}`);
+    return jsonError(500, ErrorCode.FILE_ERROR, `The file operation failed: ${describe(error)}`);
+  }
+}
+
+type Handler = (request: Request, query: URLSearchParams, deps: FilesDeps) => Promise<Response>;
+
+const HANDLERS: Record<string, Handler> = {
+  "GET list": async (_request, query, deps) => {
+    const path = pathParam(query, "path", { allowRoot: true });
+    await deps.ensureRunning();
+    const listing = await attempt(() => deps.files.listDirectory(containerPath(path)), path);
+    const entries = listing.entries.map((e) => ({ ...e, type: fileType(e.type) }));
+    return Response.json({ entries } satisfies DirectoryListing);
+  },
+
+  "GET stat": async (_request, query, deps) => {
+    const path = pathParam(query, "path", { allowRoot: true });
+    await deps.ensureRunning();
+    const stat = await attempt(() => deps.files.stat(containerPath(path)), path);
+    return Response.json(info(path, stat), { headers: { ETag: stat.etag } });
+  },
+
+  "GET content": async (_request, query, deps) => {
+    const path = pathParam(query, "path");
+    await deps.ensureRunning();
+    // stat first: if the file changes before it is read, the etag is older than
+    // the bytes, so a later If-Match save is refused rather than losing work.
+    const stat = await attempt(() => deps.files.stat(containerPath(path)), path);
+    if (stat.type === "directory") throw fileApiError(isDirectory(path), path);
+    const file = await attempt(() => deps.files.readFile(containerPath(path)), path);
+    return new Response(file.body, { headers: contentHeaders(stat, path, false) });
+  },
+
+  "PUT content": async (request, query, deps) => {
+    const path = pathParam(query, "path");
+    const ifMatch = request.headers.get("If-Match");
+    const createOnly = request.headers.get("If-None-Match") === "*";
+    await deps.ensureRunning();
+    if (query.get("parents") === "1") {
+      await attempt(() => deps.files.mkdir(containerPath(parentPath(path)), { recursive: true }), parentPath(path));
+    }
+    // Atomic save: write a temporary file beside it, then rename it into place.
+    const temp = temporaryPath(path, "save");
+    try {
+      await attempt(() => deps.files.writeFile(containerPath(temp), request.body ?? ""), path);
+      const expected = createOnly ? "-" : (ifMatch ?? "");
+      const stat = await attempt(() => deps.files.commit(containerPath(temp), containerPath(path), expected), path);
+      return Response.json(info(path, stat), { status: 200, headers: { ETag: stat.etag } });
+    } catch (error) {
+      await deps.files.remove(containerPath(temp), { force: true }).catch(() => {});
+      if (createOnly && error instanceof ApiError && error.code === ErrorCode.FILE_EXISTS) {
+        throw new ApiError(412, ErrorCode.FILE_EXISTS, error.message);
+      }
+      throw error;
+    }
+  },
+
+  "DELETE list": async (_request, query, deps) => {
+    const path = pathParam(query, "path");
+    await deps.ensureRunning();
+    const recursive = query.get("recursive") === "1";
+    await attempt(() => deps.files.remove(containerPath(path), { recursive }), path);
+    return new Response(null, { status: 204 });
+  },
+
+  "POST mkdir": async (_request, query, deps) => {
+    const path = pathParam(query, "path");
+    await deps.ensureRunning();
+    await attempt(() => deps.files.mkdir(containerPath(path), { recursive: query.get("parents") === "1" }), path);
+    const stat = await attempt(() => deps.files.stat(containerPath(path)), path);
+    return Response.json(info(path, stat), { status: 201 });
+  },
+
+  "POST move": async (request, _query, deps) => {
+    const body = (await request.json().catch(() => undefined)) as Partial<MoveRequest> | undefined;
+    if (!body || typeof body !== "object") {
+      throw new ApiError(400, ErrorCode.BAD_REQUEST, 'Send JSON {"from": "a.txt", "to": "b/a.txt"}.');
+    }
+    const from = checked(body.from, "from");
+    const to = checked(body.to, "to");
+    await deps.ensureRunning();
+    const move =
+      body.overwrite === true ? deps.files.rename.bind(deps.files) : deps.files.renameNoReplace.bind(deps.files);
+    await attempt(() => move(containerPath(from), containerPath(to)), from, to);
+    const stat = await attempt(() => deps.files.lstat(containerPath(to)), to);
+    return Response.json(info(to, stat));
+  },
+
+  "PUT upload": async (request, query, deps) => {
+    const path = pathParam(query, "path");
+    const token = uploadToken(query);
+    const offset = Number(query.get("offset") ?? "0");
+    if (!Number.isSafeInteger(offset) || offset < 0) {
+      throw new ApiError(400, ErrorCode.BAD_REQUEST, "offset must be a byte count (0 or more).");
+    }
+    await deps.ensureRunning();
+    if (offset === 0) {
+      await attempt(() => deps.files.mkdir(containerPath(parentPath(path)), { recursive: true }), parentPath(path));
+    }
+    const staging = temporaryPath(path, "upload", token);
+    const written = await attempt(
+      () => deps.files.writeFileAt(containerPath(staging), offset, request.body ?? ""),
+      path,
+    );
+    if (query.get("final") !== "1") {
+      return Response.json({ path, received: Number(written.size) });
+    }
+    const stat = await attempt(() => deps.files.commit(containerPath(staging), containerPath(path), ""), path);
+    return Response.json(info(path, stat), { status: 201, headers: { ETag: stat.etag } });
+  },
+
+  "DELETE upload": async (_request, query, deps) => {
+    const path = pathParam(query, "path");
+    const token = uploadToken(query);
+    await deps.ensureRunning();
+    await attempt(() => deps.files.remove(containerPath(temporaryPath(path, "upload", token)), { force: true }), path);
+    return new Response(null, { status: 204 });
+  },
+
+  "GET download": async (_request, query, deps) => {
+    const path = pathParam(query, "path", { allowRoot: true });
+    await deps.ensureRunning();
+    const stat = await attempt(() => deps.files.stat(containerPath(path)), path);
+    if (stat.type !== "directory") {
+      const file = await attempt(() => deps.files.readFile(containerPath(path)), path);
+      return new Response(file.body, { headers: contentHeaders(stat, path, true) });
+    }
+    return downloadFolder(deps.container(), path);
+  },
+
+  "GET watch": async (_request, _query, deps) => {
+    await deps.ensureRunning();
+    return deps.watcher.subscribe();
+  },
+};
+
+/**
+ * A folder as a .tar.gz stream made by `tar` in the container. The realpath
+ * check runs in the same shell as tar, so a symlink swapped in meanwhile
+ * cannot point it outside /workspace.
+ */
+async function downloadFolder(container: Pick<Container, "exec">, path: string): Promise<Response> {
+  const script = `r=$(realpath -m -- "$1") || exit 3
+case "$r" in "$2"|"$2"/*) ;; *) exit 3 ;; esac
+cd "$(dirname -- "$r")" && exec tar -czf - -- "$(basename -- "$r")"`;
+  const tar = await container.exec(["sh", "-c", script, "sh", containerPath(path), WORKSPACE_ROOT], {
+    cwd: "/",
+    stderr: "ignore",
+  });
+  const name = `${baseName(path)}.tar.gz`;
+  return new Response(tar.stdout, {
+    headers: {
+      "Content-Type": "application/gzip",
+      "Content-Disposition": attachment(name),
+      "Cache-Control": "no-store",
+    },
+  });
+}
+
+function contentHeaders(stat: SandboxFileStat, path: string, download: boolean): HeadersInit {
+  return {
+    // Never let the browser interpret workspace bytes as a page of the IDE's origin.
+    "Content-Type": "application/octet-stream",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "sandbox",
+    "Cache-Control": "no-store",
+    ETag: stat.etag,
+    "X-File-Size": String(stat.size),
+    "Last-Modified": stat.modifiedAt.toUTCString(),
+    ...(download ? { "Content-Disposition": attachment(baseName(path)) } : {}),
+  };
+}
+
+function attachment(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+function info(path: string, stat: SandboxFileStat): FileInfo {
+  return {
+    path,
+    type: fileType(stat.type),
+    size: Number(stat.size),
+    modifiedAt: stat.modifiedAt.getTime(),
+    etag: stat.etag,
+  };
+}
+
+function fileType(type: string): FileType {
+  return type === "directory" || type === "symlink" ? type : "file";
+}
+
+function pathParam(query: URLSearchParams, name: string, { allowRoot = false } = {}): string {
+  const path = checked(query.get(name), name);
+  if (path === "." && !allowRoot) {
+    throw new ApiError(
+      400,
+      ErrorCode.INVALID_PATH,
+      `${name} names /workspace itself, which this operation cannot take.`,
+    );
+  }
+  return path;
+}
+
+function checked(value: unknown, name: string): string {
+  const result = checkWorkspacePath(typeof value === "string" ? value : undefined);
+  if (!result.ok) throw new ApiError(400, ErrorCode.INVALID_PATH, `${name}: ${result.reason}`);
+  return result.path;
+}
+
+function uploadToken(query: URLSearchParams): string {
+  const token = query.get("upload") ?? "";
+  if (!/^[a-z0-9]{8,32}$/.test(token)) {
+    throw new ApiError(400, ErrorCode.BAD_REQUEST, "upload must be a token of 8-32 lowercase letters and digits.");
+  }
+  return token;
+}
+
+/** `.NAME.KIND-TOKEN` beside the target: same filesystem, so the final rename is atomic. */
+function temporaryPath(path: string, kind: "save" | "upload", token = randomToken()): string {
+  const parent = parentPath(path);
+  const name = `.${baseName(path)}.${kind}-${token}`;
+  return parent === "." ? name : `${parent}/${name}`;
+}
+
+function randomToken(): string {
+  return crypto.randomUUID().replaceAll("-", "").slice(0, 16);
+}
+
+function isDirectory(path: string) {
+  return Object.assign(new Error(`${path} is a directory`), {
+    name: "SandboxFileError",
+    code: "EISDIR",
+    operation: "readFile",
+    path,
+    detail: "Is a directory (os error 21)",
+  });
+}
+
+/** Runs a file operation, turning Linux errors into HTTP errors about `path`. */
+async function attempt<T>(operation: () => Promise<T>, path: string, destination?: string): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    throw fileApiError(error, path, destination);
+  }
+}

@@ -1,0 +1,343 @@
+import { HELPER_SCRIPT } from "./helper-script";
+import { type FileOperation, SandboxFileError, SandboxProtocolError } from "./sandbox-file-error";
+
+/**
+ * File operations in a running container, with the method names, options and
+ * error semantics of `Files` from `@cloudflare/sandbox` 1.x (not published
+ * yet): swap this class for the official one by changing the import. Each call
+ * runs one short Python process through `exec()`; `readFile` returns as soon as
+ * the file is open and streams, `writeFile` streams its content to stdin, so no
+ * whole file is held in the Durable Object.
+ *
+ * One addition the official class lacks: `confineTo` makes the helper refuse
+ * (EXDEV, like openat2 RESOLVE_BENEATH) a path that resolves outside that
+ * directory through a symbolic link, checked in the same process that then
+ * opens the path. With the official class that check would be a separate call.
+ * The methods below the `Extensions` line are also ours.
+ */
+export interface FileOperationOptions {
+  cwd?: string;
+  user?: string;
+  signal?: AbortSignal;
+}
+export type MkdirOptions = FileOperationOptions & { recursive?: boolean };
+export type RemoveOptions = FileOperationOptions & { recursive?: boolean; force?: boolean };
+export type FileContent = string | ArrayBuffer | ArrayBufferView | Blob | ReadableStream<Uint8Array>;
+export type SandboxFileType = "file" | "directory" | "symlink" | "blockDevice" | "characterDevice" | "fifo" | "socket";
+
+export interface SandboxFileStat {
+  type: SandboxFileType;
+  size: bigint;
+  mode: number;
+  uid: number;
+  gid: number;
+  accessedAt: Date;
+  modifiedAt: Date;
+  changedAt: Date;
+  /** Ours: an entity tag from inode, size and nanosecond mtime (changes on every save). */
+  etag: string;
+}
+
+export interface SandboxDirectoryEntry {
+  name: string;
+  type: SandboxFileType;
+}
+
+/** Ours: a directory entry with the metadata the file tree needs. */
+export interface SandboxDirectoryListing {
+  entries: { name: string; type: SandboxFileType; size: number; modifiedAt: number }[];
+}
+
+interface RawStat {
+  type: SandboxFileType;
+  size: number;
+  mode: number;
+  uid: number;
+  gid: number;
+  atimeMs: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  etag: string;
+}
+
+const KNOWN_OPTIONS = new Set(["cwd", "user", "signal"]);
+
+export class Files {
+  constructor(
+    private readonly container: Pick<Container, "exec">,
+    private readonly config: { confineTo?: string } = {},
+  ) {}
+
+  async readFile(path: string, options: FileOperationOptions = {}): Promise<Response> {
+    const target = this.resolve(path, options, []);
+    const proc = await this.spawn("read", [target], options);
+    const stdout = proc.stdout;
+    if (!stdout) throw SandboxProtocolError.create("the helper has no stdout");
+    const reader = stdout.getReader();
+    let first = await reader.read();
+    while (!first.done && (first.value as Uint8Array).byteLength === 0) first = await reader.read();
+    if (first.done) throw await this.failure(proc, "readFile", path);
+    // The helper writes one 0x01 byte once the file is open.
+    const rest = (first.value as Uint8Array).subarray(1);
+    const fail = (code: number) => this.failure(proc, "readFile", path, code);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        if (rest.byteLength > 0) controller.enqueue(rest);
+      },
+      async pull(controller) {
+        const next = await reader.read();
+        if (!next.done) return controller.enqueue(next.value as Uint8Array);
+        const exitCode = await proc.exitCode;
+        if (exitCode === 0) controller.close();
+        else controller.error(await fail(exitCode));
+      },
+      cancel(reason) {
+        // No proc.kill(): under local workerd it signals the whole container. The
+        // helper gets EPIPE at its next write and exits.
+        void reader.cancel(reason).catch(() => {});
+      },
+    });
+    return new Response(body, { status: 200 });
+  }
+
+  async writeFile(path: string, content: FileContent, options: FileOperationOptions = {}): Promise<void> {
+    const target = this.resolve(path, options, []);
+    await this.pipeIn("write", [target], content, options, "writeFile", path);
+  }
+
+  async stat(path: string, options: FileOperationOptions = {}): Promise<SandboxFileStat> {
+    return toStat(await this.runJson<RawStat>("stat", [this.resolve(path, options, [])], options, "stat", path));
+  }
+
+  async lstat(path: string, options: FileOperationOptions = {}): Promise<SandboxFileStat> {
+    return toStat(await this.runJson<RawStat>("lstat", [this.resolve(path, options, [])], options, "lstat", path));
+  }
+
+  async readDirectory(path: string, options: FileOperationOptions = {}): Promise<SandboxDirectoryEntry[]> {
+    const target = this.resolve(path, options, []);
+    const { entries } = await this.runJson<{ entries: SandboxDirectoryEntry[] }>(
+      "readdir",
+      [target],
+      options,
+      "readDirectory",
+      path,
+    );
+    return entries;
+  }
+
+  async mkdir(path: string, options: MkdirOptions = {}): Promise<void> {
+    const target = this.resolve(path, options, ["recursive"]);
+    await this.run("mkdir", [target, flag(options.recursive)], options, "mkdir", path);
+  }
+
+  async rename(source: string, destination: string, options: FileOperationOptions = {}): Promise<void> {
+    const from = this.resolve(source, options, []);
+    const to = this.resolve(destination, options, []);
+    await this.run("rename", [from, to, "0"], options, "rename", source, destination);
+  }
+
+  async remove(path: string, options: RemoveOptions = {}): Promise<void> {
+    const target = this.resolve(path, options, ["recursive", "force"]);
+    await this.run("remove", [target, flag(options.recursive), flag(options.force)], options, "remove", path);
+  }
+
+  // Extensions: not in the 1.x class.
+
+  /** `readDirectory` plus lstat metadata for every entry, in one process. */
+  async listDirectory(path: string, options: FileOperationOptions = {}): Promise<SandboxDirectoryListing> {
+    const target = this.resolve(path, options, []);
+    return this.runJson<SandboxDirectoryListing>("list", [target], options, "readDirectory", path);
+  }
+
+  /** `rename` that refuses an existing destination with EEXIST instead of replacing it. */
+  async renameNoReplace(source: string, destination: string, options: FileOperationOptions = {}): Promise<void> {
+    const from = this.resolve(source, options, []);
+    const to = this.resolve(destination, options, []);
+    await this.run("rename", [from, to, "1"], options, "rename", source, destination);
+  }
+
+  /** Writes `content` at byte `offset` (0 truncates first): one chunk of a resumable upload. */
+  async writeFileAt(
+    path: string,
+    offset: number,
+    content: FileContent,
+    options: FileOperationOptions = {},
+  ): Promise<SandboxFileStat> {
+    const target = this.resolve(path, options, []);
+    return toStat(
+      await this.pipeIn<RawStat>("write-at", [target, String(offset)], content, options, "writeFile", path),
+    );
+  }
+
+  /**
+   * Renames `temp` onto `destination` when the destination's etag still equals
+   * `expectedEtag` ("" = no check), in one process, so a compare-and-save has
+   * no window for another writer. ESTALE when it changed. Returns the new stat.
+   */
+  async commit(
+    temp: string,
+    destination: string,
+    expectedEtag: string,
+    options: FileOperationOptions = {},
+  ): Promise<SandboxFileStat> {
+    const from = this.resolve(temp, options, []);
+    const to = this.resolve(destination, options, []);
+    return toStat(
+      await this.runJson<RawStat>("commit", [from, to, expectedEtag], options, "rename", destination, temp),
+    );
+  }
+
+  // Internals
+
+  private resolve(path: string, options: object, extra: string[]): string {
+    for (const key of Object.keys(options)) {
+      if (!KNOWN_OPTIONS.has(key) && !extra.includes(key)) throw new TypeError(`Unknown option ${key}`);
+    }
+    const { cwd, user } = options as FileOperationOptions;
+    if (typeof path !== "string" || path === "") throw new TypeError("path must be a non-empty string");
+    if (path.includes("\0")) throw new TypeError("path must not contain a null character");
+    if (user !== undefined && !/^\d+:\d+$/.test(user)) throw new TypeError('user must be "uid:gid"');
+    if (path.startsWith("/")) return path;
+    if (cwd === undefined) throw new TypeError("cwd is required when path is relative");
+    if (!cwd.startsWith("/") || cwd.includes("\0")) throw new TypeError("cwd must be an absolute path");
+    return `${cwd.replace(/\/+$/, "")}/${path}`;
+  }
+
+  private spawn(op: string, args: string[], options: FileOperationOptions, stdin?: ReadableStream<Uint8Array>) {
+    return this.container.exec(["python3", "-c", HELPER_SCRIPT, op, this.config.confineTo ?? "", ...args], {
+      cwd: "/",
+      ...(stdin ? { stdin } : {}),
+      ...(options.user ? { user: options.user } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  }
+
+  private async run(
+    op: string,
+    args: string[],
+    options: FileOperationOptions,
+    operation: FileOperation,
+    path: string,
+    destination?: string,
+  ): Promise<string> {
+    options.signal?.throwIfAborted();
+    const proc = await this.spawn(op, args, options);
+    const output = await proc.output();
+    if (output.exitCode !== 0) {
+      throw parseFailure(new TextDecoder().decode(output.stderr), operation, path, destination, output.exitCode);
+    }
+    return new TextDecoder().decode(output.stdout);
+  }
+
+  private async runJson<T>(
+    op: string,
+    args: string[],
+    options: FileOperationOptions,
+    operation: FileOperation,
+    path: string,
+    destination?: string,
+  ): Promise<T> {
+    const text = await this.run(op, args, options, operation, path, destination);
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw SandboxProtocolError.create(`unreadable answer to ${op}: ${text.slice(0, 200)}`);
+    }
+  }
+
+  private async pipeIn<T = unknown>(
+    op: string,
+    args: string[],
+    content: FileContent,
+    options: FileOperationOptions,
+    operation: FileOperation,
+    path: string,
+  ): Promise<T> {
+    options.signal?.throwIfAborted();
+    // The runtime pumps `stdin`; the tap remembers whether the caller's stream failed.
+    let streamError: { error: unknown } | undefined;
+    const reader = toStream(content).getReader();
+    const stdin = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const next = await reader.read();
+          if (next.done) controller.close();
+          else controller.enqueue(next.value);
+        } catch (error) {
+          streamError = { error };
+          controller.error(error);
+        }
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    });
+    const proc = await this.spawn(op, args, options, stdin);
+    const output = await proc.output();
+    if (streamError) throw streamError.error;
+    if (output.exitCode !== 0) {
+      throw parseFailure(new TextDecoder().decode(output.stderr), operation, path, undefined, output.exitCode);
+    }
+    const text = new TextDecoder().decode(output.stdout);
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  private async failure(proc: ExecProcess, operation: FileOperation, path: string, exitCode?: number) {
+    const stderr = proc.stderr ? await new Response(proc.stderr).text() : "";
+    return parseFailure(stderr, operation, path, undefined, exitCode ?? (await proc.exitCode));
+  }
+}
+
+function flag(value: boolean | undefined): string {
+  return value ? "1" : "0";
+}
+
+function parseFailure(
+  stderr: string,
+  operation: FileOperation,
+  path: string,
+  destination: string | undefined,
+  exitCode: number,
+) {
+  const line = stderr.trim().split("\n").pop() ?? "";
+  try {
+    const { code, detail } = JSON.parse(line) as { code: string; detail: string };
+    if (typeof code === "string" && typeof detail === "string") {
+      return SandboxFileError.create({ code, operation, path, detail, ...(destination ? { destination } : {}) });
+    }
+  } catch {
+    // fall through
+  }
+  return SandboxProtocolError.create(`exit code ${exitCode}: ${stderr.trim().slice(0, 300) || "no output"}`);
+}
+
+function toStat(raw: RawStat): SandboxFileStat {
+  return {
+    type: raw.type,
+    size: BigInt(raw.size),
+    mode: raw.mode,
+    uid: raw.uid,
+    gid: raw.gid,
+    accessedAt: new Date(raw.atimeMs),
+    modifiedAt: new Date(raw.mtimeMs),
+    changedAt: new Date(raw.ctimeMs),
+    etag: raw.etag,
+  };
+}
+
+function toStream(content: FileContent): ReadableStream<Uint8Array> {
+  if (content instanceof ReadableStream) return content;
+  if (content instanceof Blob) return content.stream();
+  const bytes =
+    typeof content === "string"
+      ? new TextEncoder().encode(content)
+      : content instanceof ArrayBuffer
+        ? new Uint8Array(content)
+        : new Uint8Array(content.buffer, content.byteOffset, content.byteLength);
+  return new ReadableStream({
+    start(controller) {
+      if (bytes.byteLength > 0) controller.enqueue(bytes);
+      controller.close();
+    },
+  });
+}

@@ -1,0 +1,27 @@
+import { ErrorCode } from "../../protocol/errors";
+import { ApiError, jsonError } from "../http";
+import { exportArchive, importArchive } from "./archive";
+import type { Lifecycle } from "./lifecycle";
+
+/** The Durable Object's `/lifecycle/` routes: the streamed ones (export, import). */
+export async function handleLifecycleFetch(
+  lifecycle: Lifecycle,
+  container: Container,
+  request: Request,
+): Promise<Response> {
+  const url = new URL(request.url);
+  try {
+    if (url.pathname === "/lifecycle/export" && request.method === "GET") {
+      return await exportArchive(lifecycle, container, url.searchParams.get("name") ?? "workspace");
+    }
+    if (url.pathname === "/lifecycle/import" && request.method === "POST") {
+      if (!request.body)
+        throw new ApiError(400, ErrorCode.INVALID_ARCHIVE, "Send the .tar.gz archive as the request body.");
+      return Response.json(await importArchive(lifecycle, container, request.body));
+    }
+    return jsonError(404, ErrorCode.NOT_FOUND, `The workspace has no route ${url.pathname}.`);
+  } catch (error) {
+    if (error instanceof ApiError) return error.toResponse();
+    throw error;
+  }
+}

@@ -1,0 +1,391 @@
+import { type ErrorBody, ErrorCode } from "../../protocol/errors";
+import type { BootPhase, SaveResult, WorkspaceStatus } from "../../protocol/workspace";
+import { Activity } from "../activity";
+import type { AlarmScheduler } from "../alarms";
+import { ApiError, describe } from "../http";
+import { type LifecycleSettings, platformTimeoutMs } from "./settings";
+
+/** The latest good snapshot, kept in Durable Object storage. */
+interface SnapshotRecord {
+  id: string;
+  /** When it was taken (ms since epoch). */
+  savedAt: number;
+  /** When a start last restored it; a restore resets its 30-day expiry. */
+  restoredAt?: number;
+}
+
+const SNAPSHOT_KEY = "lifecycle:snapshot";
+/** A snapshot that failed to restore, kept after "start fresh" for support. */
+const ABANDONED_KEY = "lifecycle:abandoned";
+const CHECK_TASK = "lifecycle-check";
+const RETRY_DELAY_MS = 1000;
+const START_TIMEOUT_MS = 45_000;
+/** How long one attempt waits for exec() to stop answering "not running", and how many attempts. */
+const START_ATTEMPT_MS = 20_000;
+const START_ATTEMPTS = 4;
+const LAST_ACTIVE_KEY = "lifecycle:last-active";
+/** Touched right before each snapshot; files newer than it changed after the save began. */
+const MARKER = "/var/lib/cloud-ide/saved-at";
+/** Where user changes live. `-xdev` keeps find off /proc and mounts. */
+const WATCHED = ["/workspace", "/root", "/home", "/usr/local", "/opt", "/etc"];
+
+export interface StartOptions {
+  image: string;
+  enableInternet: boolean;
+}
+
+/**
+ * The life of one workspace's container: start or wake from the latest
+ * snapshot, save, stop, and the alarm that saves while files change and
+ * saves + stops when nobody uses the workspace.
+ */
+export class Lifecycle {
+  readonly activity: Activity;
+  private phase: BootPhase | undefined;
+  private starting: Promise<void> | undefined;
+  /** Set while a save + destroy runs; starts wait for it. */
+  private stopping: Promise<void> | undefined;
+  private saves = 0;
+  private failure: ErrorBody | undefined;
+  private kernel: string | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly ctx: DurableObjectState,
+    private readonly alarms: AlarmScheduler,
+    private readonly settings: () => Promise<LifecycleSettings>,
+    private readonly startOptions: () => StartOptions,
+    /** Runs once a new container answers (e.g. writing preview hostnames into it). */
+    private readonly afterStart: (container: Container) => Promise<void> = async () => {},
+  ) {
+    this.activity = new Activity((at) => void ctx.storage.put(LAST_ACTIVE_KEY, at).catch(() => {}));
+    alarms.register(CHECK_TASK, () => this.check());
+  }
+
+  private get container(): Container {
+    const container = this.ctx.container;
+    if (!container) throw new Error("This Durable Object has no container: check `containers` in wrangler.jsonc.");
+    return container;
+  }
+
+  /**
+   * Runs operations that touch the disk one at a time, so a write cannot land
+   * between a snapshot and the destroy that follows it (it would be lost).
+   */
+  exclusive<T>(operation: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(operation);
+    this.queue = result.catch(() => {});
+    return result;
+  }
+
+  /** Starts or wakes the container when it is not running; concurrent callers share one start. */
+  async ensureRunning(): Promise<void> {
+    this.activity.touch();
+    while (this.stopping) await this.stopping.catch(() => {});
+    if (this.container.running) return;
+    this.starting ??= this.start().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async start(): Promise<void> {
+    const container = this.container;
+    const snapshot = await this.ctx.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
+    const { image, enableInternet } = this.startOptions();
+    this.kernel = undefined;
+    this.phase = snapshot ? "restoring-snapshot" : "starting-container";
+    try {
+      // Never fall back to the image when a snapshot exists: that would show
+      // an empty workspace as if the user's files were gone.
+      const options: ContainerStartupOptions = snapshot
+        ? { containerSnapshot: { id: snapshot.id }, enableInternet }
+        : { image, enableInternet };
+      // A start can fail on its way up: right after a container vanished the
+      // engine may still tear the old one down, and a slow local Docker engine
+      // can miss workerd's wait for the network sidecar. Try a few times.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          this.kernel = await this.startOnce(options, Boolean(snapshot));
+          break;
+        } catch (error) {
+          if (attempt >= START_ATTEMPTS) throw error;
+          console.warn(`start attempt ${attempt} failed (${describe(error)}); trying again`);
+          await container.destroy().catch(() => {});
+          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * attempt));
+        }
+      }
+    } catch (error) {
+      this.phase = undefined;
+      const reason = describe(error).replace(/\.+$/, "");
+      this.failure = snapshot
+        ? {
+            code: ErrorCode.SNAPSHOT_RESTORE_FAILED,
+            message: `The workspace's latest snapshot (saved ${new Date(snapshot.savedAt).toISOString()}) could not be restored (${reason}). Your files are not in a new container. Start fresh (an empty workspace) or import an archive you exported.`,
+          }
+        : { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${reason}` };
+      if (container.running) await container.destroy().catch(() => {});
+      throw new ApiError(503, this.failure.code, this.failure.message);
+    }
+    this.failure = undefined;
+    await this.afterStart(container).catch((error) => console.error(`after start: ${describe(error)}`));
+    this.phase = "ready";
+    const settings = await this.settings();
+    await container.setInactivityTimeout(platformTimeoutMs(settings));
+    if (snapshot) await this.ctx.storage.put(SNAPSHOT_KEY, { ...snapshot, restoredAt: Date.now() });
+    await this.alarms.scheduleNoLaterThan(CHECK_TASK, Date.now() + settings.checkMs);
+  }
+
+  /** Brings the next check forward after the timings changed. */
+  async rescheduleCheck(): Promise<void> {
+    if (this.container.running) {
+      await this.alarms.scheduleNoLaterThan(CHECK_TASK, Date.now() + (await this.settings()).checkMs);
+    }
+  }
+
+  /** Starts the container and waits until it answers; returns `uname -a`. */
+  private async startOnce(options: ContainerStartupOptions, fromSnapshot: boolean): Promise<string> {
+    this.phase = fromSnapshot ? "restoring-snapshot" : "starting-container";
+    this.container.start(options);
+    if (fromSnapshot) this.phase = "starting-container";
+    // The first exec waits until the container answers; a start that never
+    // answers is reported instead of holding every request forever.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([this.unameWhenUp(), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** `uname -a`, retried while exec() still finds the new container "not running". */
+  private async unameWhenUp(): Promise<string> {
+    const deadline = Date.now() + START_ATTEMPT_MS;
+    for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
+      try {
+        return await this.uname();
+      } catch (error) {
+        if (Date.now() > deadline || !/not running/i.test(describe(error))) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
+
+  private async uname(): Promise<string> {
+    const proc = await this.container.exec(["uname", "-a"], { cwd: "/" });
+    const output = await proc.output();
+    if (output.exitCode !== 0) {
+      throw new Error(`uname exited with ${output.exitCode}: ${new TextDecoder().decode(output.stderr)}`);
+    }
+    return new TextDecoder().decode(output.stdout).trim();
+  }
+
+  /**
+   * `GET status`: wakes the workspace and checks it answers. A container
+   * removed from outside is noticed here and replaced by one restored from
+   * the latest snapshot.
+   */
+  async wake(id: string): Promise<WorkspaceStatus> {
+    try {
+      await this.ensureRunning();
+      try {
+        this.kernel = await this.uname();
+      } catch (error) {
+        // The container is gone (or broken): its unsaved changes are lost
+        // either way, so start again from the latest snapshot.
+        console.warn(`workspace ${id}: the container does not answer (${describe(error)}); starting it again`);
+        await this.container.destroy().catch(() => {});
+        await this.ensureRunning();
+      }
+    } catch (error) {
+      if (!this.failure) {
+        this.failure = {
+          code: ErrorCode.CONTAINER_UNAVAILABLE,
+          message: `The container could not start: ${describe(error)}`,
+        };
+      }
+      console.error(`workspace ${id}: ${this.failure.message}`);
+    }
+    return this.status(id);
+  }
+
+  /** The state as it is now, without starting anything and without counting as activity. */
+  async status(id: string): Promise<WorkspaceStatus> {
+    const snapshot = await this.ctx.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
+    const settings = await this.settings();
+    const base = {
+      id,
+      lastSavedAt: snapshot ? new Date(snapshot.savedAt).toISOString() : null,
+      snapshotId: snapshot?.id ?? null,
+      idleTimeoutSeconds: Math.round(settings.idleMs / 1000),
+    };
+    if (this.starting) return { ...base, state: "starting", phase: this.phase };
+    if (this.container.running) {
+      return { ...base, state: this.saves > 0 ? "saving" : "running", phase: "ready", kernel: this.kernel };
+    }
+    if (this.failure) return { ...base, state: "failed", error: this.failure };
+    return { ...base, state: snapshot ? "sleeping" : "stopped" };
+  }
+
+  /** `POST save`: a snapshot now; answers once its id is stored. */
+  save(): Promise<SaveResult> {
+    return this.exclusive(async () => {
+      await this.ensureRunning();
+      return this.snapshot();
+    });
+  }
+
+  /** `POST stop`: save, then stop the container. A sleeping workspace answers with its snapshot. */
+  stop(): Promise<SaveResult> {
+    return this.exclusive(async () => {
+      if (!this.container.running) {
+        const snapshot = await this.ctx.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
+        if (snapshot) return toResult(snapshot);
+        await this.ensureRunning();
+      }
+      const saved = await this.snapshot();
+      await this.stopNow();
+      return saved;
+    });
+  }
+
+  /** "Start fresh" after a failed restore: forget the snapshot; the next start uses the image. */
+  reset(): Promise<void> {
+    return this.exclusive(async () => {
+      if (this.container.running || !this.failure) {
+        throw new ApiError(
+          409,
+          ErrorCode.INVALID_STATE,
+          "Only a workspace whose snapshot failed to restore can start fresh; this one has its files.",
+        );
+      }
+      const snapshot = await this.ctx.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
+      if (snapshot) await this.ctx.storage.put(ABANDONED_KEY, snapshot);
+      await this.ctx.storage.delete(SNAPSHOT_KEY);
+      this.failure = undefined;
+    });
+  }
+
+  /** Test hook: point the workspace at another snapshot id while it is not running. */
+  async adoptSnapshot(id: string): Promise<void> {
+    await this.exclusive(async () => {
+      if (this.container.running) await this.stopNow();
+      await this.ctx.storage.put(SNAPSHOT_KEY, { id, savedAt: Date.now() } satisfies SnapshotRecord);
+    });
+  }
+
+  /** Takes a snapshot of the running container and stores its id. Call inside {@link exclusive}. */
+  async snapshot(): Promise<SaveResult> {
+    const container = this.container;
+    this.saves++;
+    try {
+      const startedAt = Date.now();
+      // Touch the marker before the snapshot so a file written during the
+      // save counts as changed at the next check.
+      await run(container, ["sh", "-c", `mkdir -p "$(dirname ${MARKER})" && touch ${MARKER}`]);
+      const snapshot = await container.snapshotContainer({ name: "workspace" });
+      const record: SnapshotRecord = { id: snapshot.id, savedAt: startedAt };
+      await this.ctx.storage.put(SNAPSHOT_KEY, record);
+      return toResult(record);
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      throw new ApiError(
+        503,
+        ErrorCode.SAVE_FAILED,
+        `Saving the workspace failed: ${describe(error)}. It keeps running; try again.`,
+      );
+    } finally {
+      this.saves--;
+    }
+  }
+
+  /** Destroys the container; starts wait until it is gone. Call inside {@link exclusive}. */
+  private async stopNow(): Promise<void> {
+    // Set in the same turn as the caller's last check, so any request from
+    // now on waits for the stop and then wakes a new container.
+    this.stopping = this.destroy();
+    try {
+      await this.stopping;
+    } finally {
+      this.stopping = undefined;
+    }
+  }
+
+  private async destroy(): Promise<void> {
+    await this.container.destroy();
+    this.kernel = undefined;
+    this.phase = undefined;
+    await this.alarms.cancel(CHECK_TASK);
+  }
+
+  /** Whether files changed since the marker was touched (always true before the first save). */
+  private async filesChanged(): Promise<boolean> {
+    const script = `[ -e ${MARKER} ] || { echo never-saved; exit 0; }; find ${WATCHED.join(" ")} -xdev -newer ${MARKER} -print -quit 2>/dev/null; exit 0`;
+    const out = await run(this.container, ["sh", "-c", script]);
+    return out.trim().length > 0;
+  }
+
+  /**
+   * The alarm's check, every `checkMs` while the container runs: save and
+   * stop an idle workspace (so the platform's timeout never kills unsaved
+   * work), save a checkpoint when files changed, and refresh an old snapshot
+   * before it expires.
+   */
+  private async check(): Promise<void> {
+    const container = this.container;
+    if (!container.running || this.starting) return;
+    const settings = await this.settings();
+    const now = Date.now();
+    try {
+      // A restarted object has no timeout until it sets one again.
+      await container.setInactivityTimeout(platformTimeoutMs(settings));
+      const snapshot = await this.ctx.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
+      const storedLast = (await this.ctx.storage.get<number>(LAST_ACTIVE_KEY)) ?? 0;
+      // Hibernatable WebSockets (ctx.acceptWebSocket) count as open connections too.
+      const hibernatable = this.ctx.getWebSockets().length;
+      if (this.activity.isIdle(settings.idleMs, now, storedLast, hibernatable)) {
+        await this.idleStop();
+        if (!container.running) return;
+      } else {
+        const savedAt = snapshot?.savedAt ?? 0;
+        const lastTouch = Math.max(savedAt, snapshot?.restoredAt ?? 0);
+        const checkpointDue = now - savedAt >= settings.checkpointMs && (await this.filesChanged());
+        const refreshDue = snapshot !== undefined && now - lastTouch >= settings.refreshMs;
+        if (checkpointDue || refreshDue) await this.exclusive(() => this.snapshot());
+      }
+    } catch (error) {
+      // Keep the container; the next check tries again.
+      console.error(`lifecycle check: ${describe(error)}`);
+    }
+    if (container.running) await this.alarms.schedule(CHECK_TASK, Date.now() + settings.checkMs);
+  }
+
+  /** Saves, then stops unless someone arrived during the save. */
+  private async idleStop(): Promise<void> {
+    const before = this.activity.lastActiveAt;
+    await this.exclusive(async () => {
+      await this.snapshot();
+      const open = this.activity.connections + this.ctx.getWebSockets().length;
+      if (open > 0 || this.activity.lastActiveAt !== before) return;
+      await this.stopNow();
+    });
+  }
+}
+
+function toResult(record: SnapshotRecord): SaveResult {
+  return { snapshotId: record.id, savedAt: new Date(record.savedAt).toISOString() };
+}
+
+/** Runs a command to completion and returns stdout; throws with stderr on failure. */
+export async function run(container: Container, argv: string[]): Promise<string> {
+  const proc = await container.exec(argv, { cwd: "/" });
+  const output = await proc.output();
+  const decoder = new TextDecoder();
+  if (output.exitCode !== 0) {
+    throw new Error(`${argv[0]} exited with ${output.exitCode}: ${decoder.decode(output.stderr).trim()}`);
+  }
+  return decoder.decode(output.stdout);
+}

@@ -1,0 +1,46 @@
+/** Timings of the lifecycle. Production reads wrangler vars; tests may shorten them per workspace. */
+export interface LifecycleSettings {
+  /** No connections and no requests for this long: save and stop. */
+  idleMs: number;
+  /** How often the alarm checks idleness and changed files. */
+  checkMs: number;
+  /** While files change, save at most this often. */
+  checkpointMs: number;
+  /**
+   * Re-snapshot a workspace in use when its snapshot is this old: snapshots
+   * expire 30 days after they are taken or last restored on Cloudflare.
+   */
+  refreshMs: number;
+}
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+export const DEFAULT_IDLE_SECONDS = 600;
+
+/** Builds settings from `INACTIVITY_TIMEOUT_SECONDS` (default 10 minutes). */
+export function lifecycleSettings(idleSeconds: string | undefined): LifecycleSettings {
+  const parsed = Number(idleSeconds);
+  const idle = Number.isFinite(parsed) && parsed > 0 ? parsed : DEFAULT_IDLE_SECONDS;
+  return { idleMs: idle * 1000, checkMs: MINUTE, checkpointMs: 5 * MINUTE, refreshMs: 20 * DAY };
+}
+
+/**
+ * The platform's own inactivity timeout is a backstop only: it is longer
+ * than the idle limit plus two checks, so the alarm always saves and stops
+ * first. Cloudflare allows at most 6 hours.
+ */
+export function platformTimeoutMs(settings: LifecycleSettings): number {
+  return Math.min(settings.idleMs + 2 * settings.checkMs + 60_000, 6 * 60 * MINUTE);
+}
+
+/** Test-only overrides accepted from the test hooks route; each value in milliseconds. */
+export function parseOverrides(value: unknown): Partial<LifecycleSettings> {
+  const out: Partial<LifecycleSettings> = {};
+  if (typeof value !== "object" || value === null) return out;
+  for (const key of ["idleMs", "checkMs", "checkpointMs", "refreshMs"] as const) {
+    const v = (value as Record<string, unknown>)[key];
+    if (typeof v === "number" && Number.isFinite(v) && v > 0) out[key] = v;
+  }
+  return out;
+}

@@ -1,0 +1,143 @@
+import { describe, expect, it } from "vitest";
+import { AlarmScheduler, type AlarmStorage } from "../alarms";
+import { type GrantStorage, GrantStore, OWNER_GRANT_TTL_MS } from "./grants";
+
+/** Durable Object storage as a Map, with its one alarm. */
+class MemoryStorage implements GrantStorage, AlarmStorage {
+  readonly data = new Map<string, unknown>();
+  alarm: number | null = null;
+  async list<T>({ prefix }: { prefix: string }) {
+    return new Map([...this.data].filter(([k]) => k.startsWith(prefix))) as Map<string, T>;
+  }
+  async get<T>(key: string) {
+    return structuredClone(this.data.get(key)) as T | undefined;
+  }
+  async put<T>(key: string, value: T) {
+    this.data.set(key, structuredClone(value));
+  }
+  async delete(key: string) {
+    return this.data.delete(key);
+  }
+  async getAlarm() {
+    return this.alarm;
+  }
+  async setAlarm(at: number) {
+    this.alarm = at;
+  }
+  async deleteAlarm() {
+    this.alarm = null;
+  }
+}
+
+function clock(start = 1_000_000) {
+  const c = { now: start, read: () => c.now };
+  return c;
+}
+
+describe("GrantStore", () => {
+  it("finds a grant only with its own token and port, until it expires", async () => {
+    const time = clock();
+    const store = new GrantStore(new MemoryStorage(), time.read);
+    const share = await store.createShare(5173, 300_000);
+    expect(share.token).toMatch(/^[a-z0-9]{24}$/);
+    expect(await store.find(share.token, 5173)).toEqual(share);
+    expect(await store.find(share.token, 5174)).toBeUndefined();
+    expect(await store.find(`${share.token.slice(0, -1)}x`, 5173)).toBeUndefined();
+    expect(await store.find("", 5173)).toBeUndefined();
+    time.now += 299_999;
+    expect(await store.find(share.token, 5173)).toBeDefined();
+    time.now += 1;
+    expect(await store.find(share.token, 5173)).toBeUndefined();
+    expect(await store.shares(5173)).toEqual([]);
+  });
+
+  it("keeps one owner grant per port and extends it on renewal", async () => {
+    const time = clock();
+    const store = new GrantStore(new MemoryStorage(), time.read);
+    const first = await store.renewOwner(5173);
+    time.now += 10 * 60_000;
+    const renewed = await store.renewOwner(5173);
+    expect(renewed.token).toBe(first.token);
+    expect(renewed.expiresAt).toBe(time.now + OWNER_GRANT_TTL_MS);
+    expect((await store.renewOwner(3000)).token).not.toBe(first.token);
+    time.now += OWNER_GRANT_TTL_MS;
+    expect((await store.renewOwner(5173)).token).not.toBe(first.token);
+  });
+
+  it("revokes a share by its id and port only", async () => {
+    const store = new GrantStore(new MemoryStorage(), clock().read);
+    const share = await store.createShare(5173, 300_000);
+    expect(await store.revokeShare(3000, share.shareId ?? "")).toBeUndefined();
+    expect(await store.revokeShare(5173, "nosuchshare0")).toBeUndefined();
+    expect(await store.revokeShare(5173, share.shareId ?? "")).toEqual(share);
+    expect(await store.find(share.token, 5173)).toBeUndefined();
+  });
+
+  it("survives a restart of the object (grants live in storage)", async () => {
+    const storage = new MemoryStorage();
+    const time = clock();
+    const share = await new GrantStore(storage, time.read).createShare(8080, 600_000);
+    expect(await new GrantStore(storage, time.read).find(share.token, 8080)).toEqual(share);
+  });
+});
+
+describe("sweeping expired grants with the alarm", () => {
+  it("removes what expired and sets the alarm for the next expiry", async () => {
+    const storage = new MemoryStorage();
+    const time = clock();
+    const store = new GrantStore(storage, time.read);
+    const swept: string[] = [];
+    const alarms: AlarmScheduler = new AlarmScheduler(
+      storage,
+      {
+        grants: async () => {
+          const { expired, next } = await store.sweep();
+          swept.push(...expired.map((g) => g.token));
+          if (next !== undefined) await alarms.schedule("grants", next);
+        },
+      },
+      time.read,
+    );
+    const short = await store.createShare(5173, 300_000);
+    const long = await store.createShare(5173, 900_000);
+    await alarms.schedule("grants", (await store.sweep()).next ?? 0);
+    expect(storage.alarm).toBe(short.expiresAt);
+
+    time.now = short.expiresAt;
+    await alarms.run();
+    expect(swept).toEqual([short.token]);
+    expect(storage.data.has(`preview-grant:${short.token}`)).toBe(false);
+    expect(storage.alarm).toBe(long.expiresAt);
+
+    time.now = long.expiresAt;
+    await alarms.run();
+    expect(swept).toEqual([short.token, long.token]);
+    expect(storage.alarm).toBeNull();
+  });
+
+  it("keeps other features' tasks and retries a task that throws", async () => {
+    const storage = new MemoryStorage();
+    const time = clock();
+    let calls = 0;
+    const alarms = new AlarmScheduler(
+      storage,
+      {
+        flaky: async () => {
+          calls++;
+          throw new Error("boom");
+        },
+        later: async () => {},
+      },
+      time.read,
+    );
+    await alarms.schedule("flaky", time.now + 10);
+    await alarms.schedule("later", time.now + 1_000_000);
+    expect(storage.alarm).toBe(time.now + 10);
+    time.now += 10;
+    await alarms.run();
+    expect(calls).toBe(1);
+    expect(storage.alarm).toBe(time.now + 60_000);
+    await alarms.cancel("flaky");
+    expect(storage.alarm).toBe(1_000_000 + 1_000_000);
+  });
+});

@@ -1,0 +1,75 @@
+/**
+ * Which TCP ports listen inside the container, read with one exec: the kernel's
+ * socket tables, which process holds each socket, and those processes' command
+ * lines. Sockets no process of the container holds (the network sidecar shares
+ * the namespace locally) are left out.
+ */
+import { type ListeningPort, PREVIEW_PORT_MAX, PREVIEW_PORT_MIN } from "../../protocol/previews";
+
+export const LISTENING_PORTS_SCRIPT = `
+cat /proc/net/tcp /proc/net/tcp6 2>/dev/null
+# Whether other processes' fds can be read at all (PID 1 is the image's CMD).
+if ls /proc/1/fd >/dev/null 2>&1; then echo @fds; else echo @fds-denied; fi
+find /proc/[0-9]*/fd -lname 'socket:*' -printf '%h %l\\n' 2>/dev/null
+echo @ps
+ps -eo pid=,args= 2>/dev/null
+true`;
+
+const LISTEN = "0A";
+
+interface Socket {
+  port: number;
+  inode: string;
+  loopback: boolean;
+}
+
+/** Parses the output of LISTENING_PORTS_SCRIPT. */
+export function parseListeningPorts(output: string): ListeningPort[] {
+  const denied = output.includes("\n@fds-denied\n");
+  const [tables = "", rest = ""] = output.split(/\n@fds(?:-denied)?\n/);
+  const [fds = "", ps = ""] = rest.split("\n@ps\n");
+
+  const sockets: Socket[] = [];
+  for (const line of tables.split("\n")) {
+    const fields = line.trim().split(/\s+/);
+    const [local, state, inode] = [fields[1], fields[3], fields[9]];
+    if (!local || state !== LISTEN || !inode) continue;
+    const [address = "", portHex = ""] = local.split(":");
+    const port = Number.parseInt(portHex, 16);
+    if (port < PREVIEW_PORT_MIN || port > PREVIEW_PORT_MAX) continue;
+    sockets.push({ port, inode, loopback: isLoopback(address) });
+  }
+
+  const pidByInode = new Map<string, string>();
+  for (const line of fds.split("\n")) {
+    const match = /^\/proc\/(\d+)\/fd socket:\[(\d+)\]$/.exec(line.trim());
+    if (match?.[1] && match[2]) pidByInode.set(match[2], match[1]);
+  }
+  const argsByPid = new Map<string, string>();
+  for (const line of ps.split("\n")) {
+    const match = /^\s*(\d+)\s+(.*)$/.exec(line);
+    if (match?.[1] && match[2]) argsByPid.set(match[1], match[2].slice(0, 200));
+  }
+
+  // Without permission to read the fd tables, every listening socket counts.
+  const owned = denied ? sockets : sockets.filter((s) => pidByInode.has(s.inode));
+  const byPort = new Map<number, ListeningPort>();
+  for (const socket of owned) {
+    const pid = pidByInode.get(socket.inode);
+    const process = pid ? argsByPid.get(pid) : undefined;
+    const seen = byPort.get(socket.port);
+    byPort.set(socket.port, {
+      port: socket.port,
+      process: seen?.process ?? process,
+      loopbackOnly: (seen?.loopbackOnly ?? true) && socket.loopback,
+    });
+  }
+  return [...byPort.values()].sort((a, b) => a.port - b.port);
+}
+
+/** /proc/net addresses are hex in host (little-endian) byte order. */
+function isLoopback(hex: string): boolean {
+  if (hex.length === 8) return hex.endsWith("7F");
+  if (hex === "00000000000000000000000001000000") return true;
+  return hex.startsWith("0000000000000000FFFF0000") && hex.endsWith("7F");
+}

@@ -1,0 +1,185 @@
+/**
+ * The Workspace Durable Object's side of previews: access grants, the proxy
+ * to dev servers in the container (with bridged WebSockets), port detection,
+ * and the Run button's dev server.
+ */
+import type { DevServerState, ListeningPort } from "../../protocol/previews";
+import { PREVIEW_HEADER } from "../preview-host";
+import { type Bridge, bridgeWebSocket } from "./bridge";
+import { DEV_SERVER_COMMAND, DEV_SERVER_DIR, parseState, SERVE, STATE, STOP } from "./dev-server";
+import { type Grant, type GrantStorage, GrantStore } from "./grants";
+import { previewNotFound, previewUnavailable } from "./pages";
+import { LISTENING_PORTS_SCRIPT, parseListeningPorts } from "./ports";
+
+export const SWEEP_TASK = "preview-grants";
+const WORKSPACE_DIR = "/workspace";
+const PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+/** Where the container's login shells read the hosts Vite should accept (sandbox/profile.sh). */
+const PREVIEW_HOSTS_FILE = "/etc/cloud-ide/preview-hosts";
+
+export interface PreviewDeps {
+  storage: GrantStorage;
+  container: () => Container;
+  ensureRunning: () => Promise<void>;
+  /** Asks the Durable Object's alarm to call sweep() at `at`, or cancels it. */
+  scheduleSweep: (at: number | undefined) => Promise<void>;
+  previewDomain: string;
+  /** Counts open bridged sockets as use of the workspace (so an idle stop waits for them). */
+  connections?: { begin(): void; end(): void };
+}
+
+export class WorkspacePreviews {
+  readonly grants: GrantStore;
+  /** Open bridged sockets by the token that opened them, so revoking closes them at once. */
+  private readonly bridges = new Map<string, Set<Bridge>>();
+
+  constructor(private readonly deps: PreviewDeps) {
+    this.grants = new GrantStore(deps.storage);
+  }
+
+  /** A request the Worker marked with PREVIEW_HEADER: check the grant, then forward once. */
+  async fetch(request: Request): Promise<Response> {
+    const [portText = "", token = ""] = (request.headers.get(PREVIEW_HEADER) ?? "").split(" ");
+    const port = Number(portText);
+    const grant = await this.grants.find(token, port);
+    if (!grant) return previewNotFound();
+
+    await this.deps.ensureRunning();
+    const url = new URL(request.url);
+    // getTcpPort().fetch() takes http: only; the path and the preview Host stay as they are.
+    url.protocol = "http:";
+    const forward = new Request(url, request);
+    forward.headers.delete(PREVIEW_HEADER);
+    let response: Response;
+    try {
+      // Forwarded once: a retry could send a POST twice.
+      response = await this.deps.container().getTcpPort(port).fetch(forward);
+    } catch {
+      return previewUnavailable(port);
+    }
+    if (!response.webSocket) return response;
+    this.deps.connections?.begin();
+    const { response: bridged, bridge } = bridgeWebSocket(response, (done) => {
+      this.bridges.get(token)?.delete(done);
+      this.deps.connections?.end();
+    });
+    const open = this.bridges.get(token) ?? new Set<Bridge>();
+    this.bridges.set(token, open.add(bridge));
+    return bridged;
+  }
+
+  async openOwner(port: number): Promise<Grant> {
+    const grant = await this.grants.renewOwner(port);
+    await this.sweep();
+    return grant;
+  }
+
+  async createShare(port: number, ttlSeconds: number): Promise<Grant> {
+    const grant = await this.grants.createShare(port, ttlSeconds * 1000);
+    await this.sweep();
+    return grant;
+  }
+
+  async revokeShare(port: number, shareId: string): Promise<boolean> {
+    const grant = await this.grants.revokeShare(port, shareId);
+    if (!grant) return false;
+    this.closeBridges(grant.token, "This preview link was revoked.");
+    await this.sweep();
+    return true;
+  }
+
+  /** The alarm task: forget expired grants and close what they opened. */
+  async sweep(): Promise<void> {
+    const { expired, next } = await this.grants.sweep();
+    for (const grant of expired) this.closeBridges(grant.token, "This preview link has expired.");
+    await this.deps.scheduleSweep(next);
+  }
+
+  /** Test support: a share that expired a moment ago, without waiting minutes. */
+  async expireShare(shareId: string): Promise<boolean> {
+    const grant = await this.grants.setExpiry(shareId, Date.now() - 1);
+    if (!grant) return false;
+    await this.sweep();
+    return true;
+  }
+
+  async listeningPorts(): Promise<ListeningPort[]> {
+    await this.deps.ensureRunning();
+    const process = await this.deps.container().exec(["sh", "-c", LISTENING_PORTS_SCRIPT], { cwd: "/" });
+    const output = await process.output();
+    return parseListeningPorts(new TextDecoder().decode(output.stdout));
+  }
+
+  async devServer(): Promise<DevServerState> {
+    await this.deps.ensureRunning();
+    const process = await this.deps.container().exec(["sh", "-c", STATE, "sh", DEV_SERVER_DIR], { cwd: "/" });
+    const output = await process.output();
+    return parseState(new TextDecoder().decode(output.stdout));
+  }
+
+  /** Starts `npm run dev` in /workspace unless it already runs; its output goes to a log the pane shows. */
+  async runDevServer(): Promise<DevServerState> {
+    await this.deps.ensureRunning();
+    // Not awaited: the shell stays until the server exits.
+    void this.deps.container().exec(["sh", "-c", SERVE, "sh", DEV_SERVER_DIR, "sh", "-c", DEV_SERVER_COMMAND], {
+      cwd: WORKSPACE_DIR,
+      env: { PATH, HOME: "/root", TERM: "dumb", ...this.viteEnv() },
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    // SERVE writes the pid file first thing; wait for it so the state reads as running.
+    for (let i = 0; i < 20; i++) {
+      const state = await this.devServer();
+      if (state.state !== "stopped") return state;
+      await scheduler.wait(100);
+    }
+    return this.devServer();
+  }
+
+  async stopDevServer(): Promise<void> {
+    await this.deps.ensureRunning();
+    const process = await this.deps.container().exec(["sh", "-c", STOP, "sh", DEV_SERVER_DIR], { cwd: "/" });
+    const exitCode = await process.exitCode;
+    if (exitCode !== 0) throw new Error(`Stopping the dev server failed with exit code ${exitCode}.`);
+  }
+
+  /**
+   * Writes the hosts Vite should accept where login shells read them
+   * (sandbox/profile.sh), so `npm run dev` in a terminal serves preview
+   * hostnames with no edits. Called when the container starts.
+   */
+  async writePreviewHosts(container: Container): Promise<void> {
+    const hosts = this.viteEnv().__VITE_ADDITIONAL_SERVER_ALLOWED_HOSTS;
+    const script = 'mkdir -p "$(dirname "$1")" && printf "%s\\n" "$2" >"$1"';
+    // start() returns before the container runs; exec() refuses until it does.
+    for (let attempt = 0; attempt < 50; attempt++) {
+      try {
+        const process = await container.exec(["sh", "-c", script, "sh", PREVIEW_HOSTS_FILE, hosts], { cwd: "/" });
+        if ((await process.exitCode) === 0) return;
+      } catch (error) {
+        if (attempt === 49) console.error(`could not write ${PREVIEW_HOSTS_FILE}:`, error);
+      }
+      await scheduler.wait(100);
+    }
+  }
+
+  /** `.{preview domain without port}`: Vite matches that host and every subdomain. */
+  private viteEnv(): { __VITE_ADDITIONAL_SERVER_ALLOWED_HOSTS: string } {
+    const hostname = this.deps.previewDomain.replace(/:\d+$/, "").toLowerCase();
+    return { __VITE_ADDITIONAL_SERVER_ALLOWED_HOSTS: `.${hostname}` };
+  }
+
+  /** The workspace was deleted: its stored grants are gone, so drop the cached ones and their sockets. */
+  forget(): void {
+    this.grants.forget();
+    for (const token of [...this.bridges.keys()]) this.closeBridges(token, "This workspace was deleted.");
+  }
+
+  private closeBridges(token: string, reason: string): void {
+    const open = this.bridges.get(token);
+    if (!open) return;
+    this.bridges.delete(token);
+    // 1008: policy violation, the access this socket was opened with is gone.
+    for (const bridge of open) bridge.close(1008, reason);
+  }
+}

@@ -1,0 +1,142 @@
+import { Hono } from "hono";
+import { ErrorCode } from "../../protocol/errors";
+import {
+  type CreateShareRequest,
+  isPreviewPort,
+  MAX_LABEL_LENGTH,
+  PREVIEW_PORT_MAX,
+  PREVIEW_PORT_MIN,
+  type PreviewAccess,
+  type PreviewsOverview,
+  previewLabel,
+  previewUrl,
+  SHARE_TTL_MAX_SECONDS,
+  SHARE_TTL_MIN_SECONDS,
+  type ShareLink,
+} from "../../protocol/previews";
+import { ApiError, notFound } from "../http";
+import type { Grant } from "../previews/grants";
+import { testHooksEnabled } from "../test-hooks";
+import { type AppEnv, checkWorkspaceId, workspaceStub } from "../workspace-access";
+
+/** `/api/workspaces/{id}/previews...`: the owner's previews, share links, and the Run button's dev server. */
+export const previewRoutes = new Hono<AppEnv>();
+
+previewRoutes.get("/:id/previews", async (c) => {
+  const id = checkWorkspaceId(c.req.param("id"));
+  const overview: PreviewsOverview = await workspaceStub(c, id).previewsOverview();
+  return c.json(overview);
+});
+
+previewRoutes.post("/:id/previews/dev-server", async (c) => {
+  const id = checkWorkspaceId(c.req.param("id"));
+  return c.json(await workspaceStub(c, id).runDevServer());
+});
+
+previewRoutes.delete("/:id/previews/dev-server", async (c) => {
+  const id = checkWorkspaceId(c.req.param("id"));
+  await workspaceStub(c, id).stopDevServer();
+  return c.body(null, 204);
+});
+
+/** The owner's own access to a port's preview: made, or renewed for another hour. */
+previewRoutes.post("/:id/previews/:port", async (c) => {
+  const id = checkWorkspaceId(c.req.param("id"));
+  const port = checkPort(c.req.param("port"));
+  checkLabelLength(id, port);
+  const grant = await workspaceStub(c, id).openPreview(port);
+  const access: PreviewAccess = {
+    port,
+    url: urlOf(c.req.url, c.env, id, grant),
+    expiresAt: new Date(grant.expiresAt).toISOString(),
+  };
+  return c.json(access);
+});
+
+previewRoutes.post("/:id/previews/:port/shares", async (c) => {
+  const id = checkWorkspaceId(c.req.param("id"));
+  const port = checkPort(c.req.param("port"));
+  // JSON only: a page elsewhere cannot send that without a CORS preflight, which this API never grants.
+  if (!(c.req.header("Content-Type") ?? "").toLowerCase().startsWith("application/json")) {
+    throw new ApiError(
+      415,
+      ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+      'Send JSON: {"ttlSeconds": N} with Content-Type: application/json.',
+    );
+  }
+  const body = (await c.req.json().catch(() => undefined)) as Partial<CreateShareRequest> | undefined;
+  const ttl = body?.ttlSeconds;
+  if (typeof ttl !== "number" || !Number.isInteger(ttl) || ttl < SHARE_TTL_MIN_SECONDS || ttl > SHARE_TTL_MAX_SECONDS) {
+    throw new ApiError(
+      400,
+      ErrorCode.INVALID_TTL,
+      `ttlSeconds must be a whole number of seconds from ${SHARE_TTL_MIN_SECONDS} (5 minutes) to ${SHARE_TTL_MAX_SECONDS} (7 days).`,
+    );
+  }
+  checkLabelLength(id, port);
+  const grant = await workspaceStub(c, id).createShare(port, ttl);
+  return c.json(shareOf(c.req.url, c.env, id, grant), 201);
+});
+
+previewRoutes.get("/:id/previews/:port/shares", async (c) => {
+  const id = checkWorkspaceId(c.req.param("id"));
+  const port = checkPort(c.req.param("port"));
+  const grants = await workspaceStub(c, id).listShares(port);
+  return c.json({ shares: grants.map((g) => shareOf(c.req.url, c.env, id, g)) });
+});
+
+previewRoutes.delete("/:id/previews/:port/shares/:shareId", async (c) => {
+  const id = checkWorkspaceId(c.req.param("id"));
+  const port = checkPort(c.req.param("port"));
+  const revoked = await workspaceStub(c, id).revokeShare(port, c.req.param("shareId"));
+  if (!revoked) throw notFound("No live share link with this id for this port: it may have expired or been revoked.");
+  return c.body(null, 204);
+});
+
+/** Test hook (see worker/test-hooks.ts): the share link expires now. */
+previewRoutes.post("/:id/previews/:port/shares/:shareId/expire", async (c) => {
+  if (!testHooksEnabled(c.env)) throw notFound("No such API route.");
+  const id = checkWorkspaceId(c.req.param("id"));
+  if (!(await workspaceStub(c, id).expireShareForTest(c.req.param("shareId")))) throw notFound("No such share link.");
+  return c.body(null, 204);
+});
+
+function checkPort(value: string): number {
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
+  if (!isPreviewPort(port)) {
+    throw new ApiError(
+      400,
+      ErrorCode.INVALID_PORT,
+      `"${value.slice(0, 20)}" is not a port previews can use: use ${PREVIEW_PORT_MIN} to ${PREVIEW_PORT_MAX}.`,
+    );
+  }
+  return port;
+}
+
+function checkLabelLength(workspaceId: string, port: number): void {
+  if (previewLabel({ port, workspaceId, token: "x".repeat(24) }).length > MAX_LABEL_LENGTH) {
+    throw new ApiError(
+      400,
+      ErrorCode.BAD_REQUEST,
+      "This workspace's id is too long for a preview hostname (one DNS label of 63 characters): use a workspace with a shorter id.",
+    );
+  }
+}
+
+/** Preview URLs use the app's own scheme: http under `vite dev`, https deployed. */
+function urlOf(requestUrl: string, env: Env, workspaceId: string, grant: Grant): string {
+  return previewUrl(
+    { port: grant.port, workspaceId, token: grant.token },
+    env.PREVIEW_DOMAIN,
+    new URL(requestUrl).protocol,
+  );
+}
+
+function shareOf(requestUrl: string, env: Env, workspaceId: string, grant: Grant): ShareLink {
+  return {
+    id: grant.shareId ?? "",
+    port: grant.port,
+    url: urlOf(requestUrl, env, workspaceId, grant),
+    expiresAt: new Date(grant.expiresAt).toISOString(),
+  };
+}
