@@ -88,10 +88,13 @@ function ideSystem(baseUrl) {
       });
       let received = 0;
       let acked = 0;
+      let lastError;
       await new Promise((resolve, reject) => {
         ws.on("message", (data, isBinary) => {
           if (!isBinary) {
-            if (JSON.parse(data.toString()).type === "ready") {
+            const message = JSON.parse(data.toString());
+            if (message.type === "error") lastError = message.message;
+            if (message.type === "ready") {
               ws.send(JSON.stringify({ type: "ack", bytes: 0 }));
               resolve();
             }
@@ -105,7 +108,8 @@ function ideSystem(baseUrl) {
           session.push(data.toString("latin1"));
         });
         ws.on("error", reject);
-        ws.on("close", () => reject(new Error("closed before ready")));
+        ws.on("unexpected-response", (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+        ws.on("close", (code) => reject(new Error(`closed before ready (${code} ${lastError ?? ""})`)));
       });
       return session;
     },

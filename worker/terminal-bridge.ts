@@ -17,6 +17,8 @@ import {
 import { describe, isNotRunningError } from "./http";
 
 const WORKSPACE_DIR = "/workspace";
+/** How long exec() waits for a container that is starting. */
+const START_WAIT_MS = 45_000;
 const SHELL_ENV = { TERM: "xterm-256color", HOME: "/root", LANG: "C.UTF-8", COLORTERM: "truecolor" };
 
 /** Opens terminal `name` for a WebSocket upgrade request; the caller has checked the name. */
@@ -24,6 +26,7 @@ export async function openTerminal(
   container: Container,
   request: Request,
   name: string,
+  ensureRunning: () => Promise<void>,
   /** Told when the socket is bridged and once when it is gone (open terminals count as use). */
   connection?: { begin(): void; end(): void },
 ): Promise<Response> {
@@ -39,23 +42,39 @@ export async function openTerminal(
   const abort = new AbortController();
   let tmux: ExecProcess;
   try {
-    tmux = await execWhenStarted(container, ["tmux", "new-session", "-A", "-s", name, "-c", WORKSPACE_DIR], {
-      pty: { cols, rows },
-      env: SHELL_ENV,
-      cwd: WORKSPACE_DIR,
-      signal: abort.signal,
-    });
+    tmux = await execWhenStarted(
+      container,
+      ["tmux", "new-session", "-A", "-s", name, "-c", WORKSPACE_DIR],
+      { pty: { cols, rows }, env: SHELL_ENV, cwd: WORKSPACE_DIR, signal: abort.signal },
+      ensureRunning,
+    );
     // Docker 20.10 starts exec PTYs at 0x0 whatever size was asked for.
     tmux.resize(cols, rows);
   } catch (error) {
     console.error(`terminal ${name}: ${describe(error)}`);
-    send(server, { type: "error", message: `The terminal could not start: ${describe(error)}` });
-    server.close(1011, "Terminal failed to start");
-    return new Response(null, { status: 101, webSocket: client });
+    return refuseTerminal(`The terminal could not start: ${describe(error)}`, [client, server]);
   }
 
   bridge(server, tmux, abort, connection);
   send(server, { type: "ready" });
+  return new Response(null, { status: 101, webSocket: client });
+}
+
+/**
+ * Answers the upgrade, says what went wrong, and closes: the page shows the
+ * message and tries again, where an HTTP error would only be a failed socket.
+ */
+export function refuseTerminal(
+  message: string,
+  [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket],
+): Response {
+  try {
+    server.accept();
+  } catch {
+    // Already accepted by openTerminal.
+  }
+  send(server, { type: "error", message });
+  server.close(1011, "Terminal failed to start");
   return new Response(null, { status: 101, webSocket: client });
 }
 
@@ -199,13 +218,22 @@ export async function endTerminal(container: Container, name: string): Promise<b
  * container counts as running before it accepts exec (seen when the page's
  * status call and its terminal socket arrive together).
  */
-async function execWhenStarted(container: Container, argv: string[], options: ContainerExecOptions) {
-  for (let attempt = 0; ; attempt++) {
+async function execWhenStarted(
+  container: Container,
+  argv: string[],
+  options: ContainerExecOptions,
+  ensureRunning?: () => Promise<void>,
+) {
+  // A loaded machine can take many seconds to start a container, and a start
+  // can fail: start it again when it is not running.
+  const deadline = Date.now() + START_WAIT_MS;
+  for (;;) {
     try {
       return await container.exec(argv, options);
     } catch (error) {
-      if (attempt >= 200 || !isNotRunningError(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      if (Date.now() > deadline || !isNotRunningError(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      if (ensureRunning && !container.running) await ensureRunning();
     }
   }
 }

@@ -10,7 +10,7 @@ import { FileWatcher } from "./files/file-watcher";
 import { handleFilesRequest } from "./files/files-handler";
 import { Files } from "./files/sandbox-files";
 import { WORKSPACE_ROOT } from "./files/workspace-path";
-import { isNotRunningError, jsonError, toRpcError, WORKSPACE_NOT_FOUND } from "./http";
+import { describe, isNotRunningError, jsonError, toRpcError, WORKSPACE_NOT_FOUND } from "./http";
 import { handleLifecycleFetch } from "./lifecycle/fetch";
 import { Lifecycle } from "./lifecycle/lifecycle";
 import { type LifecycleSettings, lifecycleSettings, parseOverrides, platformTimeoutMs } from "./lifecycle/settings";
@@ -19,7 +19,7 @@ import type { Grant } from "./previews/grants";
 import { previewNotFound } from "./previews/pages";
 import { SWEEP_TASK, WorkspacePreviews } from "./previews/workspace-previews";
 import { seedTemplate } from "./templates";
-import { endTerminal, listTerminals, openTerminal } from "./terminal-bridge";
+import { endTerminal, listTerminals, openTerminal, refuseTerminal } from "./terminal-bridge";
 import { CALLER_HEADER } from "./workspace-access";
 
 /** Test-only per-workspace timings (see worker/routes/lifecycle.ts). */
@@ -222,8 +222,12 @@ export class Workspace extends DurableObject<Env> {
   private async openTerminal(request: Request, name: string): Promise<Response> {
     if (!isTerminalName(name))
       return jsonError(400, ErrorCode.INVALID_TERMINAL_NAME, `No terminal can be named "${name}".`);
-    await this.ensureRunning();
-    return openTerminal(this.container, request, name, this.activity);
+    try {
+      await this.ensureRunning();
+    } catch (error) {
+      return refuseTerminal(`The container could not start: ${describe(error)}`);
+    }
+    return openTerminal(this.container, request, name, () => this.ensureRunning(), this.activity);
   }
 
   /** The workspace's terminals; an empty list when the container is not running (this does not start it). */

@@ -55,7 +55,7 @@ export async function openTerminalSocket(workspaceId: string, name: string, size
     received: () => bytes,
     messages,
     type: (input) => ws.send(Buffer.from(input)),
-    waitFor: (pattern, timeoutMs = 20_000) =>
+    waitFor: (pattern, timeoutMs = 60_000) =>
       new Promise((resolve, reject) => {
         const check = () => {
           if (pattern.test(text)) {
