@@ -42,7 +42,12 @@ export type TerminalServerMessage =
   | { type: "ready" }
   | { type: "exit"; code: number }
   | { type: "error"; message: string }
-  | { type: "pong" };
+  | { type: "pong" }
+  /**
+   * Answer to an automatic reconnect (`?wake=0`) while the workspace sleeps:
+   * the client waits for the user instead of waking it.
+   */
+  | { type: "sleeping" };
 
 /** `GET /api/workspaces/{id}/terminals`: one entry a terminal, oldest first. */
 export interface TerminalInfo {

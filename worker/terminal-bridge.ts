@@ -64,6 +64,18 @@ export async function openTerminal(
  * Answers the upgrade, says what went wrong, and closes: the page shows the
  * message and tries again, where an HTTP error would only be a failed socket.
  */
+/**
+ * Answers a reconnect that must not wake the workspace (`?wake=0`) while it
+ * sleeps: the client then waits for the user before connecting again.
+ */
+export function terminalSleeping(): Response {
+  const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+  server.accept();
+  send(server, { type: "sleeping" });
+  server.close(1000, "The workspace is asleep");
+  return new Response(null, { status: 101, webSocket: client });
+}
+
 export function refuseTerminal(
   message: string,
   [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket],

@@ -15,11 +15,12 @@ import { handleLifecycleFetch } from "./lifecycle/fetch";
 import { Lifecycle } from "./lifecycle/lifecycle";
 import { type LifecycleSettings, lifecycleSettings, parseOverrides, platformTimeoutMs } from "./lifecycle/settings";
 import { PREVIEW_HEADER } from "./preview-host";
+import { DEV_SERVER_COMMAND } from "./previews/dev-server";
 import type { Grant } from "./previews/grants";
 import { previewNotFound } from "./previews/pages";
 import { SWEEP_TASK, WorkspacePreviews } from "./previews/workspace-previews";
 import { seedTemplate } from "./templates";
-import { endTerminal, listTerminals, openTerminal, refuseTerminal } from "./terminal-bridge";
+import { endTerminal, listTerminals, openTerminal, refuseTerminal, terminalSleeping } from "./terminal-bridge";
 import { CALLER_HEADER } from "./workspace-access";
 
 /** Test-only per-workspace timings (see worker/routes/lifecycle.ts). */
@@ -222,6 +223,8 @@ export class Workspace extends DurableObject<Env> {
   private async openTerminal(request: Request, name: string): Promise<Response> {
     if (!isTerminalName(name))
       return jsonError(400, ErrorCode.INVALID_TERMINAL_NAME, `No terminal can be named "${name}".`);
+    // Automatic reconnects ask not to wake a sleeping workspace (an open tab is not use).
+    if (new URL(request.url).searchParams.get("wake") === "0" && !this.container.running) return terminalSleeping();
     try {
       await this.ensureRunning();
     } catch (error) {
@@ -312,9 +315,17 @@ export class Workspace extends DurableObject<Env> {
     return this.previews.expireShare(shareId);
   }
 
+  /**
+   * What listens, for the preview pane's poll. It neither wakes a sleeping
+   * workspace nor counts as use: an open tab alone must let it sleep.
+   */
   async previewsOverview(caller: string): Promise<PreviewsOverview> {
     this.authorize(caller);
-    const [ports, devServer] = await Promise.all([this.previews.listeningPorts(), this.previews.devServer()]);
+    if (!this.container.running) return { ports: [], devServer: { state: "stopped", command: DEV_SERVER_COMMAND } };
+    const [ports, devServer] = await Promise.all([
+      this.previews.listeningPorts({ wake: false }),
+      this.previews.devServer({ wake: false }),
+    ]);
     return { ports, devServer };
   }
 

@@ -10,6 +10,7 @@ const STATE_LABEL: Record<ConnectionState, string> = {
   connected: "Connected",
   reconnecting: "Reconnecting…",
   exited: "Exited",
+  sleeping: "Workspace asleep",
 };
 
 /** Terminal tabs of a workspace: one tmux session each, kept across reloads. */

@@ -12,13 +12,15 @@
 import type { IDisposable, ITerminalAddon, Terminal } from "@xterm/xterm";
 import { FLOW_ACK_EVERY_BYTES, type TerminalClientMessage, type TerminalServerMessage } from "../../protocol/terminal";
 
-export type ConnectionState = "connecting" | "connected" | "reconnecting" | "exited";
+export type ConnectionState = "connecting" | "connected" | "reconnecting" | "exited" | "sleeping";
 
 /** Silence after which the client asks the server whether it is still there. */
 const PING_AFTER_MS = 10_000;
 /** Silence after which the socket counts as dead and is replaced. */
 const DEAD_AFTER_MS = 20_000;
 const MAX_BACKOFF_MS = 15_000;
+/** While the workspace sleeps, how often to look (without waking it) whether it woke. */
+const SLEEP_PROBE_MS = 10_000;
 
 /**
  * How long to wait before reconnect attempt `attempt` (0-based): the first at
@@ -46,6 +48,9 @@ export class TerminalConnection implements ITerminalAddon {
   private lastHeard = 0;
   private disposed = false;
   private exitCode: number | undefined;
+  /** The server said the workspace sleeps: reconnect only when the user types (or it wakes). */
+  private asleep = false;
+  private lastProbe = 0;
   private written = 0;
   private acked = 0;
   private readonly disposables: IDisposable[] = [];
@@ -93,7 +98,7 @@ export class TerminalConnection implements ITerminalAddon {
     this.options.onStateChange?.(state);
   }
 
-  private url(): string {
+  private url(wake: boolean): string {
     const { workspaceId, name } = this.options;
     const url = new URL(`/ws/workspaces/${workspaceId}/terminals/${name}`, window.location.href);
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
@@ -101,14 +106,21 @@ export class TerminalConnection implements ITerminalAddon {
       url.searchParams.set("cols", String(this.terminal.cols));
       url.searchParams.set("rows", String(this.terminal.rows));
     }
+    if (!wake) url.searchParams.set("wake", "0");
     return url.toString();
   }
 
-  private connect(): void {
+  /**
+   * Opening the page or typing wakes the workspace; automatic reconnects
+   * (`wake` false) do not, so a sleeping workspace stays asleep.
+   */
+  private connect(wake = this.attempts === 0 && this.state === "connecting"): void {
     if (this.disposed) return;
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
-    const socket = new WebSocket(this.url());
+    this.asleep = false;
+    this.lastProbe = Date.now();
+    const socket = new WebSocket(this.url(wake));
     socket.binaryType = "arraybuffer";
     this.socket = socket;
     this.exitCode = undefined;
@@ -139,6 +151,13 @@ export class TerminalConnection implements ITerminalAddon {
     socket.addEventListener("close", () => {
       if (!current()) return;
       this.socket = undefined;
+      if (this.asleep) {
+        if (this.state !== "sleeping") {
+          this.terminal?.write("\r\n\x1b[2m[The workspace is asleep. Press any key to wake it.]\x1b[0m\r\n");
+        }
+        this.setState("sleeping");
+        return;
+      }
       if (this.exitCode !== undefined) {
         this.setState("exited");
         this.terminal?.write(
@@ -166,6 +185,8 @@ export class TerminalConnection implements ITerminalAddon {
       if (this.terminal) this.sendMessage({ type: "resize", cols: this.terminal.cols, rows: this.terminal.rows });
     } else if (message.type === "exit") {
       this.exitCode = message.code;
+    } else if (message.type === "sleeping") {
+      this.asleep = true;
     } else if (message.type === "error") {
       this.terminal?.write(`\r\n\x1b[31m[${message.message}]\x1b[0m\r\n`);
     }
@@ -192,6 +213,11 @@ export class TerminalConnection implements ITerminalAddon {
 
   private checkAlive(): void {
     const socket = this.socket;
+    if (this.state === "sleeping" && !this.socket && Date.now() - this.lastProbe > SLEEP_PROBE_MS) {
+      // Woken elsewhere (the header's Wake, another tab)? Look without waking it.
+      this.connect(false);
+      return;
+    }
     if (!socket || this.disposed) return;
     const silence = Date.now() - this.lastHeard;
     if (silence > DEAD_AFTER_MS) {
@@ -205,6 +231,12 @@ export class TerminalConnection implements ITerminalAddon {
   }
 
   private input(data: string): void {
+    if (this.state === "sleeping") {
+      this.setState("connecting");
+      this.attempts = 0;
+      this.connect(true);
+      return;
+    }
     if (this.state === "exited") {
       if (data === "\r") {
         this.setState("connecting");

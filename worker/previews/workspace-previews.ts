@@ -103,15 +103,15 @@ export class WorkspacePreviews {
     return true;
   }
 
-  async listeningPorts(): Promise<ListeningPort[]> {
-    await this.deps.ensureRunning();
+  async listeningPorts({ wake = true } = {}): Promise<ListeningPort[]> {
+    if (wake) await this.deps.ensureRunning();
     const process = await this.deps.container().exec(["sh", "-c", LISTENING_PORTS_SCRIPT], { cwd: "/" });
     const output = await process.output();
     return parseListeningPorts(new TextDecoder().decode(output.stdout));
   }
 
-  async devServer(): Promise<DevServerState> {
-    await this.deps.ensureRunning();
+  async devServer({ wake = true } = {}): Promise<DevServerState> {
+    if (wake) await this.deps.ensureRunning();
     const process = await this.deps.container().exec(["sh", "-c", STATE, "sh", DEV_SERVER_DIR], { cwd: "/" });
     const output = await process.output();
     return parseState(new TextDecoder().decode(output.stdout));
