@@ -224,7 +224,8 @@ export class Workspace extends DurableObject<Env> {
     if (!isTerminalName(name))
       return jsonError(400, ErrorCode.INVALID_TERMINAL_NAME, `No terminal can be named "${name}".`);
     // Automatic reconnects ask not to wake a sleeping workspace (an open tab is not use).
-    if (new URL(request.url).searchParams.get("wake") === "0" && !this.container.running) return terminalSleeping();
+    const asleep = !this.container.running || this.lifecycle.isStopping;
+    if (new URL(request.url).searchParams.get("wake") === "0" && asleep) return terminalSleeping();
     try {
       await this.ensureRunning();
     } catch (error) {

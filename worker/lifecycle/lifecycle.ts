@@ -78,6 +78,11 @@ export class Lifecycle {
     return result;
   }
 
+  /** True while a save + stop runs: the container is about to go. */
+  get isStopping(): boolean {
+    return this.stopping !== undefined;
+  }
+
   /** Starts or wakes the container when it is not running; concurrent callers share one start. */
   async ensureRunning(): Promise<void> {
     this.activity.touch();
