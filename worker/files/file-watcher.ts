@@ -108,8 +108,9 @@ export class FileWatcher {
     const wasReady = this.ready;
     this.ready = false;
     if (this.clients.size === 0) return;
-    // Lost events while down: clients re-read once it is back.
-    if (wasReady) this.broadcast("event: resync\ndata: {}\n\n");
+    // Lost events while down: clients re-read. Not when the container itself
+    // went (asleep): re-reading would wake it; the next "ready" tells clients.
+    if (wasReady && this.container()) this.broadcast("event: resync\ndata: {}\n\n");
     setTimeout(() => void this.ensureWatching(), RESTART_DELAY_MS);
   }
 
