@@ -105,12 +105,11 @@ export class FileWatcher {
   private stopped(process: ExecProcess): void {
     if (this.process !== process) return;
     this.process = undefined;
-    const wasReady = this.ready;
     this.ready = false;
     if (this.clients.size === 0) return;
-    // Lost events while down: clients re-read. Not when the container itself
-    // went (asleep): re-reading would wake it; the next "ready" tells clients.
-    if (wasReady && this.container()) this.broadcast("event: resync\ndata: {}\n\n");
+    // Events are lost while the watcher is down. Clients re-read when the next
+    // watcher broadcasts "ready", not now: if the container went to sleep,
+    // re-reading would wake it.
     setTimeout(() => void this.ensureWatching(), RESTART_DELAY_MS);
   }
 
