@@ -45,6 +45,8 @@ export const ErrorCode = {
   UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
   // 426: a WebSocket route asked without `Upgrade: websocket`
   UPGRADE_REQUIRED: "UPGRADE_REQUIRED",
+  // 409: the workspace sleeps and the request asked not to wake it
+  WORKSPACE_ASLEEP: "WORKSPACE_ASLEEP",
   // 429: too many failed sign-ins from this address; see Retry-After
   TOO_MANY_ATTEMPTS: "TOO_MANY_ATTEMPTS",
   // 500

@@ -215,6 +215,7 @@ export class Workspace extends DurableObject<Env> {
         watcher: this.fileWatcher,
         ensureRunning: () => this.ensureRunning(),
         container: () => this.container,
+        asleep: () => !this.container.running || this.lifecycle.isStopping,
       });
     }
     return jsonError(404, ErrorCode.NOT_FOUND, `The workspace has no route ${pathname}.`);

@@ -70,12 +70,17 @@ export function FileTree({
   const scrollRef = useRef<HTMLDivElement>(null);
 
   const load = useCallback(
-    async (dir: string) => {
+    async (dir: string, { wake = true } = {}) => {
       setFolders((prev) => new Map(prev).set(dir, { ...prev.get(dir), loading: true }));
       try {
-        const { entries } = await api.list(dir);
+        const { entries } = await api.list(dir, { wake });
         setFolders((prev) => new Map(prev).set(dir, { entries }));
       } catch (cause) {
+        // Asleep: keep showing what was there; the next "ready" re-reads it.
+        if (!wake) {
+          setFolders((prev) => new Map(prev).set(dir, { ...prev.get(dir), loading: false }));
+          return;
+        }
         setFolders((prev) => new Map(prev).set(dir, { error: (cause as Error).message }));
       }
     },
@@ -103,7 +108,7 @@ export function FileTree({
           }
         }
       }
-      for (const dir of dirs) if (loaded.has(dir)) void load(dir);
+      for (const dir of dirs) if (loaded.has(dir)) void load(dir, { wake: false });
     });
   }, [events, load]);
 

@@ -12,8 +12,9 @@ export class FilesApi {
     return `/api/workspaces/${encodeURIComponent(this.workspaceId)}/files${suffix}${search ? `?${search}` : ""}`;
   }
 
-  list(path: string): Promise<DirectoryListing> {
-    return apiJson(this.url("", { path }));
+  /** `wake: false` for re-reads the page makes by itself: they must not wake a sleeping workspace. */
+  list(path: string, { wake = true } = {}): Promise<DirectoryListing> {
+    return apiJson(this.url("", wake ? { path } : { path, wake: "0" }));
   }
 
   stat(path: string): Promise<FileInfo> {

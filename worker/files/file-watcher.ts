@@ -105,11 +105,11 @@ export class FileWatcher {
   private stopped(process: ExecProcess): void {
     if (this.process !== process) return;
     this.process = undefined;
+    const wasReady = this.ready;
     this.ready = false;
     if (this.clients.size === 0) return;
-    // Events are lost while the watcher is down. Clients re-read when the next
-    // watcher broadcasts "ready", not now: if the container went to sleep,
-    // re-reading would wake it.
+    // Lost events while down: clients re-read once it is back.
+    if (wasReady) this.broadcast("event: resync\ndata: {}\n\n");
     setTimeout(() => void this.ensureWatching(), RESTART_DELAY_MS);
   }
 

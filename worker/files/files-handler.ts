@@ -12,6 +12,8 @@ export interface FilesDeps {
   /** Starts the container if needed; called only after the request is known to be valid. */
   ensureRunning: () => Promise<void>;
   container: () => Pick<Container, "exec">;
+  /** True while the container is stopped or about to stop (save and sleep). */
+  asleep: () => boolean;
 }
 
 /**
@@ -40,6 +42,14 @@ type Handler = (request: Request, query: URLSearchParams, deps: FilesDeps) => Pr
 const HANDLERS: Record<string, Handler> = {
   "GET list": async (_request, query, deps) => {
     const path = pathParam(query, "path", { allowRoot: true });
+    // A re-read after the watcher went away (`wake=0`) must not wake a sleeping workspace.
+    if (query.get("wake") === "0" && deps.asleep()) {
+      return jsonError(
+        409,
+        ErrorCode.WORKSPACE_ASLEEP,
+        "The workspace is asleep; open a file or a terminal to wake it.",
+      );
+    }
     await deps.ensureRunning();
     const listing = await attempt(() => deps.files.listDirectory(containerPath(path)), path);
     const entries = listing.entries.map((e) => ({ ...e, type: fileType(e.type) }));
