@@ -42,8 +42,8 @@ export const notFound = (message = "Nothing is here.") => new ApiError(404, Erro
  * ("fetch failed" in Miniflare). Streams, so a refused upload is not held.
  */
 export async function drainBody(request: Request): Promise<void> {
-  const reader = request.body?.getReader();
-  if (!reader) return;
+  if (!request.body || request.bodyUsed || request.body.locked) return;
+  const reader = request.body.getReader();
   try {
     while (!(await reader.read()).done) {
       // discard

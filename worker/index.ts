@@ -8,7 +8,7 @@
 import { Hono } from "hono";
 import { ErrorCode } from "../protocol/errors";
 import { requireUser, sameOriginOnly } from "./auth/guards";
-import { ApiError, describe, fromRpcError, isWorkspaceNotFound, jsonError, notFound } from "./http";
+import { ApiError, describe, drainBody, fromRpcError, isWorkspaceNotFound, jsonError, notFound } from "./http";
 import { handlePreviewRequest, previewHostLabel, withoutPreviewHeader } from "./preview-host";
 import { fileRoutes } from "./routes/files";
 import { lifecycleRoutes } from "./routes/lifecycle";
@@ -51,7 +51,9 @@ app.all("/ws/*", () => {
 
 app.all("*", (c) => c.env.ASSETS.fetch(c.req.raw));
 
-app.onError((error) => {
+app.onError(async (error, c) => {
+  // An error answered before its body was read would break the next request on the connection.
+  await drainBody(c.req.raw);
   if (error instanceof ApiError) return error.toResponse();
   if (isWorkspaceNotFound(error)) return notFound("No such workspace.").toResponse();
   const fromWorkspace = fromRpcError(error);
