@@ -12,22 +12,46 @@ export class ApiRequestError extends Error {
   }
 }
 
-/** Fetches JSON from the Worker's API, turning error bodies into {@link ApiRequestError}. */
+const NETWORK_RETRIES = 2;
+
+/**
+ * `fetch`, trying a read again when the network drops it (a laptop switching
+ * networks fails every request in flight). Writes are not repeated: the
+ * server may have carried one out.
+ */
+async function fetchWithRetry(path: string, init: RequestInit): Promise<Response> {
+  const method = (init.method ?? "GET").toUpperCase();
+  const retries = method === "GET" || method === "HEAD" ? NETWORK_RETRIES : 0;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fetch(path, init);
+    } catch (error) {
+      if (attempt >= retries || init.signal?.aborted) {
+        throw new ApiRequestError(0, "NETWORK", `The IDE server cannot be reached (${String(error)}).`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300 * (attempt + 1)));
+    }
+  }
+}
+
+/**
+ * Calls the Worker's API; a response that is not ok becomes an
+ * {@link ApiRequestError} with the server's code and message when it sent them.
+ */
+export async function apiFetch(path: string, init: RequestInit = {}): Promise<Response> {
+  const response = await fetchWithRetry(path, init);
+  if (response.ok) return response;
+  const body: unknown = await response.json().catch(() => undefined);
+  const error: ErrorBody | undefined = isErrorBody(body) ? body : undefined;
+  throw new ApiRequestError(
+    response.status,
+    error?.code ?? `HTTP_${response.status}`,
+    error?.message ?? `The server answered ${response.status} ${response.statusText}.`,
+  );
+}
+
+/** {@link apiFetch} for JSON answers. */
 export async function apiJson<T>(path: string, init?: RequestInit): Promise<T> {
-  let response: Response;
-  try {
-    response = await fetch(path, { ...init, headers: { Accept: "application/json", ...init?.headers } });
-  } catch (error) {
-    throw new ApiRequestError(0, "NETWORK", `The IDE server cannot be reached (${String(error)}).`);
-  }
-  const body: unknown = response.status === 204 ? undefined : await response.json().catch(() => undefined);
-  if (!response.ok) {
-    const error: ErrorBody | undefined = isErrorBody(body) ? body : undefined;
-    throw new ApiRequestError(
-      response.status,
-      error?.code ?? `HTTP_${response.status}`,
-      error?.message ?? `The server answered ${response.status} ${response.statusText}.`,
-    );
-  }
-  return body as T;
+  const response = await apiFetch(path, { ...init, headers: { Accept: "application/json", ...init?.headers } });
+  return (response.status === 204 ? undefined : await response.json().catch(() => undefined)) as T;
 }

@@ -5,6 +5,8 @@ import "./styles.css";
 
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root element");
+// The code loaded: public/boot-retry.js starts counting afresh next time.
+sessionStorage.removeItem("cloud-ide:boot-retries");
 createRoot(root).render(
   <StrictMode>
     <App />

@@ -20,7 +20,12 @@ const reports = join(ROOT, ".cache/test-reports");
 rmSync(reports, { recursive: true, force: true });
 mkdirSync(reports, { recursive: true });
 
-const tiers = process.argv.slice(2);
+// `npm test -- e2e test/e2e/sign-in.test.ts`: tier names pick tiers, anything
+// else narrows vitest to matching test files.
+const args = process.argv.slice(2);
+const tierNames = new Set(["static", "unit", "deploy", "integration", "e2e"]);
+const tiers = args.filter((arg) => tierNames.has(arg));
+const fileFilters = args.filter((arg) => !tierNames.has(arg));
 const wanted = (name) => tiers.length === 0 || tiers.includes(name);
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failures = [];
@@ -46,7 +51,7 @@ async function vitest(project) {
   await sh(
     `Tests: ${project}`,
     "vitest",
-    ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${file}`],
+    ["run", "--project", project, ...fileFilters, "--reporter=default", "--reporter=json", `--outputFile.json=${file}`],
     { isCheck: false },
   );
   try {

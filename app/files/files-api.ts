@@ -1,7 +1,7 @@
 import { isErrorBody } from "../../protocol/errors";
 import type { DirectoryListing, FileInfo } from "../../protocol/files";
 import { UPLOAD_CHUNK_BYTES } from "../../protocol/files";
-import { ApiRequestError, apiJson } from "../api";
+import { ApiRequestError, apiFetch, apiJson } from "../api";
 
 /** The browser side of `/api/workspaces/{id}/files...` (worker/routes/files.ts). */
 export class FilesApi {
@@ -23,7 +23,7 @@ export class FilesApi {
 
   /** The file's bytes and its etag. */
   async read(path: string): Promise<{ bytes: Uint8Array; etag: string }> {
-    const response = await send(this.url("/content", { path }));
+    const response = await apiFetch(this.url("/content", { path }));
     return { bytes: new Uint8Array(await response.arrayBuffer()), etag: response.headers.get("ETag") ?? "" };
   }
 
@@ -48,7 +48,7 @@ export class FilesApi {
   }
 
   async remove(path: string, recursive: boolean): Promise<void> {
-    await send(this.url("", { path, ...(recursive ? { recursive: "1" } : {}) }), { method: "DELETE" });
+    await apiFetch(this.url("", { path, ...(recursive ? { recursive: "1" } : {}) }), { method: "DELETE" });
   }
 
   downloadUrl(path: string): string {
@@ -87,22 +87,6 @@ export class FilesApi {
       throw error;
     }
   }
-}
-
-async function send(url: string, init?: RequestInit): Promise<Response> {
-  let response: Response;
-  try {
-    response = await fetch(url, init);
-  } catch (error) {
-    throw new ApiRequestError(0, "NETWORK", `The IDE server cannot be reached (${String(error)}).`);
-  }
-  if (response.ok) return response;
-  const body: unknown = await response.json().catch(() => undefined);
-  throw new ApiRequestError(
-    response.status,
-    isErrorBody(body) ? body.code : `HTTP_${response.status}`,
-    isErrorBody(body) ? body.message : `The server answered ${response.status}.`,
-  );
 }
 
 function xhrPut(url: string, body: Blob, onProgress: (loaded: number) => void, signal?: AbortSignal): Promise<void> {

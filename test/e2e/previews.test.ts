@@ -1,7 +1,7 @@
 import type { Browser, Frame, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { ShareLink } from "../../protocol/previews";
-import { launchBrowser } from "../support/browser";
+import { launchBrowser, navigate, reload } from "../support/browser";
 import { dockerExec, runContainers } from "../support/containers";
 import { createWorkspace, openWorkspace, ownerApi } from "../support/session";
 
@@ -26,7 +26,7 @@ async function previewFrame(page: Page): Promise<Frame> {
 async function openAsStranger(url: string) {
   const context = await browser.newContext();
   const page = await context.newPage();
-  const response = await page.goto(url);
+  const response = await navigate(page, url);
   return { context, page, status: response?.status() };
 }
 
@@ -121,7 +121,7 @@ describe("previewing the template's dev server", () => {
     // Revoke: the same URL is 404 at once.
     await item.getByTestId("share-revoke").click();
     await item.waitFor({ state: "detached" });
-    const revoked = await stranger.page.reload();
+    const revoked = await reload(stranger.page);
     expect(revoked?.status()).toBe(404);
     expect(await stranger.page.textContent("h1")).toBe("This preview does not exist");
     await stranger.context.close();

@@ -1,6 +1,6 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launchBrowser, openPage } from "../support/browser";
+import { launchBrowser, navigate, openPage, reload } from "../support/browser";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -27,13 +27,13 @@ describe("signing in and managing workspaces", () => {
     const suffix = Date.now().toString(36);
     const names = [`first ${suffix}`, `second ${suffix}`];
     for (const name of names) {
-      await page.goto(new URL("/", inject("baseUrl")).toString());
+      await navigate(page, "/");
       await page.getByLabel("New workspace").fill(name);
       await page.getByRole("button", { name: "Create" }).click();
       // Creating opens the new workspace.
       await page.waitForURL(/\/workspaces\/[a-z0-9]{16}$/);
     }
-    await page.goto(new URL("/", inject("baseUrl")).toString());
+    await navigate(page, "/");
     for (const name of names) await page.getByRole("button", { name }).waitFor();
 
     await page.getByRole("button", { name: names[0] }).click();
@@ -45,7 +45,7 @@ describe("signing in and managing workspaces", () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByTestId("sign-in").waitFor();
     // The session is really gone: a reload still shows sign-in.
-    await page.reload();
+    await reload(page);
     await page.getByTestId("sign-in").waitFor();
     expect(errors).toEqual([]);
   });
@@ -71,5 +71,25 @@ describe("signing in and managing workspaces", () => {
     await item.getByRole("button", { name: "Delete", exact: true }).click();
     await item.getByRole("button", { name: "Delete for good" }).click();
     await item.waitFor({ state: "detached" });
+  });
+});
+
+describe("loading the app", () => {
+  it("tries again when a piece of its code fails to download", async () => {
+    const context = await browser.newContext();
+    context.setDefaultTimeout(60_000);
+    const page = await context.newPage();
+    let dropped = "";
+    // Drop the first module the entry point imports, once, as a network blip would.
+    await page.route(/\/app\/(?!main\.tsx).*\.tsx?(\?.*)?$/, async (route) => {
+      if (dropped) return route.continue();
+      dropped = route.request().url();
+      await route.abort("internetdisconnected");
+    });
+    await navigate(page, "/");
+    await page.getByTestId("sign-in").waitFor();
+    expect(dropped).not.toBe("");
+    expect(await page.evaluate(() => sessionStorage.getItem("cloud-ide:boot-retries"))).toBeNull();
+    await context.close();
   });
 });

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser } from "../support/browser";
+import { launchBrowser, reload } from "../support/browser";
 import { createWorkspace, openWorkspace } from "../support/session";
 
 declare global {
@@ -84,7 +84,7 @@ describe("the terminal", () => {
     await typeLine(page, "for i in $(seq 1 100000); do echo tick-$i; sleep 0.5; done");
     const before = await waitForScreen(page, /tick-3\b/);
     const seen = Math.max(...[...before.matchAll(/tick-(\d+)/g)].map((m) => Number(m[1])));
-    await page.reload();
+    await reload(page);
     await connected(page);
     // Output from before the reload is still there, and the loop goes on.
     const after = await waitForScreen(page, new RegExp(`tick-${seen + 2}\\b`));

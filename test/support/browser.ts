@@ -1,4 +1,4 @@
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, chromium, type Page, type Response } from "playwright-core";
 import { inject } from "vitest";
 
 /**
@@ -31,6 +31,31 @@ export async function openPage(browser: Browser, path = "/"): Promise<{ page: Pa
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
-  await page.goto(new URL(path, inject("baseUrl")).toString());
+  await navigate(page, path);
   return { page, errors };
+}
+
+/**
+ * Chromium fails every request in flight when the host's network interfaces
+ * change, and Docker adds one (a veth) for each container it starts. A page
+ * load that met such a change is tried again; any other failure is not.
+ */
+async function retryOnNetworkChange<T>(load: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await load();
+    } catch (error) {
+      if (attempt >= 3 || !String(error).includes("ERR_NETWORK_CHANGED")) throw error;
+    }
+  }
+}
+
+/** `page.goto` of a path (or URL) of the IDE under test. */
+export function navigate(page: Page, path: string): Promise<Response | null> {
+  return retryOnNetworkChange(() => page.goto(new URL(path, inject("baseUrl")).toString()));
+}
+
+/** `page.reload`. */
+export function reload(page: Page): Promise<Response | null> {
+  return retryOnNetworkChange(() => page.reload());
 }
