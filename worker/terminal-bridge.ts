@@ -170,9 +170,18 @@ function bridge(
       await stdout.cancel().catch(() => {});
       return;
     }
-    const code = await tmux.exitCode.catch(() => -1);
-    send(server, { type: "exit", code });
-    server.close(1000, `Terminal closed with code ${code}`);
+    const code = await tmux.exitCode.catch(() => undefined);
+    if (code === 0) {
+      // The session ended (its shell exited, or the tab was closed).
+      send(server, { type: "exit", code });
+      server.close(1000, "Terminal closed");
+      return;
+    }
+    // The tmux client was killed: its container stopped or vanished. Closing
+    // without "exit" makes the page reconnect; a vanished container is then
+    // brought back from the latest snapshot, a sleeping one says so.
+    console.warn(`terminal: tmux client ended with ${code ?? "no exit code"}`);
+    server.close(1011, "The terminal lost its container");
   };
   void forward().catch((error) => {
     if (closed) return;

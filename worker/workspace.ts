@@ -215,7 +215,7 @@ export class Workspace extends DurableObject<Env> {
         watcher: this.fileWatcher,
         ensureRunning: () => this.ensureRunning(),
         container: () => this.container,
-        asleep: () => !this.container.running || this.lifecycle.isStopping,
+        asleep: () => this.lifecycle.isAsleep(),
       });
     }
     return jsonError(404, ErrorCode.NOT_FOUND, `The workspace has no route ${pathname}.`);
@@ -224,9 +224,11 @@ export class Workspace extends DurableObject<Env> {
   private async openTerminal(request: Request, name: string): Promise<Response> {
     if (!isTerminalName(name))
       return jsonError(400, ErrorCode.INVALID_TERMINAL_NAME, `No terminal can be named "${name}".`);
-    // Automatic reconnects ask not to wake a sleeping workspace (an open tab is not use).
-    const asleep = !this.container.running || this.lifecycle.isStopping;
-    if (new URL(request.url).searchParams.get("wake") === "0" && asleep) return terminalSleeping();
+    // Automatic reconnects ask not to wake a sleeping workspace (an open tab is
+    // not use); a container that vanished is brought back for them.
+    if (new URL(request.url).searchParams.get("wake") === "0" && (await this.lifecycle.isAsleep())) {
+      return terminalSleeping();
+    }
     try {
       await this.ensureRunning();
     } catch (error) {

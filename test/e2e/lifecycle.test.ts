@@ -1,8 +1,11 @@
+import { execFileSync } from "node:child_process";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../support/browser";
+import { runContainers } from "../support/containers";
 import { removeWhatWeMade } from "../support/lifecycle";
 import { createWorkspace, openWorkspace } from "../support/session";
+import { connected, typeLine, waitForScreen } from "../support/terminal-page";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -30,10 +33,42 @@ describe("saving and sleeping from the header", () => {
     expect(await page.getByTestId("export").getAttribute("href")).toBe(`/api/workspaces/${id}/export`);
     await page.getByTestId("stop").click();
     await state("sleeping").waitFor({ timeout: 60_000 });
+    // The open terminal says so rather than waking the workspace again.
+    await page.locator('[data-testid="connection-status"][data-state="sleeping"]').waitFor();
+    await waitForScreen(page, /The workspace is asleep/);
+    expect(await page.locator('[data-testid="container-state"]').getAttribute("data-state")).toBe("sleeping");
 
     await page.getByTestId("wake").click();
     await state("running").waitFor({ timeout: 60_000 });
+    await connected(page);
     expect(await page.getByTestId("last-saved").textContent()).toBe("saved just now");
+    expect(errors).toEqual([]);
+  });
+
+  it("reconnects an open terminal to a container restored from the last save when the container is removed", async () => {
+    const id = await createWorkspace();
+    const before = new Set(runContainers());
+    const { page, errors } = await openWorkspace(browser, id);
+    await connected(page);
+    await waitForScreen(page, /\/workspace# /);
+    const [container] = runContainers().filter((name) => !before.has(name));
+    expect(container, "the workspace's container").toBeDefined();
+
+    await typeLine(page, "echo kept-$((40+2)) > kept.txt");
+    await page.getByTestId("save-now").click();
+    await page.getByTestId("last-saved").filter({ hasText: "saved just now" }).waitFor({ timeout: 30_000 });
+    await typeLine(page, "echo lost > lost.txt; echo wrote-$((1+1))");
+    await waitForScreen(page, /wrote-2/);
+
+    execFileSync("docker", ["rm", "-f", container as string], { stdio: "ignore" });
+    // The terminal notices, reconnects by itself and the workspace comes back.
+    await page.locator('[data-testid="connection-status"]:not([data-state="connected"])').waitFor();
+    await connected(page);
+    await waitForScreen(page, /\/workspace# /);
+    await typeLine(page, "cat kept.txt; ls lost.txt");
+    const after = await waitForScreen(page, /No such file or directory/);
+    expect(after).toMatch(/kept-42/);
+    expect(after).toMatch(/cannot access 'lost.txt'/);
     expect(errors).toEqual([]);
   });
 });

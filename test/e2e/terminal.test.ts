@@ -2,13 +2,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, reload } from "../support/browser";
 import { createWorkspace, openWorkspace } from "../support/session";
-
-declare global {
-  interface Window {
-    /** Test hooks the app installs (app/terminal/registry.ts). */
-    __cloudIde?: Record<string, unknown>;
-  }
-}
+import { connected, hook, typeLine, waitForScreen } from "../support/terminal-page";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -17,36 +11,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
-
-/** Calls a test hook of the app (app/terminal/registry.ts) in the page. */
-function hook<T>(page: Page, name: string): Promise<T> {
-  return page.evaluate((hookName) => {
-    const fn = window.__cloudIde?.[hookName];
-    if (typeof fn !== "function") throw new Error(`the app has no test hook ${hookName}`);
-    return fn() as T;
-  }, name);
-}
-
-/** What the active terminal shows on screen. */
-function screen(page: Page): Promise<string> {
-  return hook<string>(page, "terminalText");
-}
-
-async function waitForScreen(page: Page, pattern: RegExp, timeout = 30_000): Promise<string> {
-  await expect.poll(() => screen(page), { timeout, interval: 200 }).toMatch(pattern);
-  return screen(page);
-}
-
-async function connected(page: Page): Promise<void> {
-  await page.locator('[data-testid="connection-status"][data-state="connected"]').waitFor({ timeout: 60_000 });
-}
-
-/** Types a line into the active terminal like a user, then presses Enter. */
-async function typeLine(page: Page, text: string): Promise<void> {
-  await page.locator('.terminal-view:not(.inactive) [data-testid="terminal"]').click();
-  await page.keyboard.type(text);
-  await page.keyboard.press("Enter");
-}
 
 /** Opens a workspace with its terminal connected and a prompt showing. */
 async function openTerminalPage(id?: string) {

@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import type { WorkspaceStatus } from "../../protocol/workspace";
+import { runContainers } from "../support/containers";
 import {
   containerId,
   isRunning,
@@ -13,17 +14,27 @@ import {
   waitFor,
   wake,
 } from "../support/lifecycle";
-import { createWorkspace, ownerApi } from "../support/session";
+import { createWorkspace, ownerApi, ownerWebSocket } from "../support/session";
+import { marker, openTerminalSocket } from "../support/terminal-client";
 
-/** Files, an installed package, a file outside /workspace and shell history. */
-function writeWork(container: string, tag: string): void {
-  sh(
-    container,
-    `set -e; cd /workspace; echo "${tag}" > notes.txt; mkdir -p src/deep; echo "export const x = 1;" > src/deep/x.ts
-     npm init -y >/dev/null; npm install --no-audit --no-fund --loglevel=error is-number@7.0.0 >/dev/null
-     printf '#!/bin/sh\\necho hello-from-usr-local\\n' > /usr/local/bin/hello-${tag}; chmod +x /usr/local/bin/hello-${tag}
-     echo "echo history-${tag}" >> /root/.bash_history`,
+/**
+ * Files, an installed package, a file outside /workspace and shell history,
+ * typed into the workspace's terminal as a user would.
+ */
+async function writeWork(id: string, tag: string): Promise<void> {
+  const term = await openTerminalSocket(id, `work-${tag}`);
+  const done = marker();
+  term.type(
+    [
+      `cd /workspace && echo "${tag}" > notes.txt && mkdir -p src/deep && echo "export const x = 1;" > src/deep/x.ts`,
+      "npm init -y >/dev/null && npm install --no-audit --no-fund --loglevel=error is-number@7.0.0 >/dev/null",
+      `printf '#!/bin/sh\\necho hello-from-usr-local\\n' > /usr/local/bin/hello-${tag} && chmod +x /usr/local/bin/hello-${tag}`,
+      `echo history-${tag} && ${done.command}`,
+    ].join(" && ") + "\r",
   );
+  await term.waitFor(done.pattern, 120_000);
+  term.ws.close();
+  await term.closed;
 }
 
 function expectWork(container: string, tag: string): void {
@@ -31,6 +42,7 @@ function expectWork(container: string, tag: string): void {
   expect(sh(container, "cat /workspace/src/deep/x.ts")).toBe("export const x = 1;");
   expect(sh(container, `cd /workspace && node -e 'console.log(require("is-number")(5))'`)).toBe("true");
   expect(sh(container, `hello-${tag}`)).toBe("hello-from-usr-local");
+  // The shell appends each command to its history as it runs (PROMPT_COMMAND).
   expect(sh(container, "cat /root/.bash_history")).toContain(`echo history-${tag}`);
 }
 
@@ -42,7 +54,7 @@ describe("workspaces that last", () => {
     const first = await wake(id);
     expect(first.status.lastSavedAt).toBeNull();
     const firstId = containerId(first.container);
-    writeWork(first.container, "stopped-then-opened");
+    await writeWork(id, "stopped-then-opened");
 
     const stopped = await post<{ snapshotId: string; savedAt: string }>(`/api/workspaces/${id}/stop`);
     expect(stopped.status, JSON.stringify(stopped.body)).toBe(200);
@@ -59,7 +71,7 @@ describe("workspaces that last", () => {
   it("an idle workspace saves and sleeps by itself, and wakes with everything", async () => {
     const id = await createWorkspace();
     const first = await wake(id);
-    writeWork(first.container, "slept");
+    await writeWork(id, "slept");
     // Test-only timings for this workspace: idle after 3 s, checked every second.
     await testHooks(id, { overrides: { idleMs: 3000, checkMs: 1000 } });
 
@@ -97,32 +109,63 @@ describe("workspaces that last", () => {
   /*
    * What can be lost: changes made after the latest snapshot. When the
    * container disappears without a save (here `docker rm -f`; on Cloudflare a
-   * host failure), the workspace comes back as of its latest snapshot, which
-   * is at most one checkpoint interval (5 minutes by default, while files
-   * change) old, or as of the last Save / stop / idle sleep if later.
+   * host failure), the workspace comes back as of its latest snapshot: the
+   * last Save, stop or idle sleep, or the last checkpoint, which the alarm
+   * takes at most 5 minutes (`checkpointMs`) after files changed. So at most
+   * the last 5 minutes of changes, plus whatever ran in memory.
    */
-  it("a container removed from outside comes back from the latest snapshot, without later changes", async () => {
+  it("a container removed while a terminal is open comes back from the latest snapshot, without later changes", async () => {
     const id = await createWorkspace();
     const first = await wake(id);
     const firstId = containerId(first.container);
-    sh(first.container, "echo before-snapshot > /workspace/kept.txt");
+    const term = await openTerminalSocket(id, "main");
+    const kept = marker();
+    term.type(`echo before-snapshot > /workspace/kept.txt && ${kept.command}\r`);
+    await term.waitFor(kept.pattern);
     const saved = await save(id);
-    sh(first.container, "echo after-snapshot > /workspace/lost.txt");
+    const lost = marker();
+    term.type(`echo after-snapshot > /workspace/lost.txt && ${lost.command}\r`);
+    await term.waitFor(lost.pattern);
 
-    // A status poll runs while the container is removed.
-    const polling = (async () => {
-      const seen: WorkspaceStatus[] = [];
-      for (let i = 0; i < 20; i++) seen.push(await peek(id));
-      return seen;
-    })();
     execFileSync("docker", ["rm", "-f", first.container], { stdio: "ignore" });
-    await polling;
+    // The socket closes without "exit": for the page, a dropped connection to reconnect.
+    expect((await term.closed).code).toBe(1011);
+    expect(term.messages).not.toContainEqual(expect.objectContaining({ type: "exit" }));
 
-    const second = await wake(id);
-    expect(containerId(second.container)).not.toBe(firstId);
-    expect(second.status.lastSavedAt).toBe(saved.savedAt);
-    expect(sh(second.container, "cat /workspace/kept.txt")).toBe("before-snapshot");
-    expect(sh(second.container, "test -e /workspace/lost.txt && echo present || echo gone")).toBe("gone");
+    // The page's automatic reconnect (`wake=0`) brings the workspace back
+    // rather than finding it asleep: it was not put to sleep.
+    const again = await openTerminalSocket(id, "main", { wake: false });
+    expect(again.messages).not.toContainEqual({ type: "sleeping" });
+    const check = marker();
+    again.type(`cat /workspace/kept.txt; ls /workspace/lost.txt; ${check.command}\r`);
+    const out = await again.waitFor(check.pattern);
+    expect(out).toMatch(/\r\nbefore-snapshot\r\n/);
+    expect(out).toMatch(/cannot access '\/workspace\/lost.txt': No such file or directory/);
+    again.ws.close();
+
+    const second = runContainers().find((name) => name === first.container);
+    expect(second, "a new container under the workspace's name").toBeDefined();
+    expect(containerId(first.container)).not.toBe(firstId);
+    expect((await peek(id)).lastSavedAt).toBe(saved.savedAt);
+  });
+
+  it("a terminal of a workspace stopped on purpose does not wake it by reconnecting", async () => {
+    const id = await createWorkspace();
+    const first = await wake(id);
+    const term = await openTerminalSocket(id, "main");
+    const stopped = await post(`/api/workspaces/${id}/stop`);
+    expect(stopped.status).toBe(200);
+    expect((await term.closed).code).toBe(1011);
+
+    const reconnect = await ownerWebSocket(`/ws/workspaces/${id}/terminals/main?wake=0`);
+    const messages: unknown[] = [];
+    reconnect.on("message", (data, isBinary) =>
+      messages.push(isBinary ? "terminal output" : JSON.parse(data.toString())),
+    );
+    await new Promise((resolve) => reconnect.on("close", resolve));
+    expect(messages).toEqual([{ type: "sleeping" }]);
+    expect(isRunning(first.container)).toBe(false);
+    expect(await peek(id)).toMatchObject({ state: "sleeping" });
   });
 
   it("a snapshot that cannot be restored is reported as failed, not replaced by an empty workspace", async () => {

@@ -16,10 +16,17 @@ export interface TerminalSocket {
   closed: Promise<{ code: number; reason: string }>;
 }
 
-/** Opens a terminal as the owner and waits for its `ready` message. */
-export async function openTerminalSocket(workspaceId: string, name: string, size = { cols: 120, rows: 30 }) {
+/**
+ * Opens a terminal as the owner and waits for its `ready` message. `wake:
+ * false` connects as the page's automatic reconnects do (`?wake=0`).
+ */
+export async function openTerminalSocket(
+  workspaceId: string,
+  name: string,
+  { cols = 120, rows = 30, wake = true }: { cols?: number; rows?: number; wake?: boolean } = {},
+) {
   const ws = await ownerWebSocket(
-    `/ws/workspaces/${workspaceId}/terminals/${name}?cols=${size.cols}&rows=${size.rows}`,
+    `/ws/workspaces/${workspaceId}/terminals/${name}?cols=${cols}&rows=${rows}${wake ? "" : "&wake=0"}`,
   );
   const decoder = new TextDecoder();
   let text = "";

@@ -12,8 +12,8 @@ export interface FilesDeps {
   /** Starts the container if needed; called only after the request is known to be valid. */
   ensureRunning: () => Promise<void>;
   container: () => Pick<Container, "exec">;
-  /** True while the container is stopped or about to stop (save and sleep). */
-  asleep: () => boolean;
+  /** True while the workspace sleeps by choice (stopping or stopped); a vanished container is not asleep. */
+  asleep: () => Promise<boolean>;
 }
 
 /**
@@ -43,7 +43,7 @@ const HANDLERS: Record<string, Handler> = {
   "GET list": async (_request, query, deps) => {
     const path = pathParam(query, "path", { allowRoot: true });
     // A re-read after the watcher went away (`wake=0`) must not wake a sleeping workspace.
-    if (query.get("wake") === "0" && deps.asleep()) {
+    if (query.get("wake") === "0" && (await deps.asleep())) {
       return jsonError(
         409,
         ErrorCode.WORKSPACE_ASLEEP,

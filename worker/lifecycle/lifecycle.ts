@@ -24,6 +24,13 @@ const START_TIMEOUT_MS = 45_000;
 const START_ATTEMPT_MS = 20_000;
 const START_ATTEMPTS = 4;
 const LAST_ACTIVE_KEY = "lifecycle:last-active";
+/**
+ * Set when the workspace stopped its container on purpose (Stop, idle sleep),
+ * cleared when a container starts. A container that is gone without it
+ * vanished (removed from outside, a host failure): the next connection,
+ * even an automatic reconnect, brings it back from the latest snapshot.
+ */
+const SLEPT_KEY = "lifecycle:slept";
 /** Touched right before each snapshot; files newer than it changed after the save began. */
 const MARKER = "/var/lib/cloud-ide/saved-at";
 /** Where user changes live. `-xdev` keeps find off /proc and mounts. */
@@ -83,6 +90,19 @@ export class Lifecycle {
     return this.stopping !== undefined;
   }
 
+  /**
+   * Whether the workspace sleeps by choice (stopping, stopped, or failed to
+   * wake), as opposed to running or having lost its container. Connections
+   * that must not wake a sleeping workspace ask this.
+   */
+  async isAsleep(): Promise<boolean> {
+    if (this.stopping) return true;
+    // The flag first: right after destroy() `running` can still read true.
+    if ((await this.ctx.storage.get<boolean>(SLEPT_KEY)) === true) return true;
+    if (this.container.running || this.starting) return false;
+    return this.failure !== undefined;
+  }
+
   /** Starts or wakes the container when it is not running; concurrent callers share one start. */
   async ensureRunning(): Promise<void> {
     this.activity.touch();
@@ -133,6 +153,7 @@ export class Lifecycle {
       throw new ApiError(503, this.failure.code, this.failure.message);
     }
     this.failure = undefined;
+    await this.ctx.storage.delete(SLEPT_KEY);
     await this.afterStart(container).catch((error) => console.error(`after start: ${describe(error)}`));
     this.phase = "ready";
     const settings = await this.settings();
@@ -320,6 +341,8 @@ export class Lifecycle {
   }
 
   private async destroy(): Promise<void> {
+    // Before the container goes: a terminal that sees it go must find the flag.
+    await this.ctx.storage.put(SLEPT_KEY, true);
     await this.container.destroy();
     this.kernel = undefined;
     this.phase = undefined;

@@ -27,10 +27,11 @@ terminalSocketRoutes.get("/:id/terminals/:name", async (c) => {
   if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
     throw new ApiError(426, ErrorCode.UPGRADE_REQUIRED, "This is a WebSocket route: connect with a WebSocket client.");
   }
-  // The workspace sees its own path, with the size the client asked for.
+  // The workspace sees its own path, with the size the client asked for and
+  // whether this connection may wake a sleeping workspace.
   const url = new URL(c.req.url);
   const target = new URL(`/terminals/${name}`, url.origin);
-  for (const key of ["cols", "rows"]) {
+  for (const key of ["cols", "rows", "wake"]) {
     const value = url.searchParams.get(key);
     if (value !== null) target.searchParams.set(key, value);
   }
