@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import { type ReactNode, useEffect } from "react";
 import { IdeLayout } from "./components/IdeLayout";
 import { SignIn } from "./components/SignIn";
 import { UserMenu } from "./components/UserMenu";
@@ -8,6 +8,7 @@ import { useLocation } from "./hooks/useLocation";
 import { useSession } from "./hooks/useSession";
 import { useWorkspaceStatus } from "./hooks/useWorkspaceStatus";
 import { useWorkspaces } from "./hooks/useWorkspaces";
+import { terminalRegistry } from "./terminal/registry";
 
 /** `/workspaces/{id}` opens that workspace; `/` lists them. */
 function workspaceFromPath(pathname: string): string | undefined {
@@ -53,6 +54,11 @@ function WorkspacePage({ workspaceId, userMenu, navigate }: PageProps & { worksp
   const { status, refresh, poll } = useWorkspaceStatus(workspaceId);
   const workspaces = useWorkspaces();
   const name = workspaces.workspaces?.find((w) => w.id === workspaceId)?.name;
+  const running = status.state === "running";
+  // Woken from the header (or another tab): sleeping terminals reconnect now.
+  useEffect(() => {
+    if (running) terminalRegistry.workspaceWoke();
+  }, [running]);
   return (
     <div className="ide">
       <WorkspaceHeader

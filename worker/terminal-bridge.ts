@@ -14,11 +14,10 @@ import {
   type TerminalInfo,
   type TerminalServerMessage,
 } from "../protocol/terminal";
-import { describe, isNotRunningError } from "./http";
+import { execWhenRunning } from "./container-exec";
+import { describe } from "./http";
 
 const WORKSPACE_DIR = "/workspace";
-/** How long exec() waits for a container that is starting. */
-const START_WAIT_MS = 45_000;
 const SHELL_ENV = { TERM: "xterm-256color", HOME: "/root", LANG: "C.UTF-8", COLORTERM: "truecolor" };
 
 /** Opens terminal `name` for a WebSocket upgrade request; the caller has checked the name. */
@@ -42,11 +41,11 @@ export async function openTerminal(
   const abort = new AbortController();
   let tmux: ExecProcess;
   try {
-    tmux = await execWhenStarted(
+    tmux = await execWhenRunning(
       container,
       ["tmux", "new-session", "-A", "-s", name, "-c", WORKSPACE_DIR],
       { pty: { cols, rows }, env: SHELL_ENV, cwd: WORKSPACE_DIR, signal: abort.signal },
-      ensureRunning,
+      { ensureRunning },
     );
     // Docker 20.10 starts exec PTYs at 0x0 whatever size was asked for.
     tmux.resize(cols, rows);
@@ -201,7 +200,7 @@ function send(server: WebSocket, message: TerminalServerMessage): void {
 
 /** The workspace's terminals, oldest first; none when tmux has no server. */
 export async function listTerminals(container: Container): Promise<TerminalInfo[]> {
-  const tmux = await execWhenStarted(
+  const tmux = await execWhenRunning(
     container,
     ["tmux", "list-sessions", "-F", "#{session_id} #{session_name} #{pane_current_command}"],
     { cwd: WORKSPACE_DIR, env: SHELL_ENV },
@@ -229,32 +228,7 @@ export async function listTerminals(container: Container): Promise<TerminalInfo[
 /** Ends terminal `name` (its tmux session and everything running in it); false when there is none. */
 export async function endTerminal(container: Container, name: string): Promise<boolean> {
   // "=name" matches the session name exactly rather than as a prefix.
-  const tmux = await execWhenStarted(container, ["tmux", "kill-session", "-t", `=${name}`], { cwd: WORKSPACE_DIR });
+  const tmux = await execWhenRunning(container, ["tmux", "kill-session", "-t", `=${name}`], { cwd: WORKSPACE_DIR });
   const output = await tmux.output();
   return output.exitCode === 0;
-}
-
-/**
- * exec() that waits out a container still starting: right after start() the
- * container counts as running before it accepts exec (seen when the page's
- * status call and its terminal socket arrive together).
- */
-async function execWhenStarted(
-  container: Container,
-  argv: string[],
-  options: ContainerExecOptions,
-  ensureRunning?: () => Promise<void>,
-) {
-  // A loaded machine can take many seconds to start a container, and a start
-  // can fail: start it again when it is not running.
-  const deadline = Date.now() + START_WAIT_MS;
-  for (;;) {
-    try {
-      return await container.exec(argv, options);
-    } catch (error) {
-      if (Date.now() > deadline || !isNotRunningError(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      if (ensureRunning && !container.running) await ensureRunning();
-    }
-  }
 }

@@ -6,11 +6,12 @@ import type { SaveResult, WorkspaceStatus } from "../protocol/workspace";
 import { DEFAULT_TEMPLATE, type WorkspaceTemplate } from "../protocol/workspaces";
 import type { Activity } from "./activity";
 import { AlarmScheduler } from "./alarms";
+import { execWhenRunning } from "./container-exec";
 import { FileWatcher } from "./files/file-watcher";
 import { handleFilesRequest } from "./files/files-handler";
 import { Files } from "./files/sandbox-files";
 import { WORKSPACE_ROOT } from "./files/workspace-path";
-import { describe, isNotRunningError, jsonError, toRpcError, WORKSPACE_NOT_FOUND } from "./http";
+import { describe, jsonError, toRpcError, WORKSPACE_NOT_FOUND } from "./http";
 import { handleLifecycleFetch } from "./lifecycle/fetch";
 import { Lifecycle } from "./lifecycle/lifecycle";
 import { type LifecycleSettings, lifecycleSettings, parseOverrides, platformTimeoutMs } from "./lifecycle/settings";
@@ -143,21 +144,10 @@ export class Workspace extends DurableObject<Env> {
     return this.lifecycle.ensureRunning();
   }
 
-  /**
-   * exec() right after start() can find the container not running yet (seen
-   * under load locally): retry that one error for a few seconds.
-   */
-  private async execWhenUp(cmd: string[], options?: ContainerExecOptions): Promise<ExecProcess> {
+  /** exec() for file operations: once the container runs commands, waiting out a start. */
+  private async execWhenUp(cmd: string[], options: ContainerExecOptions = {}): Promise<ExecProcess> {
     await this.execReady();
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.container.exec(cmd, options);
-      } catch (error) {
-        if (attempt >= 20 || !isNotRunningError(error)) throw error;
-        await this.ensureRunning();
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    }
+    return execWhenRunning(this.container, cmd, options, { ensureRunning: () => this.ensureRunning() });
   }
 
   /** Resolves once a trivial command runs (a fresh container can answer 126 for a moment). */

@@ -23,6 +23,10 @@ export const terminalRegistry = {
   setActive(name: string) {
     active = name;
   },
+  /** The workspace runs again: terminals waiting for it reconnect at once. */
+  workspaceWoke() {
+    for (const { connection } of entries.values()) connection.workspaceWoke();
+  },
 };
 
 function pick(name?: string): Entry | undefined {

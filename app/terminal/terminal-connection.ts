@@ -87,6 +87,12 @@ export class TerminalConnection implements ITerminalAddon {
     this.socket = undefined;
   }
 
+  /** The workspace was woken elsewhere (the header, another tab): a sleeping terminal reconnects now. */
+  workspaceWoke(): void {
+    if (this.disposed || this.state !== "sleeping" || this.socket) return;
+    this.connect(false);
+  }
+
   /** Closes the socket the way a network drop would; the addon reconnects by itself. */
   drop(): void {
     this.socket?.close(4000, "dropped");

@@ -1,6 +1,6 @@
 import { ErrorCode } from "../../protocol/errors";
 import type { DirectoryListing, FileInfo, FileType, MoveRequest } from "../../protocol/files";
-import { ApiError, describe, jsonError } from "../http";
+import { ApiError, describe, drainBody, jsonError } from "../http";
 import { fileApiError } from "./file-errors";
 import type { FileWatcher } from "./file-watcher";
 import type { Files, SandboxFileStat } from "./sandbox-files";
@@ -30,7 +30,7 @@ export async function handleFilesRequest(request: Request, deps: FilesDeps): Pro
     return await handler(request, url.searchParams, deps);
   } catch (error) {
     // Read what the client still sends: answering mid-upload breaks the connection on some proxies.
-    if (request.body && !request.bodyUsed) await request.body.pipeTo(new WritableStream()).catch(() => {});
+    await drainBody(request);
     if (error instanceof ApiError) return error.toResponse();
     console.error(`files ${op}: ${describe(error)}`);
     return jsonError(500, ErrorCode.FILE_ERROR, `The file operation failed: ${describe(error)}`);

@@ -39,7 +39,8 @@ export async function exportArchive(lifecycle: Lifecycle, container: Container, 
         }
       },
       cancel() {
-        proc.kill();
+        // No proc.kill(): under local workerd it signals the whole container.
+        // The pipe cancels tar's stdout; tar gets EPIPE at its next write and exits.
         end();
       },
     }),

@@ -2,7 +2,8 @@ import { type ErrorBody, ErrorCode } from "../../protocol/errors";
 import type { BootPhase, SaveResult, WorkspaceStatus } from "../../protocol/workspace";
 import { Activity } from "../activity";
 import type { AlarmScheduler } from "../alarms";
-import { ApiError, describe, isNotRunningError } from "../http";
+import { execWhenRunning } from "../container-exec";
+import { ApiError, describe } from "../http";
 import { type LifecycleSettings, platformTimeoutMs } from "./settings";
 
 /** The latest good snapshot, kept in Durable Object storage. */
@@ -181,27 +182,15 @@ export class Lifecycle {
       timer = setTimeout(() => reject(new Error(`no answer within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
     });
     try {
-      return await Promise.race([this.unameWhenUp(), timeout]);
+      return await Promise.race([this.uname(START_ATTEMPT_MS), timeout]);
     } finally {
       clearTimeout(timer);
     }
   }
 
-  /** `uname -a`, retried while exec() still finds the new container "not running". */
-  private async unameWhenUp(): Promise<string> {
-    const deadline = Date.now() + START_ATTEMPT_MS;
-    for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
-      try {
-        return await this.uname();
-      } catch (error) {
-        if (Date.now() > deadline || !isNotRunningError(error)) throw error;
-        await new Promise((resolve) => setTimeout(resolve, delay));
-      }
-    }
-  }
-
-  private async uname(): Promise<string> {
-    const proc = await this.container.exec(["uname", "-a"], { cwd: "/" });
+  /** `uname -a`; `waitMs` waits out a new container that exec() still finds "not running". */
+  private async uname(waitMs = 0): Promise<string> {
+    const proc = await execWhenRunning(this.container, ["uname", "-a"], { cwd: "/" }, { waitMs });
     const output = await proc.output();
     if (output.exitCode !== 0) {
       throw new Error(`uname exited with ${output.exitCode}: ${new TextDecoder().decode(output.stderr)}`);
