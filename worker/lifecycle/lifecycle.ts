@@ -181,8 +181,15 @@ export class Lifecycle {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
     });
+    // monitor() settles when the container stops: before it answered, that is
+    // a failed start (a snapshot that cannot be restored, an image that
+    // cannot run), reported at once rather than after the wait.
+    const exited = this.container.monitor().then(
+      () => Promise.reject(new Error("the container stopped as it started")),
+      (error: unknown) => Promise.reject(new Error(`the container failed to start: ${describe(error)}`)),
+    );
     try {
-      return await Promise.race([this.uname(START_ATTEMPT_MS), timeout]);
+      return await Promise.race([this.uname(START_ATTEMPT_MS), timeout, exited]);
     } finally {
       clearTimeout(timer);
     }
