@@ -18,7 +18,7 @@ export async function signIn(baseUrl) {
       headers.set("Content-Type", "application/json");
       body = JSON.stringify(body);
     }
-    return fetch(new URL(path, baseUrl), { ...init, headers, body });
+    return fetchOnce(new URL(path, baseUrl), { ...init, headers, body });
   };
   return {
     cookie,
@@ -30,4 +30,19 @@ export async function signIn(baseUrl) {
       return response.json();
     },
   };
+}
+
+/**
+ * Node's HTTP server closes an idle keep-alive socket after 5 s; a request
+ * that reuses it at that moment fails with "other side closed" before the
+ * server saw it. Benchmarks idle between requests (docker exec), so that one
+ * failure is tried again: the server never received the first attempt.
+ */
+async function fetchOnce(url, init) {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    if (error?.cause?.code !== "UND_ERR_SOCKET") throw error;
+    return fetch(url, init);
+  }
 }
