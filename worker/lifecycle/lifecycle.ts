@@ -183,7 +183,9 @@ export class Lifecycle {
     });
     // monitor() settles when the container stops: before it answered, that is
     // a failed start (a snapshot that cannot be restored, an image that
-    // cannot run), reported at once rather than after the wait.
+    // cannot run), reported at once rather than after the wait. A pending
+    // monitor() holds the object in memory (up to 15 minutes) and holds off
+    // the platform's inactivity timeout; the alarm enforces the idle limit.
     const exited = this.container.monitor().then(
       () => Promise.reject(new Error("the container stopped as it started")),
       (error: unknown) => Promise.reject(new Error(`the container failed to start: ${describe(error)}`)),
