@@ -19,6 +19,7 @@ export async function startDevServer(env, { verbose = false } = {}) {
   const workerName = `cloud-ide-test-${randomBytes(3).toString("hex")}`;
   const stateDir = mkdtempSync(join(tmpdir(), "cloud-ide-state-"));
   const snapshotsBefore = new Set(snapshotImages());
+  const tagsBefore = new Set(sandboxTags().map(({ tag }) => tag));
   // --bypass-lock: a test run may share the project with a running `npm start`.
   const server = spawn("vite", ["dev", "--bypass-lock"], {
     cwd: ROOT,
@@ -51,6 +52,7 @@ export async function startDevServer(env, { verbose = false } = {}) {
     }
     removeContainers(workerName);
     removeNewSnapshots(snapshotsBefore);
+    untagNewBuilds(tagsBefore);
     rmSync(stateDir, { recursive: true, force: true });
   };
 
@@ -110,6 +112,40 @@ function snapshotImages() {
 function removeNewSnapshots(before) {
   const made = snapshotImages().filter((id) => !before.has(id));
   if (made.length > 0) spawnSync("docker", ["rmi", ...made], { stdio: "ignore" });
+}
+
+/** The tags `vite dev` gives the sandbox image it builds (a new one each start), with their image ids. */
+function sandboxTags() {
+  const result = spawnSync(
+    "docker",
+    ["images", "--filter", "reference=cloudflare-dev/*", "--format", "{{.Repository}}:{{.Tag}} {{.ID}}"],
+    { encoding: "utf8" },
+  );
+  return (result.stdout ?? "")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => {
+      const [tag, id] = line.split(" ");
+      return { tag, id };
+    });
+}
+
+/**
+ * Drops the tags this run's `vite dev` added, so they do not pile up run
+ * after run. Only a tag whose image keeps another tag goes: untagging the
+ * last one would delete the image and the build cache the next run uses.
+ */
+function untagNewBuilds(before) {
+  const tags = sandboxTags();
+  const remaining = new Map();
+  for (const { id } of tags) remaining.set(id, (remaining.get(id) ?? 0) + 1);
+  const drop = [];
+  for (const { tag, id } of tags) {
+    if (before.has(tag) || remaining.get(id) <= 1) continue;
+    drop.push(tag);
+    remaining.set(id, remaining.get(id) - 1);
+  }
+  if (drop.length > 0) spawnSync("docker", ["rmi", ...drop], { stdio: "ignore" });
 }
 
 export function freePort() {
