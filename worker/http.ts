@@ -125,5 +125,6 @@ export function fromRpcError(error: unknown): ApiError | undefined {
  * container that is not running", "exec() requires a running container".
  */
 export function isNotRunningError(error: unknown): boolean {
-  return /not running|requires a running container/i.test(describe(error));
+  // "is paused": a snapshot freezes the container while it is taken.
+  return /not running|requires a running container|is paused/i.test(describe(error));
 }

@@ -71,23 +71,52 @@ export class FilesApi {
         const query: Record<string, string> = { path, upload: token, offset: String(offset) };
         if (final) query.final = "1";
         const base = offset;
-        await xhrPut(
-          this.url("/upload", query),
-          file.slice(offset, end),
-          (loaded) => onProgress(base + loaded),
+        await this.sendChunk(
+          () =>
+            xhrPut(this.url("/upload", query), file.slice(base, end), (loaded) => onProgress(base + loaded), signal),
+          final ? { path, size: file.size } : undefined,
           signal,
         );
         offset = end;
         onProgress(offset);
       } while (offset < file.size);
     } catch (error) {
-      if (offset > 0) {
-        void fetch(this.url("/upload", { path, upload: token }), { method: "DELETE" }).catch(() => {});
-      }
+      // Whatever part arrived is removed (best effort; nothing there is fine too).
+      void fetch(this.url("/upload", { path, upload: token }), { method: "DELETE" }).catch(() => {});
       throw error;
     }
   }
+
+  /**
+   * Sends one chunk, again after a network failure (a chunk is written at its
+   * offset, so sending it twice is harmless), waiting longer each time. When
+   * the connection dropped after the last chunk was committed, the retry finds
+   * no upload in progress: the file being there at its full size means done.
+   */
+  private async sendChunk(
+    send: () => Promise<void>,
+    last: { path: string; size: number } | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await send();
+      } catch (error) {
+        const retried = attempt > 1;
+        if (last && retried && error instanceof ApiRequestError && error.code === "UPLOAD_NOT_FOUND") {
+          const landed = await this.stat(last.path).catch(() => undefined);
+          if (landed?.size === last.size) return;
+        }
+        const network = error instanceof ApiRequestError && error.code === "NETWORK";
+        if (!network || attempt > CHUNK_RETRIES || signal?.aborted) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 1000 * 2 ** (attempt - 1)));
+      }
+    }
+  }
 }
+
+/** Network failures one chunk survives: waits of 1, 2, 4 and 8 s, about 15 s in all. */
+const CHUNK_RETRIES = 4;
 
 function xhrPut(url: string, body: Blob, onProgress: (loaded: number) => void, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

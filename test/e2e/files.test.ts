@@ -126,14 +126,22 @@ describe("files and editor", () => {
     await row("folder-a").waitFor({ state: "detached" });
   });
 
+  /** Drops a file from "the desktop" onto the tree. */
+  function dropFile(name: string, content: string): Promise<void> {
+    return page.evaluate(
+      ([fileName, text]) => {
+        const data = new DataTransfer();
+        data.items.add(new File([text], fileName, { type: "text/plain" }));
+        const tree = document.querySelector('[data-testid="file-tree"] [role="tree"]') as HTMLElement;
+        tree.dispatchEvent(new DragEvent("dragover", { dataTransfer: data, bubbles: true, cancelable: true }));
+        tree.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+      },
+      [name, content] as const,
+    );
+  }
+
   it("uploads by drop and downloads", async () => {
-    await page.evaluate(() => {
-      const data = new DataTransfer();
-      data.items.add(new File(["uploaded by drop\n"], "dropped.txt", { type: "text/plain" }));
-      const tree = document.querySelector('[data-testid="file-tree"] [role="tree"]') as HTMLElement;
-      tree.dispatchEvent(new DragEvent("dragover", { dataTransfer: data, bubbles: true, cancelable: true }));
-      tree.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
-    });
+    await dropFile("dropped.txt", "uploaded by drop\n");
     await row("dropped.txt").waitFor();
     expect(shell(container, "cat /workspace/dropped.txt")).toBe("uploaded by drop");
 
@@ -141,6 +149,23 @@ describe("files and editor", () => {
     await menu("dropped.txt", "menu-download");
     const file = await (await download).path();
     expect(readFileSync(file, "utf8")).toBe("uploaded by drop\n");
+  });
+
+  it("sends an upload's chunk again when its connection drops", async () => {
+    const uploads = /\/files\/upload\?/;
+    let dropped = 0;
+    await page.route(uploads, async (route) => {
+      if (route.request().method() === "PUT" && dropped === 0) {
+        dropped++;
+        return route.abort("connectionreset");
+      }
+      return route.continue();
+    });
+    await dropFile("resent.txt", "survived a dropped connection\n");
+    await row("resent.txt").waitFor();
+    await page.unroute(uploads);
+    expect(dropped).toBe(1);
+    expect(shell(container, "cat /workspace/resent.txt")).toBe("survived a dropped connection");
   });
 
   it("reloads a clean buffer silently and offers a choice when a dirty one changes underneath", async () => {

@@ -148,6 +148,22 @@ describe("the files API", () => {
     expect(await json(first)).toMatchObject({ received: 6 });
     // Not visible under its name before the last chunk.
     expect(shell(container, "test -e /workspace/up/dir/big.txt && echo yes || echo no")).toBe("no");
+    // A chunk sent again (its answer was lost) is written at its offset again: harmless.
+    const again = await ownerApi(filesUrl(id, "/upload", { path: "up/dir/big.txt", upload: token, offset: "0" }), {
+      method: "PUT",
+      body: "first-",
+    });
+    expect(await json(again)).toMatchObject({ received: 6 });
+    // A chunk past the end (one went missing) is refused rather than padded with zeros.
+    const gap = await ownerApi(filesUrl(id, "/upload", { path: "up/dir/big.txt", upload: token, offset: "9" }), {
+      method: "PUT",
+      body: "lost",
+    });
+    expect(gap.status).toBe(400);
+    expect(await json(gap)).toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/fewer than the offset 9/),
+    });
     const last = await ownerApi(
       filesUrl(id, "/upload", { path: "up/dir/big.txt", upload: token, offset: "6", final: "1" }),
       { method: "PUT", body: "second" },
@@ -155,6 +171,14 @@ describe("the files API", () => {
     expect(last.status).toBe(201);
     expect(shell(container, "cat /workspace/up/dir/big.txt")).toBe("first-second");
     expect(shell(container, "ls -A /workspace/up/dir")).toBe("big.txt");
+    // The last chunk again, after it landed: no upload is in progress any more.
+    const late = await ownerApi(
+      filesUrl(id, "/upload", { path: "up/dir/big.txt", upload: token, offset: "6", final: "1" }),
+      { method: "PUT", body: "second" },
+    );
+    expect(late.status).toBe(404);
+    expect(await json(late)).toMatchObject({ code: "UPLOAD_NOT_FOUND" });
+    expect(shell(container, "cat /workspace/up/dir/big.txt")).toBe("first-second");
 
     const file = await get("/download", { path: "up/dir/big.txt" });
     expect(file.status).toBe(200);
@@ -169,9 +193,11 @@ describe("the files API", () => {
     expect(tar).toContain("first-second");
   });
 
-  // The stream sometimes never starts under `vite dev` (a request stuck on a
-  // reused local connection, not yet understood); EventSource in the app
-  // reconnects, so this test may too: a fresh attempt after 40 s.
+  // Now and then, with other test files running beside it, the stream does
+  // not start within 40 s. One cause was found and fixed (the workspace's
+  // first checkpoint froze the container with `docker commit` a minute after
+  // its start); another is not understood. The app's EventSource reconnects,
+  // so this test may try again too.
   it("streams changes made in the container as server-sent events", { retry: 2, timeout: 40_000 }, async () => {
     // A folder made and filled at once can miss inotify events inside it (the tree lists new folders afresh).
     shell(container, "mkdir -p /workspace/watched");

@@ -144,7 +144,16 @@ const HANDLERS: Record<string, Handler> = {
     const written = await attempt(
       () => deps.files.writeFileAt(containerPath(staging), offset, request.body ?? ""),
       path,
-    );
+    ).catch((error: unknown) => {
+      if (offset > 0 && error instanceof ApiError && error.status === 404) {
+        throw new ApiError(
+          404,
+          ErrorCode.UPLOAD_NOT_FOUND,
+          `No upload of "${path}" is in progress under this token (it finished, was cancelled, or never sent offset 0): upload the file again.`,
+        );
+      }
+      throw error;
+    });
     if (query.get("final") !== "1") {
       return Response.json({ path, received: Number(written.size) });
     }

@@ -86,10 +86,14 @@ def run():
     elif op in ("write", "write-at"):
         confine(args[0], True)
         offset = int(args[1]) if op == "write-at" else 0
-        flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if offset == 0 else 0)
+        # A later chunk continues a file that exists and is long enough: never
+        # a new file padded with zeros (a lost or skipped chunk).
+        flags = os.O_WRONLY | (os.O_CREAT | os.O_TRUNC if offset == 0 else 0)
         fd = os.open(args[0], flags, 0o644)
         if S.S_ISDIR(os.fstat(fd).st_mode):
             raise OSError(errno.EISDIR, os.strerror(errno.EISDIR))
+        if os.fstat(fd).st_size < offset:
+            raise OSError(errno.EINVAL, "it has %d bytes, fewer than the offset %d" % (os.fstat(fd).st_size, offset))
         with os.fdopen(fd, "wb") as f:
             if offset:
                 f.truncate(offset); f.seek(offset)

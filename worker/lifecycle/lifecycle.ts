@@ -24,6 +24,8 @@ const START_TIMEOUT_MS = 45_000;
 /** How long one attempt waits for exec() to stop answering "not running", and how many attempts. */
 const START_ATTEMPT_MS = 20_000;
 const START_ATTEMPTS = 4;
+/** How long a status probe waits out a paused or not-yet-running container. */
+const PROBE_WAIT_MS = 5_000;
 const LAST_ACTIVE_KEY = "lifecycle:last-active";
 /**
  * Set when the workspace stopped its container on purpose (Stop, idle sleep),
@@ -56,6 +58,8 @@ export class Lifecycle {
   private saves = 0;
   private failure: ErrorBody | undefined;
   private kernel: string | undefined;
+  /** When this object last started the container: the first checkpoint counts from it. */
+  private startedAt = 0;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -154,6 +158,7 @@ export class Lifecycle {
       throw new ApiError(503, this.failure.code, this.failure.message);
     }
     this.failure = undefined;
+    this.startedAt = Date.now();
     await this.ctx.storage.delete(SLEPT_KEY);
     await this.afterStart(container).catch((error) => console.error(`after start: ${describe(error)}`));
     this.phase = "ready";
@@ -216,7 +221,10 @@ export class Lifecycle {
     try {
       await this.ensureRunning();
       try {
-        this.kernel = await this.uname();
+        // A container being saved is there (and frozen for the moment): a
+        // probe then would mistake it for a dead one. Otherwise the probe
+        // waits out a short freeze, but not a container that is gone.
+        if (this.saves === 0) this.kernel = await this.uname(PROBE_WAIT_MS);
       } catch (error) {
         // The container is gone (or broken): its unsaved changes are lost
         // either way, so start again from the latest snapshot.
@@ -376,7 +384,10 @@ export class Lifecycle {
         await this.idleStop();
         if (!container.running) return;
       } else {
-        const savedAt = snapshot?.savedAt ?? 0;
+        // A new workspace's first checkpoint comes a checkpoint interval after
+        // its start, not at the first check: a snapshot pauses the container
+        // while it is taken (locally `docker commit` freezes it).
+        const savedAt = snapshot?.savedAt ?? this.startedAt;
         const lastTouch = Math.max(savedAt, snapshot?.restoredAt ?? 0);
         const checkpointDue = now - savedAt >= settings.checkpointMs && (await this.filesChanged());
         const refreshDue = snapshot !== undefined && now - lastTouch >= settings.refreshMs;
