@@ -193,49 +193,65 @@ describe("the files API", () => {
     expect(tar).toContain("first-second");
   });
 
-  // Now and then, with other test files running beside it, the stream does
-  // not start within 40 s. One cause was found and fixed (the workspace's
-  // first checkpoint froze the container with `docker commit` a minute after
-  // its start); another is not understood. The app's EventSource reconnects,
-  // so this test may try again too.
-  it("streams changes made in the container as server-sent events", { retry: 2, timeout: 40_000 }, async () => {
+  // Now and then, with other test files running beside it, the stream
+  // stalls. One cause was found and fixed (the workspace's first checkpoint
+  // froze the container with `docker commit` a minute after its start). Each
+  // attempt has its own folder and its own deadline, so a stalled attempt
+  // reports what it saw and leaves nothing running; the app's EventSource
+  // reconnects, so the test may try again.
+  it("streams changes made in the container as server-sent events", { retry: 2, timeout: 60_000 }, async () => {
+    const dir = `watched-${Math.random().toString(36).slice(2, 8)}`;
     // A folder made and filled at once can miss inotify events inside it (the tree lists new folders afresh).
-    shell(container, "mkdir -p /workspace/watched");
+    shell(container, `mkdir -p /workspace/${dir}`);
     const controller = new AbortController();
-    const response = await ownerApi(filesUrl(id, "/watch"), { signal: controller.signal });
+    const started = Date.now();
+    const noHeaders = setTimeout(() => controller.abort(new Error("no response headers within 20 s")), 20_000);
+    const response = await ownerApi(filesUrl(id, "/watch"), { signal: controller.signal }).finally(() =>
+      clearTimeout(noHeaders),
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const headersAfter = Date.now() - started;
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
     let text = "";
-    const until = async (predicate: () => boolean) => {
+    const until = async (what: string, predicate: () => boolean) => {
+      const deadline = Date.now() + 20_000;
       while (!predicate()) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error(`stream ended: ${text}`);
-        text += decoder.decode(value, { stream: true });
+        const left = deadline - Date.now();
+        const next = await Promise.race([
+          reader.read(),
+          new Promise<"late">((resolve) => setTimeout(() => resolve("late"), Math.max(left, 0))),
+        ]);
+        if (next === "late") {
+          const seen = text.replace(/^: +\n/, ": (padding)\n");
+          throw new Error(`no ${what} within 20 s (headers after ${headersAfter} ms); the stream said: ${seen}`);
+        }
+        if (next.done) throw new Error(`stream ended: ${text}`);
+        text += decoder.decode(next.value, { stream: true });
       }
     };
     try {
-      await until(() => text.includes("event: ready"));
-      shell(container, "touch /workspace/watched/new.txt");
+      await until("ready", () => text.includes("event: ready"));
+      shell(container, `touch /workspace/${dir}/new.txt`);
       const changes = (): FileChange[] =>
         [...text.matchAll(/event: changes\ndata: (.*)\n/g)].flatMap((m) => JSON.parse(m[1] as string).changes);
-      await until(() => changes().some((c) => c.path === "watched/new.txt"));
-      expect(changes().find((c) => c.path === "watched/new.txt")?.type).toBe("created");
-      shell(container, "mv /workspace/watched/new.txt /workspace/watched/renamed.txt");
-      await until(() => changes().some((c) => c.type === "moved"));
+      await until("created", () => changes().some((c) => c.path === `${dir}/new.txt`));
+      expect(changes().find((c) => c.path === `${dir}/new.txt`)?.type).toBe("created");
+      shell(container, `mv /workspace/${dir}/new.txt /workspace/${dir}/renamed.txt`);
+      await until("moved", () => changes().some((c) => c.type === "moved"));
       expect(changes().find((c) => c.type === "moved")).toMatchObject({
-        path: "watched/renamed.txt",
-        from: "watched/new.txt",
+        path: `${dir}/renamed.txt`,
+        from: `${dir}/new.txt`,
       });
-      shell(container, "rm /workspace/watched/renamed.txt");
-      await until(() => changes().some((c) => c.type === "deleted" && c.path === "watched/renamed.txt"));
+      shell(container, `rm /workspace/${dir}/renamed.txt`);
+      await until("deleted", () => changes().some((c) => c.type === "deleted" && c.path === `${dir}/renamed.txt`));
       // node_modules is not watched.
       shell(
         container,
-        "mkdir -p /workspace/node_modules/x && touch /workspace/node_modules/x/y && touch /workspace/watched/after",
+        `mkdir -p /workspace/node_modules/x && touch /workspace/node_modules/x/y && touch /workspace/${dir}/after`,
       );
-      await until(() => changes().some((c) => c.path === "watched/after"));
+      await until("after", () => changes().some((c) => c.path === `${dir}/after`));
       expect(changes().some((c) => c.path.startsWith("node_modules/"))).toBe(false);
     } finally {
       controller.abort();

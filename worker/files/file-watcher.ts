@@ -9,6 +9,12 @@ const HEARTBEAT_MS = 20_000;
 /** Keep the watcher this long after the last client leaves (reloads, reconnects). */
 const IDLE_STOP_MS = 30_000;
 const RESTART_DELAY_MS = 1_000;
+/**
+ * A watcher that has not said "Watches established" by then is replaced: an
+ * exec that never answers (seen under load) must not leave every client
+ * without events until the object restarts.
+ */
+const READY_TIMEOUT_MS = 15_000;
 
 /**
  * One `inotifywait -m -r` over /workspace per Durable Object, fanned out to
@@ -64,7 +70,13 @@ export class FileWatcher {
         return;
       }
       const token = crypto.randomUUID().replaceAll("-", "");
-      const process = await container.exec(
+      const stopToken = () => {
+        void container
+          .exec(["pkill", "-f", `cloud-ide-watch-${token}`], { cwd: "/" })
+          .then((p) => p.exitCode)
+          .catch(() => {});
+      };
+      const started = container.exec(
         [
           "inotifywait",
           "-m",
@@ -81,13 +93,19 @@ export class FileWatcher {
         ],
         { cwd: "/", stderr: "pipe" },
       );
-      this.stop = () => {
-        void container
-          .exec(["pkill", "-f", `cloud-ide-watch-${token}`], { cwd: "/" })
-          .then((p) => p.exitCode)
-          .catch(() => {});
-      };
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<"late">((resolve) => {
+        timer = setTimeout(() => resolve("late"), READY_TIMEOUT_MS);
+      });
+      const process = await Promise.race([started, late]).finally(() => clearTimeout(timer));
+      if (process === "late") {
+        // Whenever it does answer, that watcher goes: a new one starts now.
+        void started.then(stopToken, () => {});
+        throw new Error(`inotifywait did not start within ${READY_TIMEOUT_MS / 1000} s`);
+      }
+      this.stop = stopToken;
       this.process = process;
+      this.replaceUnlessReady(process);
       void this.readStderr(process);
       void this.readEvents(process);
       void process.exitCode.then(
@@ -100,6 +118,17 @@ export class FileWatcher {
     } finally {
       this.starting = false;
     }
+  }
+
+  /** Restarts a watcher that runs but never says it watches (see READY_TIMEOUT_MS). */
+  private replaceUnlessReady(process: ExecProcess): void {
+    setTimeout(() => {
+      if (this.process !== process || this.ready) return;
+      console.error(`file watcher not ready within ${READY_TIMEOUT_MS / 1000} s; starting it again`);
+      this.process = undefined;
+      this.stop();
+      if (this.clients.size > 0) void this.ensureWatching();
+    }, READY_TIMEOUT_MS);
   }
 
   private stopped(process: ExecProcess): void {
