@@ -50,6 +50,11 @@ export class ChangeParser {
     return out;
   }
 
+  /** A MOVED_FROM waits for its MOVED_TO. */
+  get hasPendingMove(): boolean {
+    return this.pendingFrom !== undefined;
+  }
+
   /** Ends a pending MOVED_FROM that got no MOVED_TO: the entry left the tree. */
   flush(): FileChange[] {
     const from = this.pendingFrom;

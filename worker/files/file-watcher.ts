@@ -162,8 +162,10 @@ export class FileWatcher {
     const parser = new ChangeParser(this.root);
     const decoder = new TextDecoder();
     let buffer = "";
+    let moveTimer: ReturnType<typeof setTimeout> | undefined;
     try {
       for await (const chunk of process.stdout as ReadableStream<Uint8Array>) {
+        clearTimeout(moveTimer);
         buffer += decoder.decode(chunk, { stream: true });
         let newline = buffer.indexOf("\n");
         while (newline !== -1) {
@@ -173,8 +175,9 @@ export class FileWatcher {
           this.enqueue(parser.push(line));
           newline = buffer.indexOf("\n");
         }
-        // A rename's two halves arrive together; a lone MOVED_FROM at the end of a read left the tree.
-        if (buffer === "") this.enqueue(parser.flush());
+        // A rename's two halves can arrive in separate reads (seen under load):
+        // a MOVED_FROM still alone a batch window later left the tree.
+        if (parser.hasPendingMove) moveTimer = setTimeout(() => this.enqueue(parser.flush()), BATCH_MS);
       }
     } catch (error) {
       console.error(`file watcher output failed: ${String(error)}`);
