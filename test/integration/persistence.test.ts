@@ -24,14 +24,13 @@ import { marker, openTerminalSocket } from "../support/terminal-client";
 async function writeWork(id: string, tag: string): Promise<void> {
   const term = await openTerminalSocket(id, `work-${tag}`);
   const done = marker();
-  term.type(
-    [
-      `cd /workspace && echo "${tag}" > notes.txt && mkdir -p src/deep && echo "export const x = 1;" > src/deep/x.ts`,
-      "npm init -y >/dev/null && npm install --no-audit --no-fund --loglevel=error is-number@7.0.0 >/dev/null",
-      `printf '#!/bin/sh\\necho hello-from-usr-local\\n' > /usr/local/bin/hello-${tag} && chmod +x /usr/local/bin/hello-${tag}`,
-      `echo history-${tag} && ${done.command}`,
-    ].join(" && ") + "\r",
-  );
+  const line = [
+    `cd /workspace && echo "${tag}" > notes.txt && mkdir -p src/deep && echo "export const x = 1;" > src/deep/x.ts`,
+    "npm init -y >/dev/null && npm install --no-audit --no-fund --loglevel=error is-number@7.0.0 >/dev/null",
+    `printf '#!/bin/sh\\necho hello-from-usr-local\\n' > /usr/local/bin/hello-${tag} && chmod +x /usr/local/bin/hello-${tag}`,
+    `echo history-${tag} && ${done.command}`,
+  ].join(" && ");
+  term.type(`${line}\r`);
   await term.waitFor(done.pattern, 120_000);
   term.ws.close();
   await term.closed;

@@ -7,8 +7,16 @@ function fakeInotifywait() {
   let out!: ReadableStreamDefaultController<Uint8Array>;
   let err!: ReadableStreamDefaultController<Uint8Array>;
   const process = {
-    stdout: new ReadableStream<Uint8Array>({ start: (c) => void (out = c) }),
-    stderr: new ReadableStream<Uint8Array>({ start: (c) => void (err = c) }),
+    stdout: new ReadableStream<Uint8Array>({
+      start(controller) {
+        out = controller;
+      },
+    }),
+    stderr: new ReadableStream<Uint8Array>({
+      start(controller) {
+        err = controller;
+      },
+    }),
     exitCode: new Promise<number>(() => {}),
   };
   const container = { exec: async () => process as unknown as ExecProcess };
