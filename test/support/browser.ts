@@ -45,7 +45,11 @@ async function retryOnNetworkChange<T>(load: () => Promise<T>): Promise<T> {
     try {
       return await load();
     } catch (error) {
-      if (attempt >= 3 || !String(error).includes("ERR_NETWORK_CHANGED")) throw error;
+      // The failed load shows as ERR_NETWORK_CHANGED, or as the navigation
+      // being "interrupted" by Chromium's own error page.
+      const message = String(error);
+      const networkChanged = message.includes("ERR_NETWORK_CHANGED") || message.includes("chrome-error://");
+      if (attempt >= 3 || !networkChanged) throw error;
     }
   }
 }

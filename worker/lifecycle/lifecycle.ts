@@ -24,6 +24,12 @@ const START_TIMEOUT_MS = 45_000;
 /** How long one attempt waits for exec() to stop answering "not running", and how many attempts. */
 const START_ATTEMPT_MS = 20_000;
 const START_ATTEMPTS = 4;
+/**
+ * Starts are tried again for at least this long: a start that fails fast
+ * (monitor() reports it at once) can meet the engine still removing a
+ * container that vanished a moment ago.
+ */
+const START_RETRY_BUDGET_MS = 20_000;
 /** How long a status probe waits out a paused or not-yet-running container. */
 const PROBE_WAIT_MS = 5_000;
 const LAST_ACTIVE_KEY = "lifecycle:last-active";
@@ -134,12 +140,13 @@ export class Lifecycle {
       // A start can fail on its way up: right after a container vanished the
       // engine may still tear the old one down, and a slow local Docker engine
       // can miss workerd's wait for the network sidecar. Try a few times.
+      const giveUpAt = Date.now() + START_RETRY_BUDGET_MS;
       for (let attempt = 1; ; attempt++) {
         try {
           this.kernel = await this.startOnce(options, Boolean(snapshot));
           break;
         } catch (error) {
-          if (attempt >= START_ATTEMPTS) throw error;
+          if (attempt >= START_ATTEMPTS && Date.now() >= giveUpAt) throw error;
           console.warn(`start attempt ${attempt} failed (${describe(error)}); trying again`);
           await container.destroy().catch(() => {});
           await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * attempt));
