@@ -315,7 +315,10 @@ export class Workspace extends DurableObject<Env> {
    */
   async previewsOverview(caller: string): Promise<PreviewsOverview> {
     this.authorize(caller);
-    if (!this.container.running) return { ports: [], devServer: { state: "stopped", command: DEV_SERVER_COMMAND } };
+    // A container still starting has nothing listening yet (and may not answer exec).
+    if (!this.container.running || this.lifecycle.isStarting) {
+      return { ports: [], devServer: { state: "stopped", command: DEV_SERVER_COMMAND } };
+    }
     const [ports, devServer] = await Promise.all([
       this.previews.listeningPorts({ wake: false }),
       this.previews.devServer({ wake: false }),

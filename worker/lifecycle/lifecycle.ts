@@ -96,6 +96,11 @@ export class Lifecycle {
     return result;
   }
 
+  /** True while a start runs: the container may not answer exec yet. */
+  get isStarting(): boolean {
+    return this.starting !== undefined;
+  }
+
   /** True while a save + stop runs: the container is about to go. */
   get isStopping(): boolean {
     return this.stopping !== undefined;
@@ -118,6 +123,10 @@ export class Lifecycle {
   async ensureRunning(): Promise<void> {
     this.activity.touch();
     while (this.stopping) await this.stopping.catch(() => {});
+    // `running` is true from start() on, before the container answers and
+    // before afterStart: callers wait for the whole start, or a status probe
+    // could find it not answering yet and destroy it mid-start.
+    if (this.starting) return this.starting;
     if (this.container.running) return;
     this.starting ??= this.start().finally(() => {
       this.starting = undefined;
