@@ -28,33 +28,6 @@ async function timeAsync(fn) {
   return performance.now() - start;
 }
 
-/**
- * Retries a request once when a kept-alive connection was closed by the dev
- * server just as it was reused (undici "other side closed"): the requests here
- * are idempotent, and the race is not what is being measured.
- */
-function withRetry(session) {
-  const fetchOnce = session.fetch;
-  const retrying = async (path, init) => {
-    try {
-      return await fetchOnce(path, init);
-    } catch (error) {
-      if (error?.cause?.code !== "UND_ERR_SOCKET" && error?.cause?.code !== "ECONNRESET") throw error;
-      return fetchOnce(path, init);
-    }
-  };
-  return {
-    ...session,
-    fetch: retrying,
-    async json(path, init) {
-      const response = await retrying(path, init);
-      if (!response.ok)
-        throw new Error(`${init?.method ?? "GET"} ${path}: ${response.status} ${await response.text()}`);
-      return response.json();
-    },
-  };
-}
-
 /** The Docker container of workspace `id`: the one that holds a marker written through the API. */
 async function findContainer(session, id) {
   const marker = `.bench-${randomBytes(4).toString("hex")}`;
@@ -81,7 +54,7 @@ export async function run(options) {
 }
 
 async function measure({ baseUrl }) {
-  const session = withRetry(await signIn(baseUrl));
+  const session = await signIn(baseUrl);
   const { id } = await session.json("/api/workspaces", { method: "POST", body: { name: "bench files" } });
   const files = (suffix, path) => `/api/workspaces/${id}/files${suffix}?path=${encodeURIComponent(path)}`;
   try {

@@ -27,3 +27,25 @@ export async function execWhenRunning(
     }
   }
 }
+
+/** Runs a command to completion and returns stdout; throws with stderr when it exits non-zero. */
+export async function run(
+  container: Container,
+  argv: string[],
+  { waitMs = 0 }: { waitMs?: number } = {},
+): Promise<string> {
+  const proc = await execWhenRunning(container, argv, { cwd: "/" }, { waitMs });
+  const output = await proc.output();
+  const decoder = new TextDecoder();
+  if (output.exitCode !== 0) {
+    throw new Error(`${argv[0]} exited with ${output.exitCode}: ${decoder.decode(output.stderr).trim()}`);
+  }
+  return decoder.decode(output.stdout);
+}
+
+/** The Durable Object's container; a configuration error when it has none. */
+export function requireContainer(ctx: DurableObjectState): Container {
+  const container = ctx.container;
+  if (!container) throw new Error("This Durable Object has no container: check `containers` in wrangler.jsonc.");
+  return container;
+}

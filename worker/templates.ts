@@ -1,4 +1,6 @@
 import type { WorkspaceTemplate } from "../protocol/workspaces";
+import { run } from "./container-exec";
+import { describe } from "./http";
 
 /** Where the image keeps each template (Dockerfile). */
 const TEMPLATE_DIRS: Record<Exclude<WorkspaceTemplate, "empty">, string> = {
@@ -12,9 +14,9 @@ const TEMPLATE_DIRS: Record<Exclude<WorkspaceTemplate, "empty">, string> = {
 export async function seedTemplate(container: Container, template: WorkspaceTemplate): Promise<void> {
   if (template === "empty") return;
   const script = 'if [ -z "$(ls -A /workspace 2>/dev/null)" ]; then cp -a "$1"/. /workspace/; fi';
-  const process = await container.exec(["sh", "-c", script, "sh", TEMPLATE_DIRS[template]], { cwd: "/" });
-  const output = await process.output();
-  if (output.exitCode !== 0) {
-    throw new Error(`copying the ${template} template failed: ${new TextDecoder().decode(output.stderr).trim()}`);
+  try {
+    await run(container, ["sh", "-c", script, "sh", TEMPLATE_DIRS[template]]);
+  } catch (error) {
+    throw new Error(`copying the ${template} template failed: ${describe(error)}`);
   }
 }

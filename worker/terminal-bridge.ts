@@ -60,23 +60,26 @@ export async function openTerminal(
 }
 
 /**
- * Answers the upgrade, says what went wrong, and closes: the page shows the
- * message and tries again, where an HTTP error would only be a failed socket.
- */
-/**
  * Answers a reconnect that must not wake the workspace (`?wake=0`) while it
  * sleeps: the client then waits for the user before connecting again.
  */
 export function terminalSleeping(): Response {
-  const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-  server.accept();
-  send(server, { type: "sleeping" });
-  server.close(1000, "The workspace is asleep");
-  return new Response(null, { status: 101, webSocket: client });
+  return answerAndClose({ type: "sleeping" }, 1000, "The workspace is asleep");
 }
 
-export function refuseTerminal(
-  message: string,
+/**
+ * Answers the upgrade, says what went wrong, and closes: the page shows the
+ * message and tries again, where an HTTP error would only be a failed socket.
+ */
+export function refuseTerminal(message: string, pair?: [WebSocket, WebSocket]): Response {
+  return answerAndClose({ type: "error", message }, 1011, "Terminal failed to start", pair);
+}
+
+/** Accepts the upgrade (unless already accepted), sends one message and closes. */
+function answerAndClose(
+  message: TerminalServerMessage,
+  code: number,
+  reason: string,
   [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket],
 ): Response {
   try {
@@ -84,8 +87,8 @@ export function refuseTerminal(
   } catch {
     // Already accepted by openTerminal.
   }
-  send(server, { type: "error", message });
-  server.close(1011, "Terminal failed to start");
+  send(server, message);
+  server.close(code, reason);
   return new Response(null, { status: 101, webSocket: client });
 }
 

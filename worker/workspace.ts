@@ -6,7 +6,7 @@ import type { SaveResult, WorkspaceStatus } from "../protocol/workspace";
 import { DEFAULT_TEMPLATE, type WorkspaceTemplate } from "../protocol/workspaces";
 import type { Activity } from "./activity";
 import { AlarmScheduler } from "./alarms";
-import { execWhenRunning } from "./container-exec";
+import { execWhenRunning, requireContainer } from "./container-exec";
 import { FileWatcher } from "./files/file-watcher";
 import { handleFilesRequest } from "./files/files-handler";
 import { Files } from "./files/sandbox-files";
@@ -85,9 +85,7 @@ export class Workspace extends DurableObject<Env> {
   }
 
   private get container(): Container {
-    const container = this.ctx.container;
-    if (!container) throw new Error("This Durable Object has no container: check `containers` in wrangler.jsonc.");
-    return container;
+    return requireContainer(this.ctx);
   }
 
   /** Throws (→ 404 in the Worker) unless the caller owns this workspace. */
@@ -165,11 +163,6 @@ export class Workspace extends DurableObject<Env> {
       }
     })();
     return this.readyForExec;
-  }
-
-  /** Runs a disk-touching operation so that it never overlaps a save followed by a stop. */
-  protected exclusive<T>(operation: () => Promise<T>): Promise<T> {
-    return this.lifecycle.exclusive(operation);
   }
 
   private async settings(): Promise<LifecycleSettings> {

@@ -44,14 +44,19 @@ async function readUntil(response: Response, predicate: (text: string) => boolea
 const changes = (text: string) =>
   [...text.matchAll(/event: changes\ndata: (.*)\n/g)].flatMap((m) => JSON.parse(m[1] as string).changes);
 
+/** A watcher over a fake inotifywait, with one client subscribed and the watch established. */
+async function subscribedWatcher() {
+  const fake = fakeInotifywait();
+  const response = new FileWatcher(() => fake.container).subscribe();
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  fake.ready();
+  await readUntil(response, (text) => text.includes("event: ready"));
+  return { fake, response };
+}
+
 describe("FileWatcher", () => {
   it("pairs a rename whose two halves arrive in separate reads", async () => {
-    const fake = fakeInotifywait();
-    const watcher = new FileWatcher(() => fake.container);
-    const response = watcher.subscribe();
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    fake.ready();
-    await readUntil(response, (text) => text.includes("event: ready"));
+    const { fake, response } = await subscribedWatcher();
 
     fake.line("MOVED_FROM\t/workspace/old.txt");
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -61,12 +66,7 @@ describe("FileWatcher", () => {
   });
 
   it("reports a lone MOVED_FROM as deleted once the batch window passes", async () => {
-    const fake = fakeInotifywait();
-    const watcher = new FileWatcher(() => fake.container);
-    const response = watcher.subscribe();
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    fake.ready();
-    await readUntil(response, (text) => text.includes("event: ready"));
+    const { fake, response } = await subscribedWatcher();
 
     fake.line("MOVED_FROM\t/workspace/gone.txt");
     const text = await readUntil(response, (t) => changes(t).length > 0);

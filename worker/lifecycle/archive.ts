@@ -1,7 +1,8 @@
 import { ErrorCode } from "../../protocol/errors";
 import type { ImportResult } from "../../protocol/workspace";
+import { run } from "../container-exec";
 import { ApiError, describe } from "../http";
-import { type Lifecycle, run } from "./lifecycle";
+import type { Lifecycle } from "./lifecycle";
 
 const WORKSPACE_DIR = "/workspace";
 

@@ -2,7 +2,7 @@ import { type ErrorBody, ErrorCode } from "../../protocol/errors";
 import type { BootPhase, SaveResult, WorkspaceStatus } from "../../protocol/workspace";
 import { Activity } from "../activity";
 import type { AlarmScheduler } from "../alarms";
-import { execWhenRunning } from "../container-exec";
+import { requireContainer, run } from "../container-exec";
 import { ApiError, describe } from "../http";
 import { type LifecycleSettings, platformTimeoutMs } from "./settings";
 
@@ -81,9 +81,7 @@ export class Lifecycle {
   }
 
   private get container(): Container {
-    const container = this.ctx.container;
-    if (!container) throw new Error("This Durable Object has no container: check `containers` in wrangler.jsonc.");
-    return container;
+    return requireContainer(this.ctx);
   }
 
   /**
@@ -99,11 +97,6 @@ export class Lifecycle {
   /** True while a start runs: the container may not answer exec yet. */
   get isStarting(): boolean {
     return this.starting !== undefined;
-  }
-
-  /** True while a save + stop runs: the container is about to go. */
-  get isStopping(): boolean {
-    return this.stopping !== undefined;
   }
 
   /**
@@ -128,7 +121,7 @@ export class Lifecycle {
     // could find it not answering yet and destroy it mid-start.
     if (this.starting) return this.starting;
     if (this.container.running) return;
-    this.starting ??= this.start().finally(() => {
+    this.starting = this.start().finally(() => {
       this.starting = undefined;
     });
     return this.starting;
@@ -220,12 +213,7 @@ export class Lifecycle {
 
   /** `uname -a`; `waitMs` waits out a new container that exec() still finds "not running". */
   private async uname(waitMs = 0): Promise<string> {
-    const proc = await execWhenRunning(this.container, ["uname", "-a"], { cwd: "/" }, { waitMs });
-    const output = await proc.output();
-    if (output.exitCode !== 0) {
-      throw new Error(`uname exited with ${output.exitCode}: ${new TextDecoder().decode(output.stderr)}`);
-    }
-    return new TextDecoder().decode(output.stdout).trim();
+    return (await run(this.container, ["uname", "-a"], { waitMs })).trim();
   }
 
   /**
@@ -430,15 +418,4 @@ export class Lifecycle {
 
 function toResult(record: SnapshotRecord): SaveResult {
   return { snapshotId: record.id, savedAt: new Date(record.savedAt).toISOString() };
-}
-
-/** Runs a command to completion and returns stdout; throws with stderr on failure. */
-export async function run(container: Container, argv: string[]): Promise<string> {
-  const proc = await container.exec(argv, { cwd: "/" });
-  const output = await proc.output();
-  const decoder = new TextDecoder();
-  if (output.exitCode !== 0) {
-    throw new Error(`${argv[0]} exited with ${output.exitCode}: ${decoder.decode(output.stderr).trim()}`);
-  }
-  return decoder.decode(output.stdout);
 }
