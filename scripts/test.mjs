@@ -32,10 +32,10 @@ const failures = [];
 // Checks that are not tests (typecheck, lint, build) count as one failure each.
 let failedChecks = 0;
 
-function sh(label, command, args, { isCheck = true } = {}) {
+function sh(label, command, args, { isCheck = true, extraEnv = {} } = {}) {
   step(label);
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: ROOT, env, stdio: "inherit" });
+    const child = spawn(command, args, { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: "inherit" });
     child.on("close", (code) => {
       if (code !== 0) {
         failures.push(`${label} (exit ${code})`);
@@ -48,12 +48,14 @@ function sh(label, command, args, { isCheck = true } = {}) {
 
 async function vitest(project) {
   const file = join(reports, `${project}.json`);
-  await sh(
+  const serverLog = join(reports, `${project}-server.log`);
+  const passed = await sh(
     `Tests: ${project}`,
     "vitest",
     ["run", "--project", project, ...fileFilters, "--reporter=default", "--reporter=json", `--outputFile.json=${file}`],
-    { isCheck: false },
+    { isCheck: false, extraEnv: { CLOUD_IDE_SERVER_LOG: serverLog } },
   );
+  if (!passed) printTail(serverLog, 150);
   try {
     const report = JSON.parse(readFileSync(file, "utf8"));
     totals.passed += report.numPassedTests;
@@ -63,6 +65,19 @@ async function vitest(project) {
     totals.failed += 1;
     failures.push(`${project}: no report (the run did not finish)`);
   }
+}
+
+/** The end of the IDE's own log (workerd, the Worker, the container engine): what a failed test met. */
+function printTail(file, lines) {
+  let text;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return;
+  }
+  const tail = text.trimEnd().split("\n").slice(-lines);
+  console.log(`\n\x1b[2m── the last ${tail.length} lines of the server's log (${file}) ──\x1b[0m`);
+  console.log(tail.join("\n"));
 }
 
 if (wanted("static")) {

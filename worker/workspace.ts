@@ -11,7 +11,7 @@ import { FileWatcher } from "./files/file-watcher";
 import { handleFilesRequest } from "./files/files-handler";
 import { Files } from "./files/sandbox-files";
 import { WORKSPACE_ROOT } from "./files/workspace-path";
-import { describe, jsonError, toRpcError, WORKSPACE_NOT_FOUND } from "./http";
+import { describe, isNotRunningError, jsonError, toRpcError, WORKSPACE_NOT_FOUND } from "./http";
 import { handleLifecycleFetch } from "./lifecycle/fetch";
 import { Lifecycle } from "./lifecycle/lifecycle";
 import { type LifecycleSettings, lifecycleSettings, parseOverrides, platformTimeoutMs } from "./lifecycle/settings";
@@ -308,15 +308,20 @@ export class Workspace extends DurableObject<Env> {
    */
   async previewsOverview(caller: string): Promise<PreviewsOverview> {
     this.authorize(caller);
+    const nothing: PreviewsOverview = { ports: [], devServer: { state: "stopped", command: DEV_SERVER_COMMAND } };
     // A container still starting has nothing listening yet (and may not answer exec).
-    if (!this.container.running || this.lifecycle.isStarting) {
-      return { ports: [], devServer: { state: "stopped", command: DEV_SERVER_COMMAND } };
+    if (!this.container.running || this.lifecycle.isStarting) return nothing;
+    try {
+      const [ports, devServer] = await Promise.all([
+        this.previews.listeningPorts({ wake: false }),
+        this.previews.devServer({ wake: false }),
+      ]);
+      return { ports, devServer };
+    } catch (error) {
+      // It stopped (or vanished) between the check and the exec.
+      if (isNotRunningError(error)) return nothing;
+      throw error;
     }
-    const [ports, devServer] = await Promise.all([
-      this.previews.listeningPorts({ wake: false }),
-      this.previews.devServer({ wake: false }),
-    ]);
-    return { ports, devServer };
   }
 
   runDevServer(caller: string): Promise<DevServerState> {

@@ -4,6 +4,9 @@ export interface DevServer {
   workerName: string;
   stop(): Promise<void>;
 }
-export function startDevServer(env: NodeJS.ProcessEnv, options?: { verbose?: boolean }): Promise<DevServer>;
+export function startDevServer(
+  env: NodeJS.ProcessEnv,
+  options?: { verbose?: boolean; logFile?: string },
+): Promise<DevServer>;
 export function removeContainers(workerName: string): void;
 export function freePort(): Promise<number>;

@@ -3,7 +3,7 @@
 // its own, so that stop() removes exactly the containers this run started.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,9 +11,11 @@ import { ROOT } from "./setup.mjs";
 
 /**
  * @param {NodeJS.ProcessEnv} env from setup()
+ * @param {{ verbose?: boolean, logFile?: string }} options `logFile` gets the
+ *   server's whole output, each line stamped with the time (for a failed CI run)
  * @returns {Promise<{ baseUrl: string, port: number, workerName: string, stop: () => Promise<void> }>}
  */
-export async function startDevServer(env, { verbose = false } = {}) {
+export async function startDevServer(env, { verbose = false, logFile } = {}) {
   const port = await freePort();
   const hmrPort = await freePort();
   const workerName = `cloud-ide-test-${randomBytes(3).toString("hex")}`;
@@ -36,10 +38,16 @@ export async function startDevServer(env, { verbose = false } = {}) {
     detached: true,
   });
   const output = [];
+  const log = logFile ? createWriteStream(logFile) : undefined;
   const keep = (chunk) => {
-    output.push(chunk.toString());
+    const text = chunk.toString();
+    output.push(text);
     if (output.length > 200) output.shift();
     if (verbose) process.stderr.write(chunk);
+    if (log) {
+      const time = new Date().toISOString().slice(11, 23);
+      log.write(text.replace(/^(?=.)/gm, `${time} `));
+    }
   };
   server.stdout.on("data", keep);
   server.stderr.on("data", keep);
@@ -50,6 +58,7 @@ export async function startDevServer(env, { verbose = false } = {}) {
       await new Promise((r) => setTimeout(r, 1000));
       killGroup(server.pid, "SIGKILL");
     }
+    log?.end();
     removeContainers(workerName);
     removeNewSnapshots(snapshotsBefore);
     untagNewBuilds(tagsBefore);

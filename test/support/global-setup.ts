@@ -30,7 +30,11 @@ export default async function globalSetup(project: TestProject) {
   const team = await startAccessTeam();
   const server = await startDevServer(
     { ...env, ACCESS_TEAM_DOMAIN: team.teamDomain, ACCESS_AUD },
-    { verbose: Boolean(process.env.CLOUD_IDE_TEST_VERBOSE) },
+    {
+      verbose: Boolean(process.env.CLOUD_IDE_TEST_VERBOSE),
+      // scripts/test.mjs prints its tail when the tier fails.
+      logFile: process.env.CLOUD_IDE_SERVER_LOG,
+    },
   );
   const vars = readDevVars();
   project.provide("baseUrl", server.baseUrl);

@@ -29,7 +29,25 @@ export async function waitForScreen(page: Page, pattern: RegExp, timeout = 30_00
 }
 
 export async function connected(page: Page): Promise<void> {
-  await page.locator('[data-testid="connection-status"][data-state="connected"]').waitFor({ timeout: 60_000 });
+  try {
+    await page.locator('[data-testid="connection-status"][data-state="connected"]').waitFor({ timeout: 60_000 });
+  } catch (error) {
+    // Say what the page showed instead: which state, and the terminal's last lines.
+    const state = (testId: string) =>
+      page
+        .getByTestId(testId)
+        .first()
+        .getAttribute("data-state", { timeout: 1000 })
+        .catch(() => "(none)");
+    const lines = await screen(page).then(
+      (text) => text.trimEnd().split("\n").slice(-8).join("\n"),
+      () => "(unreadable)",
+    );
+    throw new Error(
+      `the terminal did not connect within 60 s: connection ${await state("connection-status")}, container ${await state("container-state")}; the screen ends with:\n${lines}`,
+      { cause: error },
+    );
+  }
 }
 
 /** Types a line into the active terminal like a user, then presses Enter. */

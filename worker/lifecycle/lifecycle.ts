@@ -142,10 +142,13 @@ export class Lifecycle {
       // A start can fail on its way up: right after a container vanished the
       // engine may still tear the old one down, and a slow local Docker engine
       // can miss workerd's wait for the network sidecar. Try a few times.
-      const giveUpAt = Date.now() + START_RETRY_BUDGET_MS;
+      const began = Date.now();
+      const giveUpAt = began + START_RETRY_BUDGET_MS;
+      console.log(`container starting from ${snapshot ? `snapshot ${snapshot.id}` : `image ${image}`}`);
       for (let attempt = 1; ; attempt++) {
         try {
           this.kernel = await this.startOnce(options, Boolean(snapshot));
+          console.log(`container answered after ${Date.now() - began} ms (attempt ${attempt})`);
           break;
         } catch (error) {
           if (attempt >= START_ATTEMPTS && Date.now() >= giveUpAt) throw error;
@@ -200,12 +203,19 @@ export class Lifecycle {
     // cannot run), reported at once rather than after the wait. A pending
     // monitor() holds the object in memory (up to 15 minutes) and holds off
     // the platform's inactivity timeout; the alarm enforces the idle limit.
-    const exited = this.container.monitor().then(
+    const monitor = this.container.monitor();
+    const exited = monitor.then(
       () => Promise.reject(new Error("the container stopped as it started")),
       (error: unknown) => Promise.reject(new Error(`the container failed to start: ${describe(error)}`)),
     );
     try {
-      return await Promise.race([this.uname(START_ATTEMPT_MS), timeout, exited]);
+      const kernel = await Promise.race([this.uname(START_ATTEMPT_MS), timeout, exited]);
+      // For the log: when it stops, and how (a crash or removal reads as an error).
+      monitor.then(
+        () => console.log("the container stopped"),
+        (error: unknown) => console.warn(`the container stopped: ${describe(error)}`),
+      );
+      return kernel;
     } finally {
       clearTimeout(timer);
     }
