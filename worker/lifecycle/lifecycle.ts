@@ -80,6 +80,11 @@ export class Lifecycle {
     alarms.register(CHECK_TASK, () => this.check());
   }
 
+  /** Which workspace a log line is about (the object's id, shortened). */
+  private get tag(): string {
+    return `container ${this.ctx.id.toString().slice(0, 8)}`;
+  }
+
   private get container(): Container {
     return requireContainer(this.ctx);
   }
@@ -144,15 +149,15 @@ export class Lifecycle {
       // can miss workerd's wait for the network sidecar. Try a few times.
       const began = Date.now();
       const giveUpAt = began + START_RETRY_BUDGET_MS;
-      console.log(`container starting from ${snapshot ? `snapshot ${snapshot.id}` : `image ${image}`}`);
+      console.log(`${this.tag} starting from ${snapshot ? `snapshot ${snapshot.id}` : `image ${image}`}`);
       for (let attempt = 1; ; attempt++) {
         try {
           this.kernel = await this.startOnce(options, Boolean(snapshot));
-          console.log(`container answered after ${Date.now() - began} ms (attempt ${attempt})`);
+          console.log(`${this.tag} answered after ${Date.now() - began} ms (attempt ${attempt})`);
           break;
         } catch (error) {
           if (attempt >= START_ATTEMPTS && Date.now() >= giveUpAt) throw error;
-          console.warn(`start attempt ${attempt} failed (${describe(error)}); trying again`);
+          console.warn(`${this.tag}: start attempt ${attempt} failed (${describe(error)}); trying again`);
           await container.destroy().catch(() => {});
           await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * attempt));
         }
@@ -172,7 +177,7 @@ export class Lifecycle {
     this.failure = undefined;
     this.startedAt = Date.now();
     await this.ctx.storage.delete(SLEPT_KEY);
-    await this.afterStart(container).catch((error) => console.error(`after start: ${describe(error)}`));
+    await this.afterStart(container).catch((error) => console.error(`${this.tag} after start: ${describe(error)}`));
     this.phase = "ready";
     const settings = await this.settings();
     await container.setInactivityTimeout(platformTimeoutMs(settings));
@@ -212,8 +217,8 @@ export class Lifecycle {
       const kernel = await Promise.race([this.uname(START_ATTEMPT_MS), timeout, exited]);
       // For the log: when it stops, and how (a crash or removal reads as an error).
       monitor.then(
-        () => console.log("the container stopped"),
-        (error: unknown) => console.warn(`the container stopped: ${describe(error)}`),
+        () => console.log(`${this.tag} stopped`),
+        (error: unknown) => console.warn(`${this.tag} stopped: ${describe(error)}`),
       );
       return kernel;
     } finally {
