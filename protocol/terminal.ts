@@ -44,10 +44,11 @@ export type TerminalServerMessage =
   | { type: "error"; message: string }
   | { type: "pong" }
   /**
-   * Answer to an automatic reconnect (`?wake=0`) while the workspace sleeps:
-   * the client waits for the user instead of waking it.
+   * Answer to an automatic reconnect (`?wake=0`) while the workspace sleeps,
+   * or failed to start a moment ago (`reason` says why): the client waits
+   * for the user, or for the workspace to wake, instead of waking it.
    */
-  | { type: "sleeping" };
+  | { type: "sleeping"; reason?: string };
 
 /** `GET /api/workspaces/{id}/terminals`: one entry a terminal, oldest first. */
 export interface TerminalInfo {

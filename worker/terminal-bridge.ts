@@ -54,17 +54,18 @@ export async function openTerminal(
     return refuseTerminal(`The terminal could not start: ${describe(error)}`, [client, server]);
   }
 
-  bridge(server, tmux, abort, connection);
+  bridge(server, tmux, abort, connection, () => sessionEnded(container, name));
   send(server, { type: "ready" });
   return new Response(null, { status: 101, webSocket: client });
 }
 
 /**
  * Answers a reconnect that must not wake the workspace (`?wake=0`) while it
- * sleeps: the client then waits for the user before connecting again.
+ * sleeps (or failed to start, `reason`): the client then waits for the user,
+ * or for the workspace to wake, before connecting again.
  */
-export function terminalSleeping(): Response {
-  return answerAndClose({ type: "sleeping" }, 1000, "The workspace is asleep");
+export function terminalSleeping(reason?: string): Response {
+  return answerAndClose(reason ? { type: "sleeping", reason } : { type: "sleeping" }, 1000, "The workspace is asleep");
 }
 
 /**
@@ -97,6 +98,7 @@ function bridge(
   tmux: ExecProcess,
   abort: AbortController,
   connection: { begin(): void; end(): void } | undefined,
+  ended: () => Promise<boolean>,
 ): void {
   const stdin = tmux.stdin?.getWriter();
   const stdout = tmux.stdout?.getReader();
@@ -173,15 +175,16 @@ function bridge(
       return;
     }
     const code = await tmux.exitCode.catch(() => undefined);
-    if (code === 0) {
+    if (code === 0 && (await ended())) {
       // The session ended (its shell exited, or the tab was closed).
       send(server, { type: "exit", code });
       server.close(1000, "Terminal closed");
       return;
     }
-    // The tmux client was killed: its container stopped or vanished. Closing
-    // without "exit" makes the page reconnect; a vanished container is then
-    // brought back from the latest snapshot, a sleeping one says so.
+    // The tmux client was killed (its container stopped or vanished) or
+    // detached. Closing without "exit" makes the page reconnect; a vanished
+    // container is then brought back from the latest snapshot, a sleeping one
+    // says so.
     console.warn(`terminal: tmux client ended with ${code ?? "no exit code"}`);
     server.close(1011, "The terminal lost its container");
   };
@@ -193,6 +196,25 @@ function bridge(
       server.close(1011, "Terminal output failed");
     } catch {}
   });
+}
+
+/**
+ * Whether tmux session `name` is gone from a container that still answers.
+ * A tmux client that exits 0 has usually seen its session end, but locally
+ * workerd reports an exec without a recorded exit code (its container went
+ * away under it) as 0 too.
+ */
+async function sessionEnded(container: Container, name: string): Promise<boolean> {
+  try {
+    const check = await container.exec(["tmux", "has-session", "-t", `=${name}`], {
+      cwd: WORKSPACE_DIR,
+      env: SHELL_ENV,
+    });
+    // 1: no such session (or no tmux server left at all).
+    return (await check.output()).exitCode === 1;
+  } catch {
+    return false;
+  }
 }
 
 function send(server: WebSocket, message: TerminalServerMessage): void {

@@ -210,7 +210,7 @@ export class Workspace extends DurableObject<Env> {
     // Automatic reconnects ask not to wake a sleeping workspace (an open tab is
     // not use); a container that vanished is brought back for them.
     if (new URL(request.url).searchParams.get("wake") === "0" && (await this.lifecycle.isAsleep())) {
-      return terminalSleeping();
+      return terminalSleeping(this.lifecycle.failureMessage);
     }
     try {
       await this.ensureRunning();

@@ -50,6 +50,8 @@ export class TerminalConnection implements ITerminalAddon {
   private exitCode: number | undefined;
   /** The server said the workspace sleeps: reconnect only when the user types (or it wakes). */
   private asleep = false;
+  /** Why it sleeps, when that is a failed start rather than a choice. */
+  private asleepReason: string | undefined;
   private lastProbe = 0;
   private written = 0;
   private acked = 0;
@@ -159,7 +161,11 @@ export class TerminalConnection implements ITerminalAddon {
       this.socket = undefined;
       if (this.asleep) {
         if (this.state !== "sleeping") {
-          this.terminal?.write("\r\n\x1b[2m[The workspace is asleep. Press any key to wake it.]\x1b[0m\r\n");
+          this.terminal?.write(
+            this.asleepReason
+              ? `\r\n\x1b[31m[${this.asleepReason}]\x1b[0m\r\n\x1b[2m[It tries again by itself. Press any key to try now.]\x1b[0m\r\n`
+              : "\r\n\x1b[2m[The workspace is asleep. Press any key to wake it.]\x1b[0m\r\n",
+          );
         }
         this.setState("sleeping");
         return;
@@ -193,6 +199,7 @@ export class TerminalConnection implements ITerminalAddon {
       this.exitCode = message.code;
     } else if (message.type === "sleeping") {
       this.asleep = true;
+      this.asleepReason = message.reason;
     } else if (message.type === "error") {
       this.terminal?.write(`\r\n\x1b[31m[${message.message}]\x1b[0m\r\n`);
     }

@@ -45,6 +45,15 @@ function expectWork(container: string, tag: string): void {
   expect(sh(container, "cat /root/.bash_history")).toContain(`echo history-${tag}`);
 }
 
+/** What an automatic reconnect (`?wake=0`) hears before its socket closes, when it is not let in. */
+async function sleepingAnswer(id: string): Promise<unknown[]> {
+  const socket = await ownerWebSocket(`/ws/workspaces/${id}/terminals/main?wake=0`);
+  const messages: unknown[] = [];
+  socket.on("message", (data, isBinary) => messages.push(isBinary ? "terminal output" : JSON.parse(data.toString())));
+  await new Promise((resolve) => socket.on("close", resolve));
+  return messages;
+}
+
 afterAll(removeWhatWeMade);
 
 describe("workspaces that last", () => {
@@ -156,13 +165,7 @@ describe("workspaces that last", () => {
     expect(stopped.status).toBe(200);
     expect((await term.closed).code).toBe(1011);
 
-    const reconnect = await ownerWebSocket(`/ws/workspaces/${id}/terminals/main?wake=0`);
-    const messages: unknown[] = [];
-    reconnect.on("message", (data, isBinary) =>
-      messages.push(isBinary ? "terminal output" : JSON.parse(data.toString())),
-    );
-    await new Promise((resolve) => reconnect.on("close", resolve));
-    expect(messages).toEqual([{ type: "sleeping" }]);
+    expect(await sleepingAnswer(id)).toEqual([{ type: "sleeping" }]);
     expect(isRunning(first.container)).toBe(false);
     expect(await peek(id)).toMatchObject({ state: "sleeping" });
   });
@@ -183,6 +186,34 @@ describe("workspaces that last", () => {
     const fresh = await wake(id);
     expect(fresh.status.lastSavedAt).toBeNull();
     expect(sh(fresh.container, "test -d /workspace && echo ok")).toBe("ok");
+  });
+
+  it("after a failed start, automatic reconnects are told why, then try again by themselves", async () => {
+    // A snapshot another workspace saved: restorable, unlike the missing one first.
+    const donor = await createWorkspace();
+    const donorContainer = (await wake(donor)).container;
+    sh(donorContainer, "echo from-donor > /workspace/donor.txt");
+    const restorable = await save(donor);
+
+    const id = await createWorkspace();
+    await testHooks(id, { snapshotId: "no-such-snapshot-0001" });
+    const failed = (await (await ownerApi(`/api/workspaces/${id}/status`)).json()) as WorkspaceStatus;
+    expect(failed.state).toBe("failed");
+
+    // Right after the failure, a reconnect does not start it again: it hears why it sleeps.
+    const [answer] = await sleepingAnswer(id);
+    expect(answer).toMatchObject({ type: "sleeping", reason: expect.stringMatching(/could not be restored/) });
+
+    // The cause goes away (here: the workspace is pointed at a restorable
+    // snapshot); after the pause, the next automatic reconnect brings it back.
+    await testHooks(id, { snapshotId: restorable.snapshotId });
+    await new Promise((r) => setTimeout(r, 5_500));
+    const again = await openTerminalSocket(id, "main", { wake: false });
+    const check = marker();
+    again.type(`cat /workspace/donor.txt; ${check.command}\r`);
+    expect(await again.waitFor(check.pattern)).toMatch(/\r\nfrom-donor\r\n/);
+    again.ws.close();
+    expect(await peek(id)).toMatchObject({ state: "running" });
   });
 
   it("refuses start fresh for a workspace that has its files", async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Activity } from "../../worker/activity";
-import { lifecycleSettings, platformTimeoutMs } from "../../worker/lifecycle/settings";
+import { failedStartPause, lifecycleSettings, platformTimeoutMs } from "../../worker/lifecycle/settings";
 
 describe("Activity", () => {
   beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }));
@@ -49,5 +49,12 @@ describe("lifecycle settings", () => {
     expect(platformTimeoutMs(settings)).toBeGreaterThan(settings.idleMs + settings.checkMs);
     expect(lifecycleSettings("nonsense").idleMs).toBe(600_000);
     expect(platformTimeoutMs(lifecycleSettings("999999"))).toBe(6 * 3600_000);
+  });
+
+  it("leaves a failed workspace alone 5 s, doubling with each failure in a row up to 10 minutes", () => {
+    expect([1, 2, 3, 4].map(failedStartPause)).toEqual([5_000, 10_000, 20_000, 40_000]);
+    expect(failedStartPause(8)).toBe(600_000);
+    expect(failedStartPause(1000)).toBe(600_000);
+    expect(failedStartPause(0)).toBe(5_000);
   });
 });

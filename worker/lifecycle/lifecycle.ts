@@ -4,7 +4,7 @@ import { Activity } from "../activity";
 import type { AlarmScheduler } from "../alarms";
 import { requireContainer, run } from "../container-exec";
 import { ApiError, describe } from "../http";
-import { type LifecycleSettings, platformTimeoutMs } from "./settings";
+import { failedStartPause, type LifecycleSettings, platformTimeoutMs } from "./settings";
 
 /** The latest good snapshot, kept in Durable Object storage. */
 interface SnapshotRecord {
@@ -63,6 +63,9 @@ export class Lifecycle {
   private stopping: Promise<void> | undefined;
   private saves = 0;
   private failure: ErrorBody | undefined;
+  /** Failed starts in a row, and when an automatic start may try again (see failedStartPause). */
+  private failures = 0;
+  private retryAt = 0;
   private kernel: string | undefined;
   /** When this object last started the container: the first checkpoint counts from it. */
   private startedAt = 0;
@@ -105,16 +108,28 @@ export class Lifecycle {
   }
 
   /**
-   * Whether the workspace sleeps by choice (stopping, stopped, or failed to
-   * wake), as opposed to running or having lost its container. Connections
-   * that must not wake a sleeping workspace ask this.
+   * Whether the workspace sleeps by choice (stopping or stopped) or failed to
+   * start a moment ago, as opposed to running or having lost its container.
+   * Connections that must not wake a sleeping workspace ask this.
    */
   async isAsleep(): Promise<boolean> {
     if (this.stopping) return true;
     // The flag first: right after destroy() `running` can still read true.
     if ((await this.ctx.storage.get<boolean>(SLEPT_KEY)) === true) return true;
     if (this.container.running || this.starting) return false;
-    return this.failure !== undefined;
+    return this.failure !== undefined && Date.now() < this.retryAt;
+  }
+
+  /** Why the last start failed, while that is the workspace's state. */
+  get failureMessage(): string | undefined {
+    return this.container.running ? undefined : this.failure?.message;
+  }
+
+  private fail(failure: ErrorBody): ErrorBody {
+    this.failure = failure;
+    this.failures++;
+    this.retryAt = Date.now() + failedStartPause(this.failures);
+    return failure;
   }
 
   /** Starts or wakes the container when it is not running; concurrent callers share one start. */
@@ -165,16 +180,20 @@ export class Lifecycle {
     } catch (error) {
       this.phase = undefined;
       const reason = describe(error).replace(/\.+$/, "");
-      this.failure = snapshot
-        ? {
-            code: ErrorCode.SNAPSHOT_RESTORE_FAILED,
-            message: `The workspace's latest snapshot (saved ${new Date(snapshot.savedAt).toISOString()}) could not be restored (${reason}). Your files are not in a new container. Start fresh (an empty workspace) or import an archive you exported.`,
-          }
-        : { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${reason}` };
+      const failure = this.fail(
+        snapshot
+          ? {
+              code: ErrorCode.SNAPSHOT_RESTORE_FAILED,
+              message: `The workspace's latest snapshot (saved ${new Date(snapshot.savedAt).toISOString()}) could not be restored (${reason}). Your files are not in a new container. Start fresh (an empty workspace) or import an archive you exported.`,
+            }
+          : { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${reason}` },
+      );
+      console.error(`${this.tag}: ${failure.message}`);
       if (container.running) await container.destroy().catch(() => {});
-      throw new ApiError(503, this.failure.code, this.failure.message);
+      throw new ApiError(503, failure.code, failure.message);
     }
     this.failure = undefined;
+    this.failures = 0;
     this.startedAt = Date.now();
     await this.ctx.storage.delete(SLEPT_KEY);
     await this.afterStart(container).catch((error) => console.error(`${this.tag} after start: ${describe(error)}`));
@@ -253,12 +272,12 @@ export class Lifecycle {
       }
     } catch (error) {
       if (!this.failure) {
-        this.failure = {
+        const failure = this.fail({
           code: ErrorCode.CONTAINER_UNAVAILABLE,
           message: `The container could not start: ${describe(error)}`,
-        };
+        });
+        console.error(`workspace ${id}: ${failure.message}`);
       }
-      console.error(`workspace ${id}: ${this.failure.message}`);
     }
     return this.status(id);
   }
@@ -317,6 +336,7 @@ export class Lifecycle {
       if (snapshot) await this.ctx.storage.put(ABANDONED_KEY, snapshot);
       await this.ctx.storage.delete(SNAPSHOT_KEY);
       this.failure = undefined;
+      this.failures = 0;
     });
   }
 

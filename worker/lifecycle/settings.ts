@@ -44,3 +44,17 @@ export function parseOverrides(value: unknown): Partial<LifecycleSettings> {
   }
   return out;
 }
+
+/**
+ * After a failed start, automatic reconnects (`?wake=0`) leave the workspace
+ * alone this long, doubling with each failure in a row up to the maximum,
+ * then try again: a container that vanished can meet a passing engine
+ * failure, and an open page should bring it back without the user.
+ */
+const FAILED_RETRY_MIN_MS = 5_000;
+const FAILED_RETRY_MAX_MS = 10 * 60_000;
+
+/** The pause after `failures` failed starts in a row (1 or more) before an automatic one. */
+export function failedStartPause(failures: number): number {
+  return Math.min(FAILED_RETRY_MAX_MS, FAILED_RETRY_MIN_MS * 2 ** Math.min(Math.max(failures, 1) - 1, 20));
+}
