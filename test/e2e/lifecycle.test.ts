@@ -61,14 +61,15 @@ describe("saving and sleeping from the header", () => {
     await waitForScreen(page, /wrote-2/);
 
     execFileSync("docker", ["rm", "-f", container as string], { stdio: "ignore" });
-    // The terminal notices, reconnects by itself and the workspace comes back.
+    // The terminal notices, reconnects by itself and the workspace comes back
+    // (a start that fails on the way is tried again after a pause).
     await page.locator('[data-testid="connection-status"]:not([data-state="connected"])').waitFor();
-    await connected(page);
+    await connected(page, 120_000);
     await waitForScreen(page, /\/workspace# /);
     await typeLine(page, "cat kept.txt; ls lost.txt");
     const after = await waitForScreen(page, /No such file or directory/);
     expect(after).toMatch(/kept-42/);
     expect(after).toMatch(/cannot access 'lost.txt'/);
     expect(errors).toEqual([]);
-  });
+  }, 240_000);
 });

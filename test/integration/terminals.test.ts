@@ -29,6 +29,19 @@ async function list(id: string): Promise<TerminalInfo[]> {
 }
 
 describe("terminal WebSocket", () => {
+  it("says the terminal ended when its shell exits, but only asks for a reconnect when tmux detaches", async () => {
+    const id = await createWorkspace();
+    const detached = await openTerminalSocket(id, "detached");
+    detached.type("tmux detach-client\r");
+    // The session is still there: the page reconnects and finds it.
+    expect((await detached.closed).code).toBe(1011);
+    expect(detached.messages).not.toContainEqual(expect.objectContaining({ type: "exit" }));
+    const back = await openTerminalSocket(id, "detached");
+    back.type("exit\r");
+    expect((await back.closed).code).toBe(1000);
+    expect(back.messages).toContainEqual({ type: "exit", code: 0 });
+  });
+
   it("runs a root shell in /workspace with TERM=xterm-256color", async () => {
     const id = await createWorkspace();
     const term = await openTerminalSocket(id, "main");

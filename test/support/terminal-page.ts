@@ -28,9 +28,9 @@ export async function waitForScreen(page: Page, pattern: RegExp, timeout = 30_00
   return screen(page);
 }
 
-export async function connected(page: Page): Promise<void> {
+export async function connected(page: Page, timeout = 60_000): Promise<void> {
   try {
-    await page.locator('[data-testid="connection-status"][data-state="connected"]').waitFor({ timeout: 60_000 });
+    await page.locator('[data-testid="connection-status"][data-state="connected"]').waitFor({ timeout });
   } catch (error) {
     // Say what the page showed instead: which state, and the terminal's last lines.
     const state = (testId: string) =>
@@ -44,7 +44,7 @@ export async function connected(page: Page): Promise<void> {
       () => "(unreadable)",
     );
     throw new Error(
-      `the terminal did not connect within 60 s: connection ${await state("connection-status")}, container ${await state("container-state")}; the screen ends with:\n${lines}`,
+      `the terminal did not connect within ${timeout / 1000} s: connection ${await state("connection-status")}, container ${await state("container-state")}; the screen ends with:\n${lines}`,
       { cause: error },
     );
   }
