@@ -120,8 +120,7 @@ export class Workspace extends DurableObject<Env> {
   /** Destroys the container and everything stored for this workspace. */
   async destroy(caller: string): Promise<void> {
     this.authorize(caller);
-    const container = this.ctx.container;
-    if (container?.running) await container.destroy();
+    await this.lifecycle.retire();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.previews.forget();

@@ -229,6 +229,24 @@ describe("workspaces", () => {
     expect(runContainers()).not.toContain(started[0]);
   });
 
+  it("deleting a workspace while it starts leaves no container behind, even for requests waiting on the start", async () => {
+    const created = await ownerApi("/api/workspaces", json("POST", { name: "short-lived" }));
+    const { id } = (await created.json()) as { id: string };
+    const before = new Set(runContainers());
+    const ours = () => runContainers().filter((name) => !before.has(name));
+    // What an opening page asks for at once: its status and its file tree, both waiting for the start.
+    const waiting = [ownerApi(`/api/workspaces/${id}/status`), ownerApi(`/api/workspaces/${id}/files?path=`)];
+    await expect.poll(() => ours().length, { timeout: 30_000, interval: 100 }).toBe(1);
+
+    expect((await ownerApi(`/api/workspaces/${id}`, { method: "DELETE" })).status).toBe(204);
+    await Promise.allSettled(waiting);
+    // Whatever was waiting has had its answer: nothing may start the container again.
+    for (let i = 0; i < 10; i++) {
+      expect(ours()).toEqual([]);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  });
+
   it("answers bad input with a clear code and changes nothing", async () => {
     const id = await createWorkspace("keep me");
     const cases: [string, RequestInit, number, string][] = [

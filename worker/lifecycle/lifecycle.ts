@@ -63,6 +63,8 @@ export class Lifecycle {
   private stopping: Promise<void> | undefined;
   private saves = 0;
   private failure: ErrorBody | undefined;
+  /** Set by retire(): the workspace is deleted and never starts again. */
+  private retired = false;
   /** Failed starts in a row, and when an automatic start may try again (see failedStartPause). */
   private failures = 0;
   private retryAt = 0;
@@ -132,8 +134,22 @@ export class Lifecycle {
     return failure;
   }
 
+  /**
+   * The workspace is being deleted: from now on nothing starts its container
+   * (a request that was already waiting for a start must not bring it back),
+   * and the container goes, after a start in progress if there is one.
+   */
+  async retire(): Promise<void> {
+    this.retired = true;
+    await this.starting?.catch(() => {});
+    while (this.stopping) await this.stopping.catch(() => {});
+    if (this.container.running) await this.container.destroy();
+    await this.alarms.cancel(CHECK_TASK);
+  }
+
   /** Starts or wakes the container when it is not running; concurrent callers share one start. */
   async ensureRunning(): Promise<void> {
+    if (this.retired) throw deleted();
     this.activity.touch();
     while (this.stopping) await this.stopping.catch(() => {});
     // `running` is true from start() on, before the container answers and
@@ -166,6 +182,7 @@ export class Lifecycle {
       const giveUpAt = began + START_RETRY_BUDGET_MS;
       console.log(`${this.tag} starting from ${snapshot ? `snapshot ${snapshot.id}` : `image ${image}`}`);
       for (let attempt = 1; ; attempt++) {
+        if (this.retired) throw deleted();
         try {
           this.kernel = await this.startOnce(options, Boolean(snapshot));
           console.log(`${this.tag} answered after ${Date.now() - began} ms (attempt ${attempt})`);
@@ -179,6 +196,10 @@ export class Lifecycle {
       }
     } catch (error) {
       this.phase = undefined;
+      if (this.retired) {
+        if (container.running) await container.destroy().catch(() => {});
+        throw deleted();
+      }
       const reason = describe(error).replace(/\.+$/, "");
       const failure = this.fail(
         snapshot
@@ -191,6 +212,11 @@ export class Lifecycle {
       console.error(`${this.tag}: ${failure.message}`);
       if (container.running) await container.destroy().catch(() => {});
       throw new ApiError(503, failure.code, failure.message);
+    }
+    if (this.retired) {
+      // Deleted while it started: it must not outlive the workspace.
+      await container.destroy().catch(() => {});
+      throw deleted();
     }
     this.failure = undefined;
     this.failures = 0;
@@ -449,6 +475,10 @@ export class Lifecycle {
       await this.stopNow();
     });
   }
+}
+
+function deleted(): ApiError {
+  return new ApiError(404, ErrorCode.NOT_FOUND, "No such workspace: it was deleted.");
 }
 
 function toResult(record: SnapshotRecord): SaveResult {
