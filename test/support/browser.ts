@@ -63,3 +63,20 @@ export function navigate(page: Page, path: string): Promise<Response | null> {
 export function reload(page: Page): Promise<Response | null> {
   return retryOnNetworkChange(() => page.reload());
 }
+
+/**
+ * Whether the host's network changed under the page since this was called:
+ * a request failed with ERR_NETWORK_CHANGED, or the page landed on Chromium's
+ * error page. For tests of the page's own reloads, which `reload()` cannot
+ * retry: an attempt that met such a change proves nothing either way.
+ */
+export function networkChanges(page: Page): () => boolean {
+  let changed = false;
+  page.on("requestfailed", (request) => {
+    if (request.failure()?.errorText.includes("ERR_NETWORK_CHANGED")) changed = true;
+  });
+  page.on("framenavigated", (frame) => {
+    if (frame === page.mainFrame() && frame.url().startsWith("chrome-error://")) changed = true;
+  });
+  return () => changed;
+}

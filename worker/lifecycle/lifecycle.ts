@@ -297,7 +297,8 @@ export class Lifecycle {
         await this.ensureRunning();
       }
     } catch (error) {
-      if (!this.failure) {
+      // A workspace deleted meanwhile did not fail: it is gone.
+      if (!this.failure && !this.retired) {
         const failure = this.fail({
           code: ErrorCode.CONTAINER_UNAVAILABLE,
           message: `The container could not start: ${describe(error)}`,
