@@ -17,15 +17,16 @@ COPY sandbox/tmux.conf /etc/tmux.conf
 COPY sandbox/profile.sh /etc/profile.d/cloud-ide.sh
 COPY sandbox/bashrc /root/.bashrc
 
-# The Vite + React + TypeScript template, dependencies installed, so that a
-# workspace created from it runs `npm run dev` at once. The Workspace copies it
-# into /workspace on the workspace's first start (worker/templates.ts).
-WORKDIR /opt/templates/vite-react
-COPY sandbox/templates/vite-react/ /opt/templates/vite-react/
+# The default template (Vite + React + TypeScript), dependencies installed,
+# right in /workspace: a new workspace runs `npm run dev` at once, its first
+# start copies nothing (copying node_modules took half a second), and its
+# snapshots hold only what the user changed. An "empty" workspace clears it on
+# its first start (worker/templates.ts).
+WORKDIR /workspace
+COPY sandbox/templates/vite-react/ /workspace/
 # `npm install` (it follows package-lock.json) rather than `npm ci`: Vite lists an
 # optional Windows-only package that some registries lack, and `npm ci` then
 # refuses a lock file without it.
 RUN npm install --no-audit --no-fund && npm cache clean --force
-WORKDIR /workspace
 # exec() needs a running container; the workspace itself is driven by exec.
 CMD ["sleep", "infinity"]

@@ -2,21 +2,19 @@ import type { WorkspaceTemplate } from "../protocol/workspaces";
 import { run } from "./container-exec";
 import { describe } from "./http";
 
-/** Where the image keeps each template (Dockerfile). */
-const TEMPLATE_DIRS: Record<Exclude<WorkspaceTemplate, "empty">, string> = {
-  "vite-react": "/opt/templates/vite-react",
-};
+/** The template the image's /workspace holds (Dockerfile): a new workspace of it needs nothing done. */
+const IMAGE_TEMPLATE: WorkspaceTemplate = "vite-react";
 
 /**
- * Copies a workspace's template into /workspace, only when /workspace is
- * empty: the first start of a new workspace. Never touches a user's files.
+ * Makes a new workspace's /workspace what its template asks for, on its first
+ * start from the image (never over a snapshot, so never over a user's files):
+ * the image's template stays, "empty" clears it.
  */
 export async function seedTemplate(container: Container, template: WorkspaceTemplate): Promise<void> {
-  if (template === "empty") return;
-  const script = 'if [ -z "$(ls -A /workspace 2>/dev/null)" ]; then cp -a "$1"/. /workspace/; fi';
+  if (template === IMAGE_TEMPLATE) return;
   try {
-    await run(container, ["sh", "-c", script, "sh", TEMPLATE_DIRS[template]]);
+    await run(container, ["find", "/workspace", "-mindepth", "1", "-delete"]);
   } catch (error) {
-    throw new Error(`copying the ${template} template failed: ${describe(error)}`);
+    throw new Error(`preparing the ${template} template failed: ${describe(error)}`);
   }
 }

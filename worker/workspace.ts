@@ -73,7 +73,7 @@ export class Workspace extends DurableObject<Env> {
         if (!image) throw new Error('No image named "sandbox" in wrangler.jsonc `containers[].images`.');
         return { image, enableInternet: this.env.SANDBOX_INTERNET !== "false" };
       },
-      (container) => this.afterStart(container),
+      (container, fromSnapshot) => this.afterStart(container, fromSnapshot),
     );
     const container = ctx.container;
     void ctx.blockConcurrencyWhile(async () => {
@@ -103,12 +103,13 @@ export class Workspace extends DurableObject<Env> {
   }
 
   /** After a start: preview hostnames for dev servers, and the template on the very first start. */
-  private async afterStart(container: Container): Promise<void> {
+  private async afterStart(container: Container, fromSnapshot: boolean): Promise<void> {
     await this.previews.writePreviewHosts(container);
     const template = await this.ctx.storage.get<WorkspaceTemplate>("template");
-    if (template && !(await this.ctx.storage.get<boolean>("seeded"))) {
-      await seedTemplate(container, template);
+    // Only over the image's /workspace, and at most once: never over a user's files.
+    if (template && !fromSnapshot && !(await this.ctx.storage.get<boolean>("seeded"))) {
       await this.ctx.storage.put("seeded", true);
+      await seedTemplate(container, template);
     }
   }
 
@@ -260,7 +261,9 @@ export class Workspace extends DurableObject<Env> {
   /** Start fresh after a snapshot failed to restore. */
   async reset(caller: string): Promise<void> {
     this.authorize(caller);
-    return toRpcError(() => this.lifecycle.reset());
+    await toRpcError(() => this.lifecycle.reset());
+    // The next start is from the image: it gets the workspace's template again.
+    await this.ctx.storage.delete("seeded");
   }
 
   /** Test hooks; the route refuses them unless the dev server enabled them. */

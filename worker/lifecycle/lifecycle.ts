@@ -79,7 +79,7 @@ export class Lifecycle {
     private readonly settings: () => Promise<LifecycleSettings>,
     private readonly startOptions: () => StartOptions,
     /** Runs once a new container answers (e.g. writing preview hostnames into it). */
-    private readonly afterStart: (container: Container) => Promise<void> = async () => {},
+    private readonly afterStart: (container: Container, fromSnapshot: boolean) => Promise<void> = async () => {},
   ) {
     this.activity = new Activity((at) => void ctx.storage.put(LAST_ACTIVE_KEY, at).catch(() => {}));
     alarms.register(CHECK_TASK, () => this.check());
@@ -222,7 +222,7 @@ export class Lifecycle {
     this.failures = 0;
     this.startedAt = Date.now();
     await this.ctx.storage.delete(SLEPT_KEY);
-    await this.afterStart(container).catch((error) => console.error(`${this.tag} after start: ${describe(error)}`));
+    await this.afterStart(container, Boolean(snapshot)).catch((error) => console.error(`${this.tag} after start: ${describe(error)}`));
     this.phase = "ready";
     const settings = await this.settings();
     await container.setInactivityTimeout(platformTimeoutMs(settings));
