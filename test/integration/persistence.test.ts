@@ -185,7 +185,10 @@ describe("workspaces that last", () => {
     expect(reset.status).toBe(204);
     const fresh = await wake(id);
     expect(fresh.status.lastSavedAt).toBeNull();
-    expect(sh(fresh.container, "test -d /workspace && echo ok")).toBe("ok");
+    // The starter app again, from the image.
+    expect(sh(fresh.container, "test -f /workspace/package.json && test -d /workspace/node_modules && echo ok")).toBe(
+      "ok",
+    );
   });
 
   it("after a failed start, automatic reconnects are told why, then try again by themselves", async () => {

@@ -222,7 +222,9 @@ export class Lifecycle {
     this.failures = 0;
     this.startedAt = Date.now();
     await this.ctx.storage.delete(SLEPT_KEY);
-    await this.afterStart(container, Boolean(snapshot)).catch((error) => console.error(`${this.tag} after start: ${describe(error)}`));
+    await this.afterStart(container, Boolean(snapshot)).catch((error) =>
+      console.error(`${this.tag} after start: ${describe(error)}`),
+    );
     this.phase = "ready";
     const settings = await this.settings();
     await container.setInactivityTimeout(platformTimeoutMs(settings));
