@@ -205,7 +205,7 @@ export class Lifecycle {
         snapshot
           ? {
               code: ErrorCode.SNAPSHOT_RESTORE_FAILED,
-              message: `The workspace's latest snapshot (saved ${new Date(snapshot.savedAt).toISOString()}) could not be restored (${reason}). Your files are not in a new container. Start fresh (an empty workspace) or import an archive you exported.`,
+              message: `The workspace's latest snapshot (saved ${new Date(snapshot.savedAt).toISOString()}) could not be restored (${reason}). Your files are not in a new container. Start fresh (a new workspace from its template) or import an archive you exported.`,
             }
           : { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${reason}` },
       );

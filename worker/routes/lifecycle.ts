@@ -12,7 +12,7 @@ lifecycleRoutes.post("/:id/save", async (c) => c.json(await workspaceStub(c, c.r
 /** Save, then stop the container. The next use wakes it from that snapshot. */
 lifecycleRoutes.post("/:id/stop", async (c) => c.json(await workspaceStub(c, c.req.param("id")).stop()));
 
-/** After a snapshot failed to restore: forget it and start from an empty workspace. */
+/** After a snapshot failed to restore: forget it; the next start is a new workspace from its template. */
 lifecycleRoutes.post("/:id/reset", async (c) => {
   await workspaceStub(c, c.req.param("id")).reset();
   return c.body(null, 204);
