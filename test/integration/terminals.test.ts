@@ -100,8 +100,11 @@ describe("terminal WebSocket", () => {
     term.ws.send(JSON.stringify({ type: "ack", bytes: 0 }));
     term.type("yes flood-line-of-text\r");
     await term.waitFor(/flood-line-of-text\S*\r\nflood-line/);
-    // Without acknowledgements the server stops at about one window.
-    await new Promise((r) => setTimeout(r, 3000));
+    // Without acknowledgements the server stops once it has sent just over
+    // one window (it checks before each read; a slow moment can take a while).
+    await expect.poll(() => term.received(), { timeout: 30_000, interval: 100 }).toBeGreaterThan(FLOW_WINDOW_BYTES);
+    // Let a chunk already on its way arrive.
+    await new Promise((r) => setTimeout(r, 500));
     const stalled = term.received();
     expect(stalled).toBeLessThan(FLOW_WINDOW_BYTES + 256 * 1024);
     await new Promise((r) => setTimeout(r, 1000));
