@@ -111,8 +111,7 @@ describe("terminal WebSocket", () => {
     expect(term.received()).toBe(stalled);
     // Acknowledging lets output flow again.
     term.ws.send(JSON.stringify({ type: "ack", bytes: stalled }));
-    await new Promise((r) => setTimeout(r, 500));
-    expect(term.received()).toBeGreaterThan(stalled);
+    await expect.poll(() => term.received(), { timeout: 30_000, interval: 100 }).toBeGreaterThan(stalled);
     // Ctrl+C stops `yes`; keep acknowledging until the prompt is back.
     term.type("\x03");
     const { command, pattern } = marker();
