@@ -47,11 +47,14 @@ async function retryOnNetworkChange<T>(load: () => Promise<T>): Promise<T> {
     } catch (error) {
       // The failed load shows as ERR_NETWORK_CHANGED, or as the navigation
       // being "interrupted" by Chromium's own error page.
-      const message = String(error);
-      const networkChanged = message.includes("ERR_NETWORK_CHANGED") || message.includes("chrome-error://");
-      if (attempt >= 3 || !networkChanged) throw error;
+      if (attempt >= 3 || !isNetworkChange(String(error))) throw error;
     }
   }
+}
+
+/** Whether an error text or a URL shows a load that met a network change. */
+function isNetworkChange(text: string): boolean {
+  return text.includes("ERR_NETWORK_CHANGED") || text.includes("chrome-error://");
 }
 
 /** `page.goto` of a path (or URL) of the IDE under test. */
@@ -73,10 +76,10 @@ export function reload(page: Page): Promise<Response | null> {
 export function networkChanges(page: Page): () => boolean {
   let changed = false;
   page.on("requestfailed", (request) => {
-    if (request.failure()?.errorText.includes("ERR_NETWORK_CHANGED")) changed = true;
+    if (isNetworkChange(request.failure()?.errorText ?? "")) changed = true;
   });
   page.on("framenavigated", (frame) => {
-    if (frame === page.mainFrame() && frame.url().startsWith("chrome-error://")) changed = true;
+    if (frame === page.mainFrame() && isNetworkChange(frame.url())) changed = true;
   });
   return () => changed;
 }

@@ -196,10 +196,8 @@ export class Lifecycle {
       }
     } catch (error) {
       this.phase = undefined;
-      if (this.retired) {
-        if (container.running) await container.destroy().catch(() => {});
-        throw deleted();
-      }
+      if (container.running) await container.destroy().catch(() => {});
+      if (this.retired) throw deleted();
       const reason = describe(error).replace(/\.+$/, "");
       const failure = this.fail(
         snapshot
@@ -210,7 +208,6 @@ export class Lifecycle {
           : { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${reason}` },
       );
       console.error(`${this.tag}: ${failure.message}`);
-      if (container.running) await container.destroy().catch(() => {});
       throw new ApiError(503, failure.code, failure.message);
     }
     if (this.retired) {
