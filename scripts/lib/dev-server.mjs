@@ -7,6 +7,7 @@ import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startImageLedger } from "./image-ledger.mjs";
 import { ROOT } from "./setup.mjs";
 
 /**
@@ -20,8 +21,8 @@ export async function startDevServer(env, { verbose = false, logFile } = {}) {
   const hmrPort = await freePort();
   const workerName = `cloud-ide-test-${randomBytes(3).toString("hex")}`;
   const stateDir = mkdtempSync(join(tmpdir(), "cloud-ide-state-"));
-  const snapshotsBefore = new Set(snapshotImages());
-  const tagsBefore = new Set(sandboxTags().map(({ tag }) => tag));
+  // What this run's containers make, and only that, is removed at the end.
+  const ledger = startImageLedger(workerName);
   // --bypass-lock: a test run may share the project with a running `npm start`.
   const server = spawn("vite", ["dev", "--bypass-lock"], {
     cwd: ROOT,
@@ -60,8 +61,7 @@ export async function startDevServer(env, { verbose = false, logFile } = {}) {
     }
     log?.end();
     removeContainers(workerName);
-    removeNewSnapshots(snapshotsBefore);
-    untagNewBuilds(tagsBefore);
+    await ledger.removeRecorded();
     rmSync(stateDir, { recursive: true, force: true });
   };
 
@@ -107,54 +107,6 @@ export function removeContainers(workerName) {
     .filter(Boolean);
   // Containers that workerd is removing itself may be gone by now: not an error.
   if (ids.length > 0) spawnSync("docker", ["rm", "-f", ...ids], { stdio: "ignore" });
-}
-
-/** Snapshot images workerd made locally (`snapshotContainer()` is a `docker commit`). */
-function snapshotImages() {
-  const result = spawnSync("docker", ["images", "-q", "--filter", "reference=workerd-container-snap-*"], {
-    encoding: "utf8",
-  });
-  return (result.stdout ?? "").split("\n").filter(Boolean);
-}
-
-/** Removes the snapshot images made during this run (images in use are kept by Docker). */
-function removeNewSnapshots(before) {
-  const made = snapshotImages().filter((id) => !before.has(id));
-  if (made.length > 0) spawnSync("docker", ["rmi", ...made], { stdio: "ignore" });
-}
-
-/** The tags `vite dev` gives the sandbox image it builds (a new one each start), with their image ids. */
-function sandboxTags() {
-  const result = spawnSync(
-    "docker",
-    ["images", "--filter", "reference=cloudflare-dev/*", "--format", "{{.Repository}}:{{.Tag}} {{.ID}}"],
-    { encoding: "utf8" },
-  );
-  return (result.stdout ?? "")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => {
-      const [tag, id] = line.split(" ");
-      return { tag, id };
-    });
-}
-
-/**
- * Drops the tags this run's `vite dev` added, so they do not pile up run
- * after run. Only a tag whose image keeps another tag goes: untagging the
- * last one would delete the image and the build cache the next run uses.
- */
-function untagNewBuilds(before) {
-  const tags = sandboxTags();
-  const remaining = new Map();
-  for (const { id } of tags) remaining.set(id, (remaining.get(id) ?? 0) + 1);
-  const drop = [];
-  for (const { tag, id } of tags) {
-    if (before.has(tag) || remaining.get(id) <= 1) continue;
-    drop.push(tag);
-    remaining.set(id, remaining.get(id) - 1);
-  }
-  if (drop.length > 0) spawnSync("docker", ["rmi", ...drop], { stdio: "ignore" });
 }
 
 export function freePort() {
