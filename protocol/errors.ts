@@ -3,7 +3,6 @@
  * `{ "code": ErrorCode, "message": string }`; the message is meant for people.
  */
 export const ErrorCode = {
-  // 400
   BAD_REQUEST: "BAD_REQUEST",
   INVALID_JSON: "INVALID_JSON",
   INVALID_WORKSPACE_ID: "INVALID_WORKSPACE_ID",
@@ -14,58 +13,99 @@ export const ErrorCode = {
   INVALID_ARCHIVE: "INVALID_ARCHIVE",
   INVALID_WORKSPACE_NAME: "INVALID_WORKSPACE_NAME",
   INVALID_TEMPLATE: "INVALID_TEMPLATE",
-  // 401: no valid session (sign in again)
-  UNAUTHENTICATED: "UNAUTHENTICATED",
-  WRONG_PASSWORD: "WRONG_PASSWORD",
-  // 403: a state-changing request or WebSocket upgrade from another origin
-  FORBIDDEN_ORIGIN: "FORBIDDEN_ORIGIN",
   INVALID_PATH: "INVALID_PATH",
   IS_A_DIRECTORY: "IS_A_DIRECTORY",
   NOT_A_DIRECTORY: "NOT_A_DIRECTORY",
-  // 403
+  /** No valid session (sign in again). */
+  UNAUTHENTICATED: "UNAUTHENTICATED",
+  WRONG_PASSWORD: "WRONG_PASSWORD",
+  /** A state-changing request or WebSocket upgrade from another origin. */
+  FORBIDDEN_ORIGIN: "FORBIDDEN_ORIGIN",
   PATH_OUTSIDE_WORKSPACE: "PATH_OUTSIDE_WORKSPACE",
   PERMISSION_DENIED: "PERMISSION_DENIED",
-  // 404
   NOT_FOUND: "NOT_FOUND",
   FILE_NOT_FOUND: "FILE_NOT_FOUND",
   UPLOAD_NOT_FOUND: "UPLOAD_NOT_FOUND",
-  // 409
+  METHOD_NOT_ALLOWED: "METHOD_NOT_ALLOWED",
   FILE_EXISTS: "FILE_EXISTS",
   DIRECTORY_NOT_EMPTY: "DIRECTORY_NOT_EMPTY",
   CROSS_DEVICE: "CROSS_DEVICE",
-  // 412: the file changed since the client read it (If-Match)
-  FILE_CHANGED: "FILE_CHANGED",
-  // 405
-  METHOD_NOT_ALLOWED: "METHOD_NOT_ALLOWED",
-  // 409
   /** The workspace is not in a state where this operation makes sense (the message says why). */
   INVALID_STATE: "INVALID_STATE",
   /** Import goes only into an empty /workspace, so it never overwrites work. */
   WORKSPACE_NOT_EMPTY: "WORKSPACE_NOT_EMPTY",
-  // 415: a JSON body was expected
-  UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
-  // 426: a WebSocket route asked without `Upgrade: websocket`
-  UPGRADE_REQUIRED: "UPGRADE_REQUIRED",
-  // 409: the workspace sleeps and the request asked not to wake it
+  /** The workspace sleeps and the request asked not to wake it. */
   WORKSPACE_ASLEEP: "WORKSPACE_ASLEEP",
-  // 429: too many failed sign-ins from this address; see Retry-After
+  /** The file changed since the client read it (If-Match). */
+  FILE_CHANGED: "FILE_CHANGED",
+  /** A JSON body was expected. */
+  UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
+  /** A WebSocket route asked without `Upgrade: websocket`. */
+  UPGRADE_REQUIRED: "UPGRADE_REQUIRED",
+  /** Too many failed sign-ins from this address; see Retry-After. */
   TOO_MANY_ATTEMPTS: "TOO_MANY_ATTEMPTS",
-  // 500
+  /** A bug: the message is fixed and names a request id; the details are in the log. */
   INTERNAL: "INTERNAL",
-  // 500: the Worker lacks IDE_PASSWORD / SESSION_SECRET
+  /** The Worker lacks IDE_PASSWORD / SESSION_SECRET. */
   MISCONFIGURED: "MISCONFIGURED",
+  /** A file operation failed in a way no other code describes (an unusual Linux error). */
   FILE_ERROR: "FILE_ERROR",
-  // 503: the container could not be started or reached; retrying may help
+  /** The container could not be started or reached; retrying may help. */
   CONTAINER_UNAVAILABLE: "CONTAINER_UNAVAILABLE",
-  // 507
-  NO_SPACE: "NO_SPACE",
-  // 503: the latest snapshot could not be restored; start fresh or import an archive
+  /** The latest snapshot could not be restored; start fresh or import an archive. */
   SNAPSHOT_RESTORE_FAILED: "SNAPSHOT_RESTORE_FAILED",
-  // 503: taking a snapshot failed; the container keeps running and nothing was stopped
+  /** Taking a snapshot failed; the container keeps running and nothing was stopped. */
   SAVE_FAILED: "SAVE_FAILED",
+  NO_SPACE: "NO_SPACE",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/**
+ * The one table of HTTP statuses: every error answers the status of its code.
+ * (One exception, an HTTP precondition: `If-None-Match: *` on a file that
+ * exists answers FILE_EXISTS with 412, as HTTP asks.)
+ */
+export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
+  BAD_REQUEST: 400,
+  INVALID_JSON: 400,
+  INVALID_WORKSPACE_ID: 400,
+  INVALID_TERMINAL_NAME: 400,
+  INVALID_PORT: 400,
+  INVALID_TTL: 400,
+  INVALID_ARCHIVE: 400,
+  INVALID_WORKSPACE_NAME: 400,
+  INVALID_TEMPLATE: 400,
+  INVALID_PATH: 400,
+  IS_A_DIRECTORY: 400,
+  NOT_A_DIRECTORY: 400,
+  UNAUTHENTICATED: 401,
+  WRONG_PASSWORD: 401,
+  FORBIDDEN_ORIGIN: 403,
+  PATH_OUTSIDE_WORKSPACE: 403,
+  PERMISSION_DENIED: 403,
+  NOT_FOUND: 404,
+  FILE_NOT_FOUND: 404,
+  UPLOAD_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  FILE_EXISTS: 409,
+  DIRECTORY_NOT_EMPTY: 409,
+  CROSS_DEVICE: 409,
+  INVALID_STATE: 409,
+  WORKSPACE_NOT_EMPTY: 409,
+  WORKSPACE_ASLEEP: 409,
+  FILE_CHANGED: 412,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UPGRADE_REQUIRED: 426,
+  TOO_MANY_ATTEMPTS: 429,
+  INTERNAL: 500,
+  MISCONFIGURED: 500,
+  FILE_ERROR: 500,
+  CONTAINER_UNAVAILABLE: 503,
+  SNAPSHOT_RESTORE_FAILED: 503,
+  SAVE_FAILED: 503,
+  NO_SPACE: 507,
+};
 
 /** The body of every error response from `/api/`. */
 export interface ErrorBody {

@@ -1,4 +1,4 @@
-import { isNotRunningError } from "./http";
+import { describe } from "./errors";
 
 /** How long exec() waits by default for a container that is starting. */
 const DEFAULT_WAIT_MS = 45_000;
@@ -41,6 +41,15 @@ export async function run(
     throw new Error(`${argv[0]} exited with ${output.exitCode}: ${decoder.decode(output.stderr).trim()}`);
   }
   return decoder.decode(output.stdout);
+}
+
+/**
+ * exec() on a container that is not up (yet): "exec() cannot be called on a
+ * container that is not running", "exec() requires a running container".
+ */
+export function isNotRunningError(error: unknown): boolean {
+  // "is paused": a snapshot freezes the container while it is taken.
+  return /not running|requires a running container|is paused/i.test(describe(error));
 }
 
 /** The Durable Object's container; a configuration error when it has none. */

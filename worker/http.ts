@@ -1,40 +1,37 @@
-import { type ErrorBody, ErrorCode } from "../protocol/errors";
+import { ERROR_STATUS, type ErrorBody, ErrorCode } from "../protocol/errors";
+import { AppError, describe } from "./errors";
 
-/** An error that becomes a JSON response `{ code, message }` with `status`. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: ErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = "ApiError";
-  }
-
-  private headers: Record<string, string> = {};
-
-  /** Adds response headers, such as Retry-After. */
-  withHeaders(headers: Record<string, string>): this {
-    Object.assign(this.headers, headers);
-    return this;
-  }
-
-  toResponse(): Response {
-    return jsonError(this.status, this.code, this.message, this.headers);
-  }
-}
-
-export function jsonError(status: number, code: ErrorCode, message: string, headers?: HeadersInit): Response {
-  const body: ErrorBody = { code, message };
+/** The JSON answer `{ code, message }` to an expected failure, with the status of its code. */
+export function errorResponse(error: AppError, { status = ERROR_STATUS[error.code] } = {}): Response {
+  const body: ErrorBody = { code: error.code, message: error.message };
+  const headers: Record<string, string> = {};
+  if (error.retryAfterSeconds !== undefined) headers["Retry-After"] = String(error.retryAfterSeconds);
   return Response.json(body, { status, headers });
 }
 
-/** Formats anything thrown for a log line or an error message. */
-export function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/**
+ * The answer to anything thrown: an AppError answers its own code; anything
+ * else is a bug, logged with its details under a request id, and answered
+ * 500 with a fixed message naming that id (never the internal text).
+ */
+export function answerError(error: unknown, request: Request, where = "worker"): Response {
+  if (error instanceof AppError) return errorResponse(error);
+  const id = requestId(request);
+  console.error(`${where}: request ${id} (${request.method} ${new URL(request.url).pathname}) failed:`, error);
+  return errorResponse(
+    new AppError(
+      ErrorCode.INTERNAL,
+      `Something went wrong on the server (request id ${id}). Try again; if it keeps happening, report that id.`,
+    ),
+  );
 }
 
-export const notFound = (message = "Nothing is here.") => new ApiError(404, ErrorCode.NOT_FOUND, message);
+/** Cloudflare's ray id when there is one (it names the request in the logs), else a fresh one. */
+export function requestId(request: Request): string {
+  return request.headers.get("cf-ray") ?? crypto.randomUUID().slice(0, 8);
+}
+
+export { describe };
 
 /**
  * Reads and discards a body the Worker refuses. Under `vite dev`, a request
@@ -58,73 +55,16 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
   const type = request.headers.get("Content-Type") ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     await drainBody(request);
-    throw new ApiError(
-      415,
-      ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-      "Send the body as JSON with Content-Type: application/json.",
-    );
+    throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, "Send the body as JSON with Content-Type: application/json.");
   }
   let body: unknown;
   try {
     body = await request.json();
   } catch {
-    throw new ApiError(400, ErrorCode.INVALID_JSON, "The body is not valid JSON.");
+    throw new AppError(ErrorCode.INVALID_JSON, "The body is not valid JSON.");
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new ApiError(400, ErrorCode.INVALID_JSON, "The body must be a JSON object.");
+    throw new AppError(ErrorCode.INVALID_JSON, "The body must be a JSON object.");
   }
   return body as Record<string, unknown>;
-}
-
-/**
- * Message prefix of the error a Workspace throws for a caller who does not own
- * it. Errors cross Durable Object RPC as plain messages; the Worker turns this
- * one into 404 (never 403, so the answer does not reveal that it exists).
- */
-export const WORKSPACE_NOT_FOUND = "WORKSPACE_NOT_FOUND";
-
-export function isWorkspaceNotFound(error: unknown): boolean {
-  return error instanceof Error && error.message.includes(WORKSPACE_NOT_FOUND);
-}
-
-/**
- * Message prefix that carries an {@link ApiError} across Durable Object RPC,
- * which keeps only the message of a thrown error.
- */
-const API_ERROR = "API_ERROR:";
-
-/** Runs a Durable Object method body so that an ApiError it throws survives RPC. */
-export async function toRpcError<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    if (error instanceof ApiError) {
-      throw new Error(
-        `${API_ERROR}${JSON.stringify({ status: error.status, code: error.code, message: error.message })}`,
-      );
-    }
-    throw error;
-  }
-}
-
-/** The ApiError a Durable Object threw through {@link toRpcError}, if this is one. */
-export function fromRpcError(error: unknown): ApiError | undefined {
-  if (!(error instanceof Error)) return undefined;
-  const at = error.message.indexOf(API_ERROR);
-  if (at < 0) return undefined;
-  try {
-    const { status, code, message } = JSON.parse(error.message.slice(at + API_ERROR.length));
-    return new ApiError(status, code, message);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * exec() on a container that is not up (yet): "exec() cannot be called on a
- * container that is not running", "exec() requires a running container".
- */
-export function isNotRunningError(error: unknown): boolean {
-  // "is paused": a snapshot freezes the container while it is taken.
-  return /not running|requires a running container|is paused/i.test(describe(error));
 }

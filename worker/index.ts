@@ -6,9 +6,9 @@
  *   anything else: the React app (static assets, SPA fallback)
  */
 import { Hono } from "hono";
-import { ErrorCode } from "../protocol/errors";
 import { requireUser, sameOriginOnly } from "./auth/guards";
-import { ApiError, describe, drainBody, fromRpcError, isWorkspaceNotFound, jsonError, notFound } from "./http";
+import { notFound } from "./errors";
+import { answerError, drainBody } from "./http";
 import { handlePreviewRequest, previewHostLabel, withoutPreviewHeader } from "./preview-host";
 import { fileRoutes } from "./routes/files";
 import { lifecycleRoutes } from "./routes/lifecycle";
@@ -54,12 +54,7 @@ app.all("*", (c) => c.env.ASSETS.fetch(c.req.raw));
 app.onError(async (error, c) => {
   // An error answered before its body was read would break the next request on the connection.
   await drainBody(c.req.raw);
-  if (error instanceof ApiError) return error.toResponse();
-  if (isWorkspaceNotFound(error)) return notFound("No such workspace.").toResponse();
-  const fromWorkspace = fromRpcError(error);
-  if (fromWorkspace) return fromWorkspace.toResponse();
-  console.error(error);
-  return jsonError(500, ErrorCode.INTERNAL, `Something went wrong: ${describe(error)}`);
+  return answerError(error, c.req.raw);
 });
 
 export default {

@@ -1,6 +1,6 @@
 import type { WorkspaceTemplate } from "../protocol/workspaces";
 import { run } from "./container-exec";
-import { describe } from "./http";
+import { describe } from "./errors";
 
 /** The template the image's /workspace holds (Dockerfile): a new workspace of it needs nothing done. */
 const IMAGE_TEMPLATE: WorkspaceTemplate = "vite-react";

@@ -15,7 +15,7 @@ import {
   type TerminalServerMessage,
 } from "../protocol/terminal";
 import { execWhenRunning } from "./container-exec";
-import { describe } from "./http";
+import { describe } from "./errors";
 
 const WORKSPACE_DIR = "/workspace";
 const SHELL_ENV = { TERM: "xterm-256color", HOME: "/root", LANG: "C.UTF-8", COLORTERM: "truecolor" };

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { ErrorCode } from "../protocol/errors";
 import { isWorkspaceId } from "../protocol/ids";
 import type { User } from "./auth/identify";
-import { ApiError } from "./http";
+import { AppError, type RpcResult, unwrap } from "./errors";
 import type { Workspace } from "./workspace";
 
 export type AppEnv = { Bindings: Env; Variables: { user: User } };
@@ -14,21 +14,26 @@ export type AppEnv = { Bindings: Env; Variables: { user: User } };
  */
 export const CALLER_HEADER = "X-Cloud-IDE-Caller";
 
-/** An RPC method of the Workspace whose first parameter is the caller's user id. */
-type CallerMethod = (caller: string, ...args: never[]) => unknown;
+/**
+ * An RPC method of the Workspace: the caller's user id first, and its outcome
+ * as an {@link RpcResult} (a method of any other shape is not reachable here).
+ */
+type CallerMethod = (caller: string, ...args: never[]) => Promise<RpcResult<unknown>>;
 
 /**
  * A Workspace stub bound to the signed-in caller: every RPC method gets the
  * caller's user id as its first argument, and fetch() gets it in
  * {@link CALLER_HEADER}. The Durable Object checks it against the owner it
- * recorded, so a routing mistake here still cannot reach another user's workspace.
+ * recorded, so a routing mistake here still cannot reach another user's
+ * workspace. A failure comes back as data and is thrown here again as the
+ * same AppError (code and message), so it answers its own status.
  */
 export type WorkspaceHandle = {
   [K in keyof Workspace as Workspace[K] extends CallerMethod ? K : never]: Workspace[K] extends (
     caller: string,
     ...args: infer A
-  ) => infer R
-    ? (...args: A) => Promise<Awaited<R>>
+  ) => Promise<RpcResult<infer R>>
+    ? (...args: A) => Promise<R>
     : never;
 } & { fetch(request: Request): Promise<Response> };
 
@@ -53,15 +58,14 @@ export function bindCaller(stub: DurableObjectStub<Workspace>, caller: string): 
         };
       }
       if (property === "then") return undefined;
-      return (...args: unknown[]) => object[property]?.(caller, ...args);
+      return async (...args: unknown[]) => unwrap((await object[property]?.(caller, ...args)) as RpcResult<unknown>);
     },
   }) as unknown as WorkspaceHandle;
 }
 
 export function checkWorkspaceId(value: string): string {
   if (!isWorkspaceId(value)) {
-    throw new ApiError(
-      400,
+    throw new AppError(
       ErrorCode.INVALID_WORKSPACE_ID,
       `"${value.slice(0, 80)}" is not a workspace id: use 1-63 lowercase letters and digits.`,
     );

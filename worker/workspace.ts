@@ -6,12 +6,13 @@ import type { SaveResult, WorkspaceStatus } from "../protocol/workspace";
 import { DEFAULT_TEMPLATE, type WorkspaceTemplate } from "../protocol/workspaces";
 import type { Activity } from "./activity";
 import { AlarmScheduler } from "./alarms";
-import { execWhenRunning, requireContainer } from "./container-exec";
+import { execWhenRunning, isNotRunningError, requireContainer } from "./container-exec";
+import { AppError, describe, type RpcResult, settle } from "./errors";
 import { FileWatcher } from "./files/file-watcher";
 import { handleFilesRequest } from "./files/files-handler";
 import { Files } from "./files/sandbox-files";
 import { WORKSPACE_ROOT } from "./files/workspace-path";
-import { describe, isNotRunningError, jsonError, toRpcError, WORKSPACE_NOT_FOUND } from "./http";
+import { answerError, errorResponse } from "./http";
 import { handleLifecycleFetch } from "./lifecycle/fetch";
 import { Lifecycle } from "./lifecycle/lifecycle";
 import { type LifecycleSettings, lifecycleSettings, parseOverrides, platformTimeoutMs } from "./lifecycle/settings";
@@ -43,6 +44,8 @@ export class Workspace extends DurableObject<Env> {
   private readonly files: Files;
   private readonly fileWatcher: FileWatcher;
   private readyForExec: Promise<void> | undefined;
+  /** Test hook: start from this image instead (one that cannot start, to test failures). */
+  private imageOverride: string | undefined;
   /** Preview hostnames, their access grants and share links (worker/previews/). */
   private readonly previews: WorkspacePreviews;
 
@@ -69,7 +72,7 @@ export class Workspace extends DurableObject<Env> {
       this.alarms,
       () => this.settings(),
       () => {
-        const image = this.container.images.sandbox;
+        const image = this.imageOverride ?? this.container.images.sandbox;
         if (!image) throw new Error('No image named "sandbox" in wrangler.jsonc `containers[].images`.');
         return { image, enableInternet: this.env.SANDBOX_INTERNET !== "false" };
       },
@@ -88,18 +91,29 @@ export class Workspace extends DurableObject<Env> {
     return requireContainer(this.ctx);
   }
 
-  /** Throws (→ 404 in the Worker) unless the caller owns this workspace. */
+  /** Throws NOT_FOUND (never "forbidden": that would say it exists) unless the caller owns this workspace. */
   protected authorize(caller: string): void {
-    if (!this.owner || this.owner !== caller) {
-      throw new Error(`${WORKSPACE_NOT_FOUND}: no such workspace`);
-    }
+    if (!this.owner || this.owner !== caller) throw noSuchWorkspace();
+  }
+
+  /**
+   * The body of every RPC method: the caller must own the workspace, and a
+   * failure comes back as data (RPC keeps only the message of a thrown error).
+   */
+  protected call<T>(caller: string, operation: () => T | Promise<T>): Promise<RpcResult<T>> {
+    return settle(() => {
+      this.authorize(caller);
+      return operation();
+    });
   }
 
   /** Records the owner and name of a new workspace. */
-  async create(caller: string, name: string, template: WorkspaceTemplate = DEFAULT_TEMPLATE): Promise<void> {
-    if (this.owner && this.owner !== caller) throw new Error(`${WORKSPACE_NOT_FOUND}: no such workspace`);
-    this.owner = caller;
-    await this.ctx.storage.put({ owner: caller, name, template, createdAt: new Date().toISOString() });
+  create(caller: string, name: string, template: WorkspaceTemplate = DEFAULT_TEMPLATE): Promise<RpcResult<void>> {
+    return settle(async () => {
+      if (this.owner && this.owner !== caller) throw noSuchWorkspace();
+      this.owner = caller;
+      await this.ctx.storage.put({ owner: caller, name, template, createdAt: new Date().toISOString() });
+    });
   }
 
   /** After a start: preview hostnames for dev servers, and the template on the very first start. */
@@ -113,19 +127,19 @@ export class Workspace extends DurableObject<Env> {
     }
   }
 
-  async rename(caller: string, name: string): Promise<void> {
-    this.authorize(caller);
-    await this.ctx.storage.put("name", name);
+  rename(caller: string, name: string): Promise<RpcResult<void>> {
+    return this.call(caller, () => this.ctx.storage.put("name", name));
   }
 
   /** Destroys the container and everything stored for this workspace. */
-  async destroy(caller: string): Promise<void> {
-    this.authorize(caller);
-    await this.lifecycle.retire();
-    await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
-    this.previews.forget();
-    this.owner = undefined;
+  destroy(caller: string): Promise<RpcResult<void>> {
+    return this.call(caller, async () => {
+      await this.lifecycle.retire();
+      await this.ctx.storage.deleteAlarm();
+      await this.ctx.storage.deleteAll();
+      this.previews.forget();
+      this.owner = undefined;
+    });
   }
 
   /**
@@ -187,26 +201,32 @@ export class Workspace extends DurableObject<Env> {
     }
     const caller = request.headers.get(CALLER_HEADER);
     if (!caller || !this.owner || caller !== this.owner) {
-      return jsonError(404, ErrorCode.NOT_FOUND, "No such workspace.");
+      return errorResponse(new AppError(ErrorCode.NOT_FOUND, "No such workspace."));
     }
     this.lifecycle.activity.touch();
-    if (pathname.startsWith("/lifecycle/")) return handleLifecycleFetch(this.lifecycle, this.container, request);
-    if (pathname.startsWith("/terminals/")) return this.openTerminal(request, pathname.slice("/terminals/".length));
-    if (pathname.startsWith("/files/")) {
-      return handleFilesRequest(request, {
-        files: this.files,
-        watcher: this.fileWatcher,
-        ensureRunning: () => this.ensureRunning(),
-        container: () => this.container,
-        asleep: () => this.lifecycle.isAsleep(),
-      });
+    try {
+      if (pathname.startsWith("/lifecycle/"))
+        return await handleLifecycleFetch(this.lifecycle, this.container, request);
+      if (pathname.startsWith("/terminals/"))
+        return await this.openTerminal(request, pathname.slice("/terminals/".length));
+      if (pathname.startsWith("/files/")) {
+        return await handleFilesRequest(request, {
+          files: this.files,
+          watcher: this.fileWatcher,
+          ensureRunning: () => this.ensureRunning(),
+          container: () => this.container,
+          asleep: () => this.lifecycle.isAsleep(),
+        });
+      }
+      return errorResponse(new AppError(ErrorCode.NOT_FOUND, `The workspace has no route ${pathname}.`));
+    } catch (error) {
+      return answerError(error, request, "workspace");
     }
-    return jsonError(404, ErrorCode.NOT_FOUND, `The workspace has no route ${pathname}.`);
   }
 
   private async openTerminal(request: Request, name: string): Promise<Response> {
     if (!isTerminalName(name))
-      return jsonError(400, ErrorCode.INVALID_TERMINAL_NAME, `No terminal can be named "${name}".`);
+      return errorResponse(new AppError(ErrorCode.INVALID_TERMINAL_NAME, `No terminal can be named "${name}".`));
     // Automatic reconnects ask not to wake a sleeping workspace (an open tab is
     // not use); a container that vanished is brought back for them.
     if (new URL(request.url).searchParams.get("wake") === "0" && (await this.lifecycle.isAsleep())) {
@@ -221,118 +241,114 @@ export class Workspace extends DurableObject<Env> {
   }
 
   /** The workspace's terminals; an empty list when the container is not running (this does not start it). */
-  async listTerminals(caller: string): Promise<TerminalInfo[]> {
-    this.authorize(caller);
-    if (!this.container.running) return [];
-    return listTerminals(this.container);
+  listTerminals(caller: string): Promise<RpcResult<TerminalInfo[]>> {
+    return this.call(caller, () => (this.container.running ? listTerminals(this.container) : []));
   }
 
   /** Ends a terminal and what runs in it; false when there is no such terminal. */
-  async endTerminal(caller: string, name: string): Promise<boolean> {
-    this.authorize(caller);
-    if (!this.container.running) return false;
-    return endTerminal(this.container, name);
+  endTerminal(caller: string, name: string): Promise<RpcResult<boolean>> {
+    return this.call(caller, () => (this.container.running ? endTerminal(this.container, name) : false));
   }
 
   /** Starts or wakes the container if needed and reports its state with `uname -a` from inside. */
-  async status(caller: string, id: string): Promise<WorkspaceStatus> {
-    this.authorize(caller);
-    return this.lifecycle.wake(id);
+  status(caller: string, id: string): Promise<RpcResult<WorkspaceStatus>> {
+    return this.call(caller, () => this.lifecycle.wake(id));
   }
 
   /** The state without starting anything and without counting as activity (for polling). */
-  async peek(caller: string, id: string): Promise<WorkspaceStatus> {
-    this.authorize(caller);
-    return this.lifecycle.status(id);
+  peek(caller: string, id: string): Promise<RpcResult<WorkspaceStatus>> {
+    return this.call(caller, () => this.lifecycle.status(id));
   }
 
   /** A snapshot now; resolves once its id is stored. */
-  async save(caller: string): Promise<SaveResult> {
-    this.authorize(caller);
-    return toRpcError(() => this.lifecycle.save());
+  save(caller: string): Promise<RpcResult<SaveResult>> {
+    return this.call(caller, () => this.lifecycle.save());
   }
 
   /** Save, then stop the container. */
-  async stop(caller: string): Promise<SaveResult> {
-    this.authorize(caller);
-    return toRpcError(() => this.lifecycle.stop());
+  stop(caller: string): Promise<RpcResult<SaveResult>> {
+    return this.call(caller, () => this.lifecycle.stop());
   }
 
   /** Start fresh after a snapshot failed to restore. */
-  async reset(caller: string): Promise<void> {
-    this.authorize(caller);
-    await toRpcError(() => this.lifecycle.reset());
-    // The next start is from the image: it gets the workspace's template again.
-    await this.ctx.storage.delete("seeded");
+  reset(caller: string): Promise<RpcResult<void>> {
+    return this.call(caller, async () => {
+      await this.lifecycle.reset();
+      // The next start is from the image: it gets the workspace's template again.
+      await this.ctx.storage.delete("seeded");
+    });
   }
 
   /** Test hooks; the route refuses them unless the dev server enabled them. */
-  async testConfigure(caller: string, options: { overrides?: unknown; snapshotId?: string }): Promise<void> {
-    this.authorize(caller);
-    if (options.overrides !== undefined) {
-      await this.ctx.storage.put(OVERRIDES_KEY, parseOverrides(options.overrides));
-      await this.lifecycle.rescheduleCheck();
-    }
-    if (options.snapshotId) await this.lifecycle.adoptSnapshot(options.snapshotId);
+  testConfigure(
+    caller: string,
+    options: { overrides?: unknown; snapshotId?: string; image?: string },
+  ): Promise<RpcResult<void>> {
+    return this.call(caller, async () => {
+      if (options.image) this.imageOverride = options.image;
+      if (options.overrides !== undefined) {
+        await this.ctx.storage.put(OVERRIDES_KEY, parseOverrides(options.overrides));
+        await this.lifecycle.rescheduleCheck();
+      }
+      if (options.snapshotId) await this.lifecycle.adoptSnapshot(options.snapshotId);
+    });
   }
 
   // Previews (worker/previews/): the routes in worker/routes/previews.ts call these.
 
-  openPreview(caller: string, port: number): Promise<Grant> {
-    this.authorize(caller);
-    return this.previews.openOwner(port);
+  openPreview(caller: string, port: number): Promise<RpcResult<Grant>> {
+    return this.call(caller, () => this.previews.openOwner(port));
   }
 
-  createShare(caller: string, port: number, ttlSeconds: number): Promise<Grant> {
-    this.authorize(caller);
-    return this.previews.createShare(port, ttlSeconds);
+  createShare(caller: string, port: number, ttlSeconds: number): Promise<RpcResult<Grant>> {
+    return this.call(caller, () => this.previews.createShare(port, ttlSeconds));
   }
 
-  listShares(caller: string, port: number): Promise<Grant[]> {
-    this.authorize(caller);
-    return this.previews.grants.shares(port);
+  listShares(caller: string, port: number): Promise<RpcResult<Grant[]>> {
+    return this.call(caller, () => this.previews.grants.shares(port));
   }
 
-  revokeShare(caller: string, port: number, shareId: string): Promise<boolean> {
-    this.authorize(caller);
-    return this.previews.revokeShare(port, shareId);
+  revokeShare(caller: string, port: number, shareId: string): Promise<RpcResult<boolean>> {
+    return this.call(caller, () => this.previews.revokeShare(port, shareId));
   }
 
   /** Test hook only: the route that calls it answers 404 unless CLOUD_IDE_TEST_HOOKS is set. */
-  expireShareForTest(caller: string, shareId: string): Promise<boolean> {
-    this.authorize(caller);
-    return this.previews.expireShare(shareId);
+  expireShareForTest(caller: string, shareId: string): Promise<RpcResult<boolean>> {
+    return this.call(caller, () => this.previews.expireShare(shareId));
   }
 
   /**
    * What listens, for the preview pane's poll. It neither wakes a sleeping
    * workspace nor counts as use: an open tab alone must let it sleep.
    */
-  async previewsOverview(caller: string): Promise<PreviewsOverview> {
-    this.authorize(caller);
-    const nothing: PreviewsOverview = { ports: [], devServer: { state: "stopped", command: DEV_SERVER_COMMAND } };
-    // A container still starting has nothing listening yet (and may not answer exec).
-    if (!this.container.running || this.lifecycle.isStarting) return nothing;
-    try {
-      const [ports, devServer] = await Promise.all([
-        this.previews.listeningPorts({ wake: false }),
-        this.previews.devServer({ wake: false }),
-      ]);
-      return { ports, devServer };
-    } catch (error) {
-      // It stopped (or vanished) between the check and the exec.
-      if (isNotRunningError(error)) return nothing;
-      throw error;
-    }
+  previewsOverview(caller: string): Promise<RpcResult<PreviewsOverview>> {
+    return this.call(caller, async () => {
+      const nothing: PreviewsOverview = { ports: [], devServer: { state: "stopped", command: DEV_SERVER_COMMAND } };
+      // A container still starting has nothing listening yet (and may not answer exec).
+      if (!this.container.running || this.lifecycle.isStarting) return nothing;
+      try {
+        const [ports, devServer] = await Promise.all([
+          this.previews.listeningPorts({ wake: false }),
+          this.previews.devServer({ wake: false }),
+        ]);
+        return { ports, devServer };
+      } catch (error) {
+        // It stopped (or vanished) between the check and the exec.
+        if (isNotRunningError(error)) return nothing;
+        throw error;
+      }
+    });
   }
 
-  runDevServer(caller: string): Promise<DevServerState> {
-    this.authorize(caller);
-    return this.previews.runDevServer();
+  runDevServer(caller: string): Promise<RpcResult<DevServerState>> {
+    return this.call(caller, () => this.previews.runDevServer());
   }
 
-  stopDevServer(caller: string): Promise<void> {
-    this.authorize(caller);
-    return this.previews.stopDevServer();
+  stopDevServer(caller: string): Promise<RpcResult<void>> {
+    return this.call(caller, () => this.previews.stopDevServer());
   }
+}
+
+function noSuchWorkspace(): AppError {
+  return new AppError(ErrorCode.NOT_FOUND, "No such workspace.");
 }

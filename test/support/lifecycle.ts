@@ -86,10 +86,10 @@ export async function save(id: string): Promise<SaveResult> {
   return body;
 }
 
-/** Sets test-only lifecycle timings (ms) or a snapshot id for one workspace. */
+/** Sets test-only lifecycle timings (ms), a snapshot id or an image to start from, for one workspace. */
 export async function testHooks(
   id: string,
-  options: { overrides?: Record<string, number>; snapshotId?: string },
+  options: { overrides?: Record<string, number>; snapshotId?: string; image?: string },
 ): Promise<void> {
   const { status } = await post(`/api/workspaces/${id}/test-hooks/lifecycle`, {
     headers: { "Content-Type": "application/json" },

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { ErrorCode } from "../../protocol/errors";
-import { ApiError, drainBody } from "../http";
+import { AppError } from "../errors";
+import { drainBody } from "../http";
 import type { AppEnv } from "../workspace-access";
 import { identify } from "./identify";
 
@@ -18,8 +19,7 @@ export const sameOriginOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
     const own = new URL(c.req.url).origin;
     if (origin !== own) {
       await drainBody(c.req.raw);
-      throw new ApiError(
-        403,
+      throw new AppError(
         ErrorCode.FORBIDDEN_ORIGIN,
         origin
           ? `Requests from ${origin.slice(0, 200)} may not change anything here; use the IDE at ${own}.`
@@ -35,7 +35,7 @@ export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
   const user = await identify(c);
   if (!user) {
     await drainBody(c.req.raw);
-    throw new ApiError(401, ErrorCode.UNAUTHENTICATED, "Sign in to use the IDE.");
+    throw new AppError(ErrorCode.UNAUTHENTICATED, "Sign in to use the IDE.");
   }
   c.set("user", user);
   await next();

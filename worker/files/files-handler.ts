@@ -1,7 +1,8 @@
 import { ErrorCode } from "../../protocol/errors";
 import type { DirectoryListing, FileInfo, FileType, MoveRequest } from "../../protocol/files";
-import { ApiError, describe, drainBody, jsonError } from "../http";
-import { fileApiError } from "./file-errors";
+import { AppError } from "../errors";
+import { answerError, drainBody, errorResponse } from "../http";
+import { fileError } from "./file-errors";
 import type { FileWatcher } from "./file-watcher";
 import type { Files, SandboxFileStat } from "./sandbox-files";
 import { baseName, checkWorkspacePath, containerPath, parentPath, WORKSPACE_ROOT } from "./workspace-path";
@@ -26,14 +27,17 @@ export async function handleFilesRequest(request: Request, deps: FilesDeps): Pro
   const op = url.pathname.slice("/files/".length);
   try {
     const handler = HANDLERS[`${request.method} ${op}`];
-    if (!handler) throw new ApiError(404, ErrorCode.NOT_FOUND, `No files route ${request.method} ${op}.`);
+    if (!handler) throw new AppError(ErrorCode.NOT_FOUND, `No files route ${request.method} ${op}.`);
     return await handler(request, url.searchParams, deps);
   } catch (error) {
     // Read what the client still sends: answering mid-upload breaks the connection on some proxies.
     await drainBody(request);
-    if (error instanceof ApiError) return error.toResponse();
-    console.error(`files ${op}: ${describe(error)}`);
-    return jsonError(500, ErrorCode.FILE_ERROR, `The file operation failed: ${describe(error)}`);
+    const createOnly = request.method === "PUT" && op === "content" && request.headers.get("If-None-Match") === "*";
+    if (createOnly && error instanceof AppError && error.code === ErrorCode.FILE_EXISTS) {
+      // An HTTP precondition that failed: If-None-Match: * on a file that exists.
+      return errorResponse(error, { status: 412 });
+    }
+    return answerError(error, request, `files ${op}`);
   }
 }
 
@@ -44,11 +48,7 @@ const HANDLERS: Record<string, Handler> = {
     const path = pathParam(query, "path", { allowRoot: true });
     // A re-read after the watcher went away (`wake=0`) must not wake a sleeping workspace.
     if (query.get("wake") === "0" && (await deps.asleep())) {
-      return jsonError(
-        409,
-        ErrorCode.WORKSPACE_ASLEEP,
-        "The workspace is asleep; open a file or a terminal to wake it.",
-      );
+      throw new AppError(ErrorCode.WORKSPACE_ASLEEP, "The workspace is asleep; open a file or a terminal to wake it.");
     }
     await deps.ensureRunning();
     const listing = await attempt(() => deps.files.listDirectory(containerPath(path)), path);
@@ -91,9 +91,6 @@ const HANDLERS: Record<string, Handler> = {
       return Response.json(info(path, stat), { status: 200, headers: { ETag: stat.etag } });
     } catch (error) {
       await deps.files.remove(containerPath(temp), { force: true }).catch(() => {});
-      if (createOnly && error instanceof ApiError && error.code === ErrorCode.FILE_EXISTS) {
-        throw new ApiError(412, ErrorCode.FILE_EXISTS, error.message);
-      }
       throw error;
     }
   },
@@ -117,7 +114,7 @@ const HANDLERS: Record<string, Handler> = {
   "POST move": async (request, _query, deps) => {
     const body = (await request.json().catch(() => undefined)) as Partial<MoveRequest> | undefined;
     if (!body || typeof body !== "object") {
-      throw new ApiError(400, ErrorCode.BAD_REQUEST, 'Send JSON {"from": "a.txt", "to": "b/a.txt"}.');
+      throw new AppError(ErrorCode.BAD_REQUEST, 'Send JSON {"from": "a.txt", "to": "b/a.txt"}.');
     }
     const from = checked(body.from, "from");
     const to = checked(body.to, "to");
@@ -134,7 +131,7 @@ const HANDLERS: Record<string, Handler> = {
     const token = uploadToken(query);
     const offset = Number(query.get("offset") ?? "0");
     if (!Number.isSafeInteger(offset) || offset < 0) {
-      throw new ApiError(400, ErrorCode.BAD_REQUEST, "offset must be a byte count (0 or more).");
+      throw new AppError(ErrorCode.BAD_REQUEST, "offset must be a byte count (0 or more).");
     }
     await deps.ensureRunning();
     if (offset === 0) {
@@ -145,9 +142,8 @@ const HANDLERS: Record<string, Handler> = {
       () => deps.files.writeFileAt(containerPath(staging), offset, request.body ?? ""),
       path,
     ).catch((error: unknown) => {
-      if (offset > 0 && error instanceof ApiError && error.status === 404) {
-        throw new ApiError(
-          404,
+      if (offset > 0 && error instanceof AppError && error.code === ErrorCode.FILE_NOT_FOUND) {
+        throw new AppError(
           ErrorCode.UPLOAD_NOT_FOUND,
           `No upload of "${path}" is in progress under this token (it finished, was cancelled, or never sent offset 0): upload the file again.`,
         );
@@ -245,25 +241,21 @@ function fileType(type: string): FileType {
 function pathParam(query: URLSearchParams, name: string, { allowRoot = false } = {}): string {
   const path = checked(query.get(name), name);
   if (path === "." && !allowRoot) {
-    throw new ApiError(
-      400,
-      ErrorCode.INVALID_PATH,
-      `${name} names /workspace itself, which this operation cannot take.`,
-    );
+    throw new AppError(ErrorCode.INVALID_PATH, `${name} names /workspace itself, which this operation cannot take.`);
   }
   return path;
 }
 
 function checked(value: unknown, name: string): string {
   const result = checkWorkspacePath(typeof value === "string" ? value : undefined);
-  if (!result.ok) throw new ApiError(400, ErrorCode.INVALID_PATH, `${name}: ${result.reason}`);
+  if (!result.ok) throw new AppError(ErrorCode.INVALID_PATH, `${name}: ${result.reason}`);
   return result.path;
 }
 
 function uploadToken(query: URLSearchParams): string {
   const token = query.get("upload") ?? "";
   if (!/^[a-z0-9]{8,32}$/.test(token)) {
-    throw new ApiError(400, ErrorCode.BAD_REQUEST, "upload must be a token of 8-32 lowercase letters and digits.");
+    throw new AppError(ErrorCode.BAD_REQUEST, "upload must be a token of 8-32 lowercase letters and digits.");
   }
   return token;
 }
@@ -284,6 +276,6 @@ async function attempt<T>(operation: () => Promise<T>, path: string, destination
   try {
     return await operation();
   } catch (error) {
-    throw fileApiError(error, path, destination);
+    throw fileError(error, path, destination);
   }
 }

@@ -1,7 +1,7 @@
 import { ErrorCode } from "../../protocol/errors";
 import type { ImportResult } from "../../protocol/workspace";
 import { run } from "../container-exec";
-import { ApiError, describe } from "../http";
+import { AppError, describe } from "../errors";
 import type { Lifecycle } from "./lifecycle";
 
 const WORKSPACE_DIR = "/workspace";
@@ -72,8 +72,7 @@ export function importArchive(
     const existing = await run(container, ["sh", "-c", `ls -A ${WORKSPACE_DIR} | head -n 1`]);
     if (existing.trim() && !replace) {
       await drain(body);
-      throw new ApiError(
-        409,
+      throw new AppError(
         ErrorCode.WORKSPACE_NOT_EMPTY,
         "This workspace has files. Import with ?replace=true to replace everything in /workspace (a new workspace holds only the starter app).",
       );
@@ -97,8 +96,7 @@ export function importArchive(
       await run(container, ["find", WORKSPACE_DIR, "-mindepth", "1", "-delete"]).catch((error) =>
         console.error(`cleaning up a failed import: ${describe(error)}`),
       );
-      throw new ApiError(
-        400,
+      throw new AppError(
         ErrorCode.INVALID_ARCHIVE,
         `The archive could not be imported (tar exited with ${code}: ${stderr.trim().slice(0, 500)}). Upload a .tar.gz made by Export or by "tar -czf".`,
       );
@@ -133,8 +131,7 @@ async function gzipOrRefuse(body: ReadableStream<Uint8Array>): Promise<ReadableS
   if (first?.[0] !== 0x1f || second !== 0x8b) {
     reader.releaseLock();
     await drain(body);
-    throw new ApiError(
-      400,
+    throw new AppError(
       ErrorCode.INVALID_ARCHIVE,
       'The upload is not a gzip-compressed archive. Upload a .tar.gz made by Export or by "tar -czf".',
     );

@@ -1,5 +1,6 @@
 import { ErrorCode } from "../../protocol/errors";
-import { ApiError, jsonError } from "../http";
+import { AppError } from "../errors";
+import { errorResponse } from "../http";
 import { exportArchive, importArchive } from "./archive";
 import type { Lifecycle } from "./lifecycle";
 
@@ -15,14 +16,13 @@ export async function handleLifecycleFetch(
       return await exportArchive(lifecycle, container, url.searchParams.get("name") ?? "workspace");
     }
     if (url.pathname === "/lifecycle/import" && request.method === "POST") {
-      if (!request.body)
-        throw new ApiError(400, ErrorCode.INVALID_ARCHIVE, "Send the .tar.gz archive as the request body.");
+      if (!request.body) throw new AppError(ErrorCode.INVALID_ARCHIVE, "Send the .tar.gz archive as the request body.");
       const replace = url.searchParams.get("replace") === "true";
       return Response.json(await importArchive(lifecycle, container, request.body, replace));
     }
-    return jsonError(404, ErrorCode.NOT_FOUND, `The workspace has no route ${url.pathname}.`);
+    return errorResponse(new AppError(ErrorCode.NOT_FOUND, `The workspace has no route ${url.pathname}.`));
   } catch (error) {
-    if (error instanceof ApiError) return error.toResponse();
+    if (error instanceof AppError) return errorResponse(error);
     throw error;
   }
 }

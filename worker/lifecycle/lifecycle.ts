@@ -3,7 +3,7 @@ import type { BootPhase, SaveResult, WorkspaceStatus } from "../../protocol/work
 import { Activity } from "../activity";
 import type { AlarmScheduler } from "../alarms";
 import { requireContainer, run } from "../container-exec";
-import { ApiError, describe } from "../http";
+import { AppError, describe } from "../errors";
 import { failedStartPause, type LifecycleSettings, platformTimeoutMs } from "./settings";
 
 /** The latest good snapshot, kept in Durable Object storage. */
@@ -208,7 +208,7 @@ export class Lifecycle {
           : { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${reason}` },
       );
       console.error(`${this.tag}: ${failure.message}`);
-      throw new ApiError(503, failure.code, failure.message);
+      throw new AppError(failure.code, failure.message);
     }
     if (this.retired) {
       // Deleted while it started: it must not outlive the workspace.
@@ -352,8 +352,7 @@ export class Lifecycle {
   reset(): Promise<void> {
     return this.exclusive(async () => {
       if (this.container.running || !this.failure) {
-        throw new ApiError(
-          409,
+        throw new AppError(
           ErrorCode.INVALID_STATE,
           "Only a workspace whose snapshot failed to restore can start fresh; this one has its files.",
         );
@@ -388,9 +387,8 @@ export class Lifecycle {
       await this.ctx.storage.put(SNAPSHOT_KEY, record);
       return toResult(record);
     } catch (error) {
-      if (error instanceof ApiError) throw error;
-      throw new ApiError(
-        503,
+      if (error instanceof AppError) throw error;
+      throw new AppError(
         ErrorCode.SAVE_FAILED,
         `Saving the workspace failed: ${describe(error)}. It keeps running; try again.`,
       );
@@ -477,8 +475,8 @@ export class Lifecycle {
   }
 }
 
-function deleted(): ApiError {
-  return new ApiError(404, ErrorCode.NOT_FOUND, "No such workspace: it was deleted.");
+function deleted(): AppError {
+  return new AppError(ErrorCode.NOT_FOUND, "No such workspace: it was deleted.");
 }
 
 function toResult(record: SnapshotRecord): SaveResult {

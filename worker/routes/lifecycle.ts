@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { ErrorCode } from "../../protocol/errors";
-import { ApiError, notFound } from "../http";
+import { AppError, notFound } from "../errors";
 import { type AppEnv, workspaceStub } from "../workspace-access";
 
 /** `/api/workspaces/{id}/...`: save, stop, start fresh, export, import. */
@@ -29,7 +29,7 @@ lifecycleRoutes.get("/:id/export", async (c) => {
 lifecycleRoutes.post("/:id/import", async (c) => {
   const stub = workspaceStub(c, c.req.param("id"));
   const body = c.req.raw.body;
-  if (!body) throw new ApiError(400, ErrorCode.INVALID_ARCHIVE, "Send the .tar.gz archive as the request body.");
+  if (!body) throw new AppError(ErrorCode.INVALID_ARCHIVE, "Send the .tar.gz archive as the request body.");
   const replace = c.req.query("replace") === "true" ? "?replace=true" : "";
   return stub.fetch(new Request(`https://workspace/lifecycle/import${replace}`, { method: "POST", body }));
 });
@@ -41,10 +41,11 @@ lifecycleRoutes.post("/:id/import", async (c) => {
  */
 lifecycleRoutes.post("/:id/test-hooks/lifecycle", async (c) => {
   if ((c.env as { CLOUD_IDE_TEST_HOOKS?: string }).CLOUD_IDE_TEST_HOOKS !== "1") throw notFound("No such API route.");
-  const body = (await c.req.json().catch(() => ({}))) as { overrides?: unknown; snapshotId?: unknown };
+  const body = (await c.req.json().catch(() => ({}))) as { overrides?: unknown; snapshotId?: unknown; image?: unknown };
   await workspaceStub(c, c.req.param("id")).testConfigure({
     overrides: body.overrides,
     snapshotId: typeof body.snapshotId === "string" ? body.snapshotId : undefined,
+    image: typeof body.image === "string" ? body.image : undefined,
   });
   return c.body(null, 204);
 });

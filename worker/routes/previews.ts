@@ -14,7 +14,8 @@ import {
   SHARE_TTL_MIN_SECONDS,
   type ShareLink,
 } from "../../protocol/previews";
-import { ApiError, notFound, readJsonObject } from "../http";
+import { AppError, notFound } from "../errors";
+import { readJsonObject } from "../http";
 import type { Grant } from "../previews/grants";
 import { testHooksEnabled } from "../test-hooks";
 import { type AppEnv, checkWorkspaceId, workspaceStub } from "../workspace-access";
@@ -60,8 +61,7 @@ previewRoutes.post("/:id/previews/:port/shares", async (c) => {
   const body = (await readJsonObject(c.req.raw)) as Partial<CreateShareRequest>;
   const ttl = body.ttlSeconds;
   if (typeof ttl !== "number" || !Number.isInteger(ttl) || ttl < SHARE_TTL_MIN_SECONDS || ttl > SHARE_TTL_MAX_SECONDS) {
-    throw new ApiError(
-      400,
+    throw new AppError(
       ErrorCode.INVALID_TTL,
       `ttlSeconds must be a whole number of seconds from ${SHARE_TTL_MIN_SECONDS} (5 minutes) to ${SHARE_TTL_MAX_SECONDS} (7 days).`,
     );
@@ -97,8 +97,7 @@ previewRoutes.post("/:id/previews/:port/shares/:shareId/expire", async (c) => {
 function checkPort(value: string): number {
   const port = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
   if (!isPreviewPort(port)) {
-    throw new ApiError(
-      400,
+    throw new AppError(
       ErrorCode.INVALID_PORT,
       `"${value.slice(0, 20)}" is not a port previews can use: use ${PREVIEW_PORT_MIN} to ${PREVIEW_PORT_MAX}.`,
     );
@@ -108,8 +107,7 @@ function checkPort(value: string): number {
 
 function checkLabelLength(workspaceId: string, port: number): void {
   if (previewLabel({ port, workspaceId, token: "x".repeat(24) }).length > MAX_LABEL_LENGTH) {
-    throw new ApiError(
-      400,
+    throw new AppError(
       ErrorCode.BAD_REQUEST,
       "This workspace's id is too long for a preview hostname (one DNS label of 63 characters): use a workspace with a shorter id.",
     );

@@ -5,7 +5,8 @@ import type { SessionInfo } from "../../protocol/session";
 import { identify, sessionCookieName } from "../auth/identify";
 import { secretsEqual } from "../auth/password";
 import { SESSION_TTL_SECONDS, signSession } from "../auth/session-token";
-import { ApiError, readJsonObject } from "../http";
+import { AppError } from "../errors";
+import { readJsonObject } from "../http";
 import type { AppEnv } from "../workspace-access";
 
 /** `/api/session`: sign in with the owner password, see who is signed in, sign out. */
@@ -20,8 +21,7 @@ sessionRoutes.post("/", async (c) => {
   const password = c.env.IDE_PASSWORD;
   const secret = c.env.SESSION_SECRET;
   if (!password || !secret) {
-    throw new ApiError(
-      500,
+    throw new AppError(
       ErrorCode.MISCONFIGURED,
       "IDE_PASSWORD and SESSION_SECRET are not set: add them as secrets (wrangler secret put) or to .dev.vars.",
     );
@@ -31,15 +31,15 @@ sessionRoutes.post("/", async (c) => {
   const throttle = c.env.SignInThrottle.getByName(`ip:${clientAddress(c.req.raw)}`);
   const wait = await throttle.retryAfter();
   if (wait > 0) {
-    throw new ApiError(
-      429,
+    throw new AppError(
       ErrorCode.TOO_MANY_ATTEMPTS,
       `Too many failed sign-ins from this address. Try again in ${wait} seconds.`,
-    ).withHeaders({ "Retry-After": String(wait) });
+      wait,
+    );
   }
   if (typeof body.password !== "string" || !(await secretsEqual(body.password, password))) {
     await throttle.recordFailure();
-    throw new ApiError(401, ErrorCode.WRONG_PASSWORD, "That password is not right.");
+    throw new AppError(ErrorCode.WRONG_PASSWORD, "That password is not right.");
   }
   await throttle.reset();
   const token = await signSession(
@@ -59,7 +59,7 @@ sessionRoutes.post("/", async (c) => {
 
 sessionRoutes.get("/", async (c) => {
   const user = await identify(c);
-  if (!user) throw new ApiError(401, ErrorCode.UNAUTHENTICATED, "Nobody is signed in.");
+  if (!user) throw new AppError(ErrorCode.UNAUTHENTICATED, "Nobody is signed in.");
   const info: SessionInfo = { user };
   return c.json(info);
 });

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { ErrorCode } from "../../protocol/errors";
 import { isTerminalName } from "../../protocol/terminal";
-import { ApiError, notFound } from "../http";
+import { AppError, notFound } from "../errors";
 import { type AppEnv, workspaceStub } from "../workspace-access";
 
 /** `/api/workspaces/{id}/terminals`: list and end terminals. */
@@ -25,7 +25,7 @@ terminalSocketRoutes.get("/:id/terminals/:name", async (c) => {
   const stub = workspaceStub(c, c.req.param("id"));
   const name = checkTerminalName(c.req.param("name"));
   if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
-    throw new ApiError(426, ErrorCode.UPGRADE_REQUIRED, "This is a WebSocket route: connect with a WebSocket client.");
+    throw new AppError(ErrorCode.UPGRADE_REQUIRED, "This is a WebSocket route: connect with a WebSocket client.");
   }
   // The workspace sees its own path, with the size the client asked for and
   // whether this connection may wake a sleeping workspace.
@@ -40,8 +40,7 @@ terminalSocketRoutes.get("/:id/terminals/:name", async (c) => {
 
 function checkTerminalName(value: string): string {
   if (!isTerminalName(value)) {
-    throw new ApiError(
-      400,
+    throw new AppError(
       ErrorCode.INVALID_TERMINAL_NAME,
       `"${value.slice(0, 80)}" is not a terminal name: use 1-63 lowercase letters, digits and hyphens, starting with a letter or digit.`,
     );

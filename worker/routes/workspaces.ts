@@ -7,7 +7,8 @@ import {
   isWorkspaceTemplate,
   WORKSPACE_TEMPLATES,
 } from "../../protocol/workspaces";
-import { ApiError, notFound, readJsonObject } from "../http";
+import { AppError, notFound } from "../errors";
+import { readJsonObject } from "../http";
 import { type AppEnv, checkWorkspaceId, workspaceStub } from "../workspace-access";
 
 /** `/api/workspaces`: the caller's workspaces. */
@@ -21,7 +22,7 @@ async function nameFromBody(request: Request): Promise<string> {
 
 function checkedName(body: Record<string, unknown>): string {
   const checked = checkWorkspaceName(body.name);
-  if ("error" in checked) throw new ApiError(400, ErrorCode.INVALID_WORKSPACE_NAME, checked.error);
+  if ("error" in checked) throw new AppError(ErrorCode.INVALID_WORKSPACE_NAME, checked.error);
   return checked.name;
 }
 
@@ -32,7 +33,7 @@ workspaceRoutes.post("/", async (c) => {
   const name = checkedName(body);
   const template = body.template ?? DEFAULT_TEMPLATE;
   if (!isWorkspaceTemplate(template)) {
-    throw new ApiError(400, ErrorCode.INVALID_TEMPLATE, `template must be one of: ${WORKSPACE_TEMPLATES.join(", ")}.`);
+    throw new AppError(ErrorCode.INVALID_TEMPLATE, `template must be one of: ${WORKSPACE_TEMPLATES.join(", ")}.`);
   }
   const id = newWorkspaceId();
   // The Workspace records its owner first: an id in the list always has one.
