@@ -1,6 +1,7 @@
 import { cloudflare } from "@cloudflare/vite-plugin";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
+import { devServerGuards } from "./scripts/lib/dev-server-guards.mjs";
 
 // The IDE serves on PORT (5173). Its own hot-reload socket has a port of its
 // own so that Vite hot-reload sockets on preview hostnames
@@ -23,6 +24,7 @@ function devVars(): Record<string, string> {
 
 export default defineConfig(({ command }) => ({
   plugins: [
+    devServerGuards(),
     react(),
     cloudflare({
       config: (config) => ({
@@ -53,7 +55,8 @@ export default defineConfig(({ command }) => ({
     // Vite's default CORS lets any *.localhost origin read responses, and
     // preview hostnames are *.localhost here: no CORS, as in production.
     cors: false,
-    hmr: { port: hmrPort },
+    // Listens on loopback only, like the IDE itself (Vite's default is every interface).
+    ws: { port: hmrPort, host: "localhost" },
   },
   preview: { port, strictPort: true },
 }));

@@ -1,6 +1,8 @@
 export interface DevServer {
   baseUrl: string;
   port: number;
+  /** The IDE's own hot-reload (Vite HMR) port, on loopback. */
+  hmrPort: number;
   workerName: string;
   stop(): Promise<void>;
 }

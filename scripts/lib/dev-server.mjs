@@ -14,7 +14,7 @@ import { ROOT } from "./setup.mjs";
  * @param {NodeJS.ProcessEnv} env from setup()
  * @param {{ verbose?: boolean, logFile?: string }} options `logFile` gets the
  *   server's whole output, each line stamped with the time (for a failed CI run)
- * @returns {Promise<{ baseUrl: string, port: number, workerName: string, stop: () => Promise<void> }>}
+ * @returns {Promise<{ baseUrl: string, port: number, hmrPort: number, workerName: string, stop: () => Promise<void> }>}
  */
 export async function startDevServer(env, { verbose = false, logFile } = {}) {
   const port = await freePort();
@@ -72,7 +72,7 @@ export async function startDevServer(env, { verbose = false, logFile } = {}) {
     await stop();
     throw error;
   }
-  return { baseUrl, port, workerName, stop };
+  return { baseUrl, port, hmrPort, workerName, stop };
 }
 
 function killGroup(pid, signal) {

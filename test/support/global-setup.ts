@@ -15,6 +15,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     baseUrl: string;
     port: number;
+    /** The IDE's own hot-reload (Vite HMR) port. */
+    hmrPort: number;
     workerName: string;
     /** The owner password the IDE under test accepts (from .dev.vars). */
     password: string;
@@ -39,6 +41,7 @@ export default async function globalSetup(project: TestProject) {
   const vars = readDevVars();
   project.provide("baseUrl", server.baseUrl);
   project.provide("port", server.port);
+  project.provide("hmrPort", server.hmrPort);
   project.provide("workerName", server.workerName);
   project.provide("password", vars.IDE_PASSWORD ?? "");
   project.provide("sessionSecret", vars.SESSION_SECRET ?? "");
