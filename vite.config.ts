@@ -30,7 +30,8 @@ export default defineConfig(({ command }) => ({
       config: (config) => ({
         // Tests run under a name of their own so they can remove exactly the
         // containers they started (workerd names them `workerd-{name}-...`).
-        name: process.env.CLOUD_IDE_WORKER_NAME ?? config.name,
+        // The docker shim scopes the plugin's clean-up on exit to this name.
+        name: (process.env.CLOUD_IDE_WORKER_NAME ??= config.name),
         // In development previews are {port}-{id}-{token}.localhost:{port}.
         // CLOUD_IDE_TEST_HOOKS (set by the test dev server only) enables test-only routes.
         vars:

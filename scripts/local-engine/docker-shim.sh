@@ -5,6 +5,10 @@
 #   build: drops the buildx-only flags `--load` and `--provenance=false`, and
 #          passes BASE_IMAGE when the set-up built a local base image.
 #   pull:  succeeds without the registry when the image is already present.
+#   ps:    the vite plugin's clean-up on exit lists containers by image
+#          (`--filter ancestor=TAG`), and every dev server on this machine runs
+#          the same cached image: it would remove the containers of every other
+#          dev server and test run. Only this dev server's own are listed.
 real=${CLOUD_IDE_REAL_DOCKER:-docker}
 cmd=$1
 [ $# -gt 0 ] && shift
@@ -29,6 +33,16 @@ pull)
     exit 0
   fi
   exec "$real" pull "$@"
+  ;;
+ps)
+  case " $* " in
+  *" --filter ancestor="* | *" --filter=ancestor="*)
+    if [ -n "${CLOUD_IDE_WORKER_NAME:-}" ]; then
+      set -- "$@" --filter "name=^/workerd-${CLOUD_IDE_WORKER_NAME}-[A-Z]"
+    fi
+    ;;
+  esac
+  exec "$real" ps "$@"
   ;;
 *)
   exec "$real" "$cmd" "$@"
