@@ -27,22 +27,25 @@ export default defineConfig(({ command }) => ({
     devServerGuards(),
     react(),
     cloudflare({
-      config: (config) => ({
+      config: (config) => {
         // Tests run under a name of their own so they can remove exactly the
         // containers they started (workerd names them `workerd-{name}-...`).
         // The docker shim scopes the plugin's clean-up on exit to this name.
-        name: (process.env.CLOUD_IDE_WORKER_NAME ??= config.name),
-        // In development previews are {port}-{id}-{token}.localhost:{port}.
-        // CLOUD_IDE_TEST_HOOKS (set by the test dev server only) enables test-only routes.
-        vars:
-          command === "serve"
-            ? {
-                ...config.vars,
-                ...devVars(),
-                ...(process.env.CLOUD_IDE_TEST_HOOKS === "1" ? { CLOUD_IDE_TEST_HOOKS: "1" } : {}),
-              }
-            : config.vars,
-      }),
+        process.env.CLOUD_IDE_WORKER_NAME ??= config.name;
+        return {
+          name: process.env.CLOUD_IDE_WORKER_NAME,
+          // In development previews are {port}-{id}-{token}.localhost:{port}.
+          // CLOUD_IDE_TEST_HOOKS (set by the test dev server only) enables test-only routes.
+          vars:
+            command === "serve"
+              ? {
+                  ...config.vars,
+                  ...devVars(),
+                  ...(process.env.CLOUD_IDE_TEST_HOOKS === "1" ? { CLOUD_IDE_TEST_HOOKS: "1" } : {}),
+                }
+              : config.vars,
+        };
+      },
       // Test runs start several dev servers; none needs the inspector port.
       inspectorPort: process.env.CLOUD_IDE_WORKER_NAME ? false : undefined,
       persistState: process.env.CLOUD_IDE_STATE_DIR ? { path: process.env.CLOUD_IDE_STATE_DIR } : true,
