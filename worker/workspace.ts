@@ -214,7 +214,6 @@ export class Workspace extends DurableObject<Env> {
           files: this.files,
           watcher: this.fileWatcher,
           ensureRunning: () => this.ensureRunning(),
-          container: () => this.container,
           asleep: () => this.lifecycle.isAsleep(),
         });
       }

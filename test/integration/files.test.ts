@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { gunzipSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { DirectoryListing, FileChange, FileInfo } from "../../protocol/files";
@@ -361,3 +362,119 @@ describe("path attacks", () => {
     expect(shell(container, "test -d /etc && test ! -e /workspace/etc-link && echo ok")).toBe("ok");
   });
 });
+
+describe("the symlink race of the audit", () => {
+  /**
+   * A loop in the container (as a terminal would run it) swaps a link
+   * atomically between something inside /workspace and something outside,
+   * while reads, saves, uploads and folder downloads run in parallel. Each of
+   * them must end inside or be refused: none may read or create anything
+   * outside. The old helper checked a path, then opened it again by name.
+   */
+  const flip = (link: string, inside: string, outside: string, tag: string) =>
+    execFileSync("docker", [
+      "exec",
+      "-d",
+      container,
+      "timeout",
+      "120",
+      "python3",
+      "-c",
+      `import os, sys
+while True:
+    for target in (sys.argv[2], sys.argv[3]):
+        os.symlink(target, sys.argv[1] + ".new")
+        os.replace(sys.argv[1] + ".new", sys.argv[1])`,
+      link,
+      inside,
+      outside,
+      tag,
+    ]);
+  // The bracket keeps pkill from matching the shell that runs it.
+  const stopFlipping = (tag: string) => shell(container, `pkill -f -- '[${tag[0]}]${tag.slice(1)}' || true`);
+
+  it("never reads /etc/hostname nor writes outside while race/target flips", { timeout: 180_000 }, async () => {
+    const hostname = shell(container, "cat /etc/hostname");
+    shell(
+      container,
+      "mkdir -p /workspace/race && echo inside > /workspace/race/inside.txt && rm -f /tmp/pwned-* && touch /tmp/outside-marker",
+    );
+    const etcBefore = shell(container, "ls /etc | md5sum; md5sum /etc/hostname");
+    const tag = `flip-${Math.random().toString(36).slice(2)}`;
+    flip("/workspace/race/target", "inside.txt", "/etc/hostname", tag);
+    flip("/workspace/race/dir", "/workspace/race", "/tmp", `${tag}-dir`);
+    try {
+      await until(
+        () => shell(container, "test -L /workspace/race/dir && test -L /workspace/race/target && echo y") === "y",
+      );
+      const outcomes: Record<string, number> = {};
+      const count = (label: string, status: number) => {
+        outcomes[`${label} ${status}`] = (outcomes[`${label} ${status}`] ?? 0) + 1;
+      };
+      for (let round = 0; round < 6; round++) {
+        const reads = Array.from({ length: 12 }, async () => {
+          const response = await get("/content", { path: "race/target" });
+          const text = await response.text();
+          expect(text).not.toContain(hostname);
+          count("read", response.status);
+          if (response.status !== 200) expect(JSON.parse(text).code).toBe("PATH_OUTSIDE_WORKSPACE");
+        });
+        const saves = Array.from({ length: 4 }, async (_, i) => {
+          const response = await ownerApi(filesUrl(id, "/content", { path: `race/dir/pwned-${round}-${i}` }), {
+            method: "PUT",
+            body: "pwned",
+          });
+          count("save", response.status);
+          expect([200, 403]).toContain(response.status);
+        });
+        const overwrites = Array.from({ length: 2 }, async () => {
+          const response = await ownerApi(filesUrl(id, "/content", { path: "race/target" }), {
+            method: "PUT",
+            body: "saved inside",
+          });
+          count("overwrite", response.status);
+          expect([200, 403]).toContain(response.status);
+        });
+        const uploads = Array.from({ length: 2 }, async (_, i) => {
+          const response = await ownerApi(
+            filesUrl(id, "/upload", {
+              path: `race/dir/pwned-up-${round}-${i}`,
+              upload: `race${round}x${i}ab`,
+              offset: "0",
+              final: "1",
+            }),
+            { method: "PUT", body: "pwned" },
+          );
+          count("upload", response.status);
+          expect([201, 403]).toContain(response.status);
+        });
+        const downloads = Array.from({ length: 2 }, async () => {
+          const response = await get("/download", { path: "race/dir" });
+          count("download", response.status);
+          if (response.status !== 200) return;
+          const tar = gunzipSync(Buffer.from(await response.arrayBuffer())).toString("latin1");
+          // Inside, the archive holds race/'s own files; /tmp's would bring its marker.
+          expect(tar).toContain("inside.txt");
+          expect(tar).not.toContain("outside-marker");
+        });
+        await Promise.all([...reads, ...saves, ...overwrites, ...uploads, ...downloads]);
+      }
+      // Both outcomes happened: the race was really run, and refused only when the link led out.
+      expect(outcomes["read 200"], JSON.stringify(outcomes)).toBeGreaterThan(0);
+      expect(outcomes["read 403"], JSON.stringify(outcomes)).toBeGreaterThan(0);
+    } finally {
+      stopFlipping(tag);
+    }
+    expect(shell(container, "ls /tmp | grep -c '^pwned' || true")).toBe("0");
+    expect(shell(container, "ls /etc | md5sum; md5sum /etc/hostname")).toBe(etcBefore);
+    expect(shell(container, "cat /etc/hostname")).toBe(hostname);
+  });
+});
+
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("the condition did not hold in time");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

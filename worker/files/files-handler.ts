@@ -5,14 +5,13 @@ import { answerError, drainBody, errorResponse } from "../http";
 import { fileError } from "./file-errors";
 import type { FileWatcher } from "./file-watcher";
 import type { Files, SandboxFileStat } from "./sandbox-files";
-import { baseName, checkWorkspacePath, containerPath, parentPath, WORKSPACE_ROOT } from "./workspace-path";
+import { baseName, checkWorkspacePath, containerPath, parentPath } from "./workspace-path";
 
 export interface FilesDeps {
   files: Files;
   watcher: FileWatcher;
   /** Starts the container if needed; called only after the request is known to be valid. */
   ensureRunning: () => Promise<void>;
-  container: () => Pick<Container, "exec">;
   /** True while the workspace sleeps by choice (stopping or stopped); a vanished container is not asleep. */
   asleep: () => Promise<boolean>;
 }
@@ -173,7 +172,14 @@ const HANDLERS: Record<string, Handler> = {
       const file = await attempt(() => deps.files.readFile(containerPath(path)), path);
       return new Response(file.body, { headers: contentHeaders(stat, path, true) });
     }
-    return downloadFolder(deps.container(), path);
+    const archive = await attempt(() => deps.files.archiveDirectory(containerPath(path)), path);
+    return new Response(archive.body, {
+      headers: {
+        "Content-Type": "application/gzip",
+        "Content-Disposition": attachment(`${baseName(path)}.tar.gz`),
+        "Cache-Control": "no-store",
+      },
+    });
   },
 
   "GET watch": async (_request, _query, deps) => {
@@ -181,29 +187,6 @@ const HANDLERS: Record<string, Handler> = {
     return deps.watcher.subscribe();
   },
 };
-
-/**
- * A folder as a .tar.gz stream made by `tar` in the container. The realpath
- * check runs in the same shell as tar, so a symlink swapped in meanwhile
- * cannot point it outside /workspace.
- */
-async function downloadFolder(container: Pick<Container, "exec">, path: string): Promise<Response> {
-  const script = `r=$(realpath -m -- "$1") || exit 3
-case "$r" in "$2"|"$2"/*) ;; *) exit 3 ;; esac
-cd "$(dirname -- "$r")" && exec tar -czf - -- "$(basename -- "$r")"`;
-  const tar = await container.exec(["sh", "-c", script, "sh", containerPath(path), WORKSPACE_ROOT], {
-    cwd: "/",
-    stderr: "ignore",
-  });
-  const name = `${baseName(path)}.tar.gz`;
-  return new Response(tar.stdout, {
-    headers: {
-      "Content-Type": "application/gzip",
-      "Content-Disposition": attachment(name),
-      "Cache-Control": "no-store",
-    },
-  });
-}
 
 function contentHeaders(stat: SandboxFileStat, path: string, download: boolean): HeadersInit {
   return {

@@ -69,7 +69,7 @@ export class Files {
   ) {}
 
   async readFile(path: string, options: FileOperationOptions = {}): Promise<Response> {
-    return (await this.open(path, options, false)).response;
+    return (await this.open("read", path, options, false)).response;
   }
 
   async writeFile(path: string, content: FileContent, options: FileOperationOptions = {}): Promise<void> {
@@ -129,8 +129,18 @@ export class Files {
     path: string,
     options: FileOperationOptions = {},
   ): Promise<{ response: Response; stat: SandboxFileStat }> {
-    const { response, stat } = await this.open(path, options, true);
+    const { response, stat } = await this.open("read", path, options, true);
     return { response, stat: stat as SandboxFileStat };
+  }
+
+  /**
+   * The folder at `path` (links followed, within `confineTo`) as a `.tar.gz`
+   * stream from `tar` run in it. Resolves once the folder is open; errors
+   * before that reject like `readFile`. tar's own warnings (a file that
+   * changed while it was read) do not fail the stream.
+   */
+  async archiveDirectory(path: string, options: FileOperationOptions = {}): Promise<Response> {
+    return (await this.open("archive", path, options, false)).response;
   }
 
   /** `rename` that refuses an existing destination with EEXIST instead of replacing it. */
@@ -189,12 +199,13 @@ export class Files {
   // Internals
 
   private async open(
+    op: "read" | "archive",
     path: string,
     options: FileOperationOptions,
     withStat: boolean,
   ): Promise<{ response: Response; stat?: SandboxFileStat }> {
     const target = this.resolve(path, options, []);
-    const proc = await this.spawn("read", withStat ? [target, "stat"] : [target], options);
+    const proc = await this.spawn(op, withStat ? [target, "stat"] : [target], options);
     const stdout = proc.stdout;
     if (!stdout) throw SandboxProtocolError.create("the helper has no stdout");
     // Drain stderr from the start: it carries the error, and an unread pipe can stall the process.
@@ -219,6 +230,7 @@ export class Files {
     const stat = withStat ? toStat(JSON.parse(new TextDecoder().decode(head.subarray(1, headerEnd - 1)))) : undefined;
     const rest = head.subarray(headerEnd);
     const fail = (code: number) => this.failure(proc, stderr, "readFile", path, code);
+    const lenient = op === "archive";
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         if (rest.byteLength > 0) controller.enqueue(rest);
@@ -227,7 +239,7 @@ export class Files {
         const next = await reader.read();
         if (!next.done) return controller.enqueue(next.value as Uint8Array);
         const exitCode = await proc.exitCode;
-        if (exitCode === 0) controller.close();
+        if (exitCode === 0 || lenient) controller.close();
         else controller.error(await fail(exitCode));
       },
       cancel(reason) {

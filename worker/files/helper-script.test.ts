@@ -1,0 +1,223 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { HELPER_SCRIPT } from "./helper-script";
+
+/**
+ * The file helper run by this machine's python3 against a scratch folder
+ * standing in for /workspace, once with openat2 and once with the
+ * component-by-component walk that kernels without it get.
+ */
+const scratch = mkdtempSync(join(tmpdir(), "files-helper-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+type Result = { status: number; stdout: Buffer; error?: { code: string; detail: string } };
+
+const OUTSIDE = { code: "EXDEV", detail: "Resolves outside the workspace through a symbolic link" };
+
+describe.each(["openat2", "walk"])("the file helper (%s)", { timeout: 60_000 }, (resolve) => {
+  let root: string;
+  let outside: string;
+  const env = { ...process.env, CLOUD_IDE_FILES_RESOLVE: resolve };
+
+  const helper = (op: string, args: string[], stdin = ""): Result => {
+    const run = spawnSync("python3", ["-c", HELPER_SCRIPT, op, root, ...args], { input: stdin, env });
+    const last = run.stderr.toString().trim().split("\n").pop() ?? "";
+    return {
+      status: run.status ?? -1,
+      stdout: run.stdout,
+      ...(run.status === 0 ? {} : { error: JSON.parse(last) }),
+    };
+  };
+  const at = (path: string) => join(root, path);
+  const read = (path: string) => {
+    const result = helper("read", [at(path)]);
+    return result.status === 0 ? result.stdout.subarray(1).toString() : result.error;
+  };
+
+  beforeEach(() => {
+    const base = mkdtempSync(join(scratch, `${resolve}-`));
+    root = join(base, "workspace");
+    outside = join(base, "outside");
+    mkdirSync(join(root, "src/deep"), { recursive: true });
+    mkdirSync(outside);
+    writeFileSync(join(root, "src/a.txt"), "inside");
+    writeFileSync(join(outside, "secret"), "outside");
+  });
+
+  it("follows links that stay in the workspace, relative or absolute", () => {
+    symlinkSync("src/a.txt", at("rel"));
+    symlinkSync(at("src/a.txt"), at("abs"));
+    symlinkSync("../a.txt", at("src/deep/up"));
+    symlinkSync(at("src"), at("srcdir"));
+    expect(read("rel")).toBe("inside");
+    expect(read("abs")).toBe("inside");
+    expect(read("src/deep/up")).toBe("inside");
+    expect(read("srcdir/deep/up")).toBe("inside");
+    expect(read("srcdir/../src/a.txt")).toBe("inside");
+    const listing = JSON.parse(helper("list", [at("srcdir")]).stdout.toString());
+    expect(listing.entries.map((e: { name: string }) => e.name).sort()).toEqual(["a.txt", "deep"]);
+  });
+
+  it("refuses every way out: absolute and relative links, links in the middle, '..' past the root", () => {
+    symlinkSync(join(outside, "secret"), at("abs-out"));
+    symlinkSync("../outside/secret", at("rel-out"));
+    symlinkSync(outside, at("dir-out"));
+    symlinkSync("../../../outside", at("src/deep/far-out"));
+    for (const path of [
+      "abs-out",
+      "rel-out",
+      "dir-out/secret",
+      "src/deep/far-out/secret",
+      "src/../../outside/secret",
+    ]) {
+      expect(read(path), path).toEqual(OUTSIDE);
+    }
+    expect(helper("list", [at("dir-out")]).error).toEqual(OUTSIDE);
+    expect(helper("stat", [at("abs-out")]).error).toEqual(OUTSIDE);
+    expect(helper("archive", [at("dir-out")]).error).toEqual(OUTSIDE);
+    expect(helper("write", [at("dir-out/new")], "x").error).toEqual(OUTSIDE);
+    expect(helper("write-at", [at("rel-out"), "0"], "x").error).toEqual(OUTSIDE);
+    expect(helper("mkdir", [at("dir-out/made"), "1"]).error).toEqual(OUTSIDE);
+    expect(helper("mkdir", [at("dir-out/made"), "0"]).error).toEqual(OUTSIDE);
+    expect(helper("rename", [at("src/a.txt"), at("dir-out/a.txt"), "1"]).error).toEqual(OUTSIDE);
+    expect(helper("rename", [at("dir-out/secret"), at("stolen"), "0"]).error).toEqual(OUTSIDE);
+    expect(helper("remove", [at("dir-out/secret"), "0", "0"]).error).toEqual(OUTSIDE);
+    expect(helper("save", [at(".t.save-1"), at("abs-out"), ""], "x").error).toEqual(OUTSIDE);
+    expect(helper("save", [at("dir-out/.t"), at("src/a.txt"), ""], "x").error).toEqual(OUTSIDE);
+    expect(helper("read", ["/etc/hostname"]).error).toEqual(OUTSIDE);
+    expect(readFileSync(join(outside, "secret"), "utf8")).toBe("outside");
+    expect(existsSync(join(outside, "new")) || existsSync(join(outside, "made")) || existsSync(at("stolen"))).toBe(
+      false,
+    );
+    expect(existsSync(at(".t.save-1"))).toBe(false);
+    // The link itself lives in the workspace: it can be looked at and removed, never its target.
+    expect(JSON.parse(helper("lstat", [at("dir-out")]).stdout.toString()).type).toBe("symlink");
+    expect(helper("remove", [at("dir-out"), "1", "0"]).status).toBe(0);
+    expect(existsSync(join(outside, "secret"))).toBe(true);
+  });
+
+  it("saves atomically through a link onto its target, with etag and must-not-exist checks", () => {
+    symlinkSync("src/a.txt", at("link"));
+    const stat = JSON.parse(helper("stat", [at("link")]).stdout.toString());
+    expect(stat.type).toBe("file");
+    const saved = helper("save", [at(".link.save-1"), at("link"), stat.etag], "new");
+    expect(saved.status).toBe(0);
+    expect(readFileSync(at("src/a.txt"), "utf8")).toBe("new");
+    expect(lstatSync(at("link")).isSymbolicLink()).toBe(true);
+    expect(existsSync(at(".link.save-1"))).toBe(false);
+    // The old etag no longer matches: nothing is written and the temporary file goes.
+    expect(helper("save", [at(".link.save-2"), at("link"), stat.etag], "lost").error?.code).toBe("ESTALE");
+    expect(readFileSync(at("src/a.txt"), "utf8")).toBe("new");
+    expect(existsSync(at(".link.save-2"))).toBe(false);
+    // "-": a name that exists, even as a link to nowhere, is not replaced.
+    symlinkSync("nowhere", at("dangling"));
+    expect(helper("save", [at(".d.save-3"), at("dangling"), "-"], "x").error?.code).toBe("EEXIST");
+    expect(helper("save", [at(".n.save-4"), at("fresh.txt"), "-"], "x").status).toBe(0);
+    expect(readFileSync(at("fresh.txt"), "utf8")).toBe("x");
+    // An upload's staged file committed with commit.
+    expect(helper("write-at", [at("src/.up"), "0"], "ab").status).toBe(0);
+    expect(helper("write-at", [at("src/.up"), "2"], "cd").status).toBe(0);
+    expect(helper("write-at", [at("src/.up"), "9"], "x").error?.detail).toMatch(/fewer than the offset 9/);
+    expect(helper("commit", [at("src/.up"), at("src/up.txt"), ""]).status).toBe(0);
+    expect(readFileSync(at("src/up.txt"), "utf8")).toBe("abcd");
+  });
+
+  it("keeps the Linux errors of mkdir, rename, remove and read", () => {
+    expect(helper("mkdir", [at("a/b/c"), "1"]).status).toBe(0);
+    expect(helper("mkdir", [at("a/b/c"), "1"]).status).toBe(0);
+    expect(helper("mkdir", [at("a/b"), "0"]).error?.code).toBe("EEXIST");
+    expect(helper("mkdir", [at("src/a.txt"), "1"]).error?.code).toBe("EEXIST");
+    expect(helper("mkdir", [at("src/a.txt/x"), "1"]).error?.code).toBe("ENOTDIR");
+    expect(helper("mkdir", [at("none/x"), "0"]).error?.code).toBe("ENOENT");
+    writeFileSync(at("b.txt"), "b");
+    expect(helper("rename", [at("src/a.txt"), at("b.txt"), "1"]).error?.code).toBe("EEXIST");
+    expect(helper("rename", [at("src/a.txt"), at("b.txt"), "0"]).status).toBe(0);
+    expect(readFileSync(at("b.txt"), "utf8")).toBe("inside");
+    expect(helper("rename", [at("a"), at("src"), "0"]).error?.code).toBe("ENOTEMPTY");
+    expect(helper("remove", [at("a"), "0", "0"]).error?.code).toBe("EISDIR");
+    expect(helper("remove", [at("missing"), "0", "1"]).status).toBe(0);
+    expect(helper("remove", [at("missing"), "0", "0"]).error?.code).toBe("ENOENT");
+    expect(helper("remove", [at("a"), "1", "0"]).status).toBe(0);
+    expect(existsSync(at("a"))).toBe(false);
+    expect(read("src")).toMatchObject({ code: "EISDIR" });
+    expect(read("b.txt/x")).toMatchObject({ code: "ENOTDIR" });
+    expect(read("nothing")).toMatchObject({ code: "ENOENT" });
+    expect(helper("list", [at("b.txt")]).error?.code).toBe("ENOTDIR");
+  });
+
+  it("archives a folder, and the workspace itself, under their own names", () => {
+    const members = (path: string) => {
+      const archive = helper("archive", [path]);
+      expect(archive.status).toBe(0);
+      const list = spawnSync("tar", ["-tzf", "-"], { input: archive.stdout.subarray(1) });
+      return list.stdout.toString().trim().split("\n").sort();
+    };
+    expect(members(at("src"))).toEqual(["src/", "src/a.txt", "src/deep/"]);
+    expect(members(root)).toContain("workspace/src/a.txt");
+  });
+
+  it("never reads or writes outside while a link flips between a file inside and one outside", async () => {
+    // A second process swaps `race/target` atomically, as fast as it can.
+    mkdirSync(at("race"));
+    const flipper: ChildProcess = spawn("python3", [
+      "-c",
+      `import os, sys
+d = sys.argv[1]
+for i in range(200000):
+    os.symlink(sys.argv[2] if i % 2 else "../src/a.txt", d + "/t.new")
+    os.replace(d + "/t.new", d + "/target")`,
+      at("race"),
+      join(outside, "secret"),
+    ]);
+    const run = (op: string, args: string[], stdin = "") =>
+      new Promise<Result>((done) => {
+        const child = spawn("python3", ["-c", HELPER_SCRIPT, op, root, ...args], { env });
+        const out: Buffer[] = [];
+        const err: Buffer[] = [];
+        child.stdout.on("data", (b: Buffer) => out.push(b));
+        child.stderr.on("data", (b: Buffer) => err.push(b));
+        child.stdin.end(stdin);
+        child.on("close", (status) => {
+          const last = Buffer.concat(err).toString().trim().split("\n").pop() ?? "";
+          done({ status: status ?? -1, stdout: Buffer.concat(out), ...(status ? { error: JSON.parse(last) } : {}) });
+        });
+      });
+    try {
+      while (!existsSync(at("race/target"))) await new Promise((resolve) => setTimeout(resolve, 10));
+      const outcomes = { inside: 0, refused: 0 };
+      for (let round = 0; round < 8; round++) {
+        const reads = Array.from({ length: 6 }, () => run("read", [at("race/target")]));
+        const writes = Array.from({ length: 3 }, (_, i) =>
+          run("save", [at(`race/.target.save-${round}${i}`), at("race/target"), ""], "written"),
+        );
+        const uploads = Array.from({ length: 3 }, (_, i) => run("write-at", [at("race/target"), "0"], `up${i}`));
+        for (const result of await Promise.all([...reads, ...writes, ...uploads])) {
+          expect(result.stdout.toString()).not.toContain("outside");
+          if (result.status === 0) outcomes.inside++;
+          else {
+            expect(result.error?.code, JSON.stringify(result.error)).toMatch(/^(EXDEV|ELOOP)$/);
+            outcomes.refused++;
+          }
+        }
+      }
+      expect(readFileSync(join(outside, "secret"), "utf8")).toBe("outside");
+      expect(readdirSync(outside)).toEqual(["secret"]);
+      expect(outcomes.inside + outcomes.refused).toBe(96);
+    } finally {
+      flipper.kill();
+    }
+  });
+});
