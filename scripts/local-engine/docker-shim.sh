@@ -1,9 +1,9 @@
 #!/bin/sh
-# Stands between wrangler/workerd and `docker` on machines without buildx or a
-# reachable registry (see README "Local platform"). On a normal Docker install
-# the set-up does not use it.
-#   build: drops the buildx-only flags `--load` and `--provenance=false`, and
-#          passes BASE_IMAGE when the set-up built a local base image.
+# Stands between wrangler/workerd/the vite plugin and `docker`
+# (`WRANGLER_DOCKER_BIN`, always set by the set-up; see README "Local platform").
+#   build: without buildx (CLOUD_IDE_DOCKER_NO_BUILDX=1) drops the buildx-only
+#          flags `--load` and `--provenance=false`; passes BASE_IMAGE when the
+#          set-up built a local base image.
 #   pull:  succeeds without the registry when the image is already present.
 #   ps:    the vite plugin's clean-up on exit lists containers by image
 #          (`--filter ancestor=TAG`), and every dev server on this machine runs
@@ -14,14 +14,16 @@ cmd=$1
 [ $# -gt 0 ] && shift
 case $cmd in
 build)
-  n=$#
-  while [ "$n" -gt 0 ]; do
-    a=$1; shift; n=$((n - 1))
-    case $a in
-    --load | --provenance=false) ;;
-    *) set -- "$@" "$a" ;;
-    esac
-  done
+  if [ "${CLOUD_IDE_DOCKER_NO_BUILDX:-}" = 1 ]; then
+    n=$#
+    while [ "$n" -gt 0 ]; do
+      a=$1; shift; n=$((n - 1))
+      case $a in
+      --load | --provenance=false) ;;
+      *) set -- "$@" "$a" ;;
+      esac
+    done
+  fi
   if [ -n "${CLOUD_IDE_BASE_IMAGE:-}" ]; then
     set -- --build-arg "BASE_IMAGE=$CLOUD_IDE_BASE_IMAGE" "$@"
   fi

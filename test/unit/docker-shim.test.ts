@@ -34,14 +34,9 @@ describe("the docker shim", () => {
     expect(throughShim(args, { CLOUD_IDE_WORKER_NAME: "x" })).toEqual(args);
   });
 
-  it("drops the buildx-only flags from builds", () => {
-    expect(throughShim(["build", "--load", "-t", "tag", "--provenance=false", "-f", "-", "."])).toEqual([
-      "build",
-      "-t",
-      "tag",
-      "-f",
-      "-",
-      ".",
-    ]);
+  it("drops the buildx-only flags from builds where there is no buildx, and only there", () => {
+    const args = ["build", "--load", "-t", "tag", "--provenance=false", "-f", "-", "."];
+    expect(throughShim(args, { CLOUD_IDE_DOCKER_NO_BUILDX: "1" })).toEqual(["build", "-t", "tag", "-f", "-", "."]);
+    expect(throughShim(args)).toEqual(args);
   });
 });
