@@ -181,6 +181,23 @@ describe("sign-in", () => {
     expect((await api("/api/session", json("POST", { password: inject("password") }, other))).status).toBe(204);
   });
 
+  it("checks and records each attempt in one step: 30 parallel wrong passwords get at most 5 real checks", async () => {
+    const from = { "CF-Connecting-IP": `2001:db8::${Math.floor(Math.random() * 0xffff).toString(16)}` };
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => api("/api/session", json("POST", { password: `guess-${i}` }, from))),
+    );
+    const statuses = answers.map((r) => r.status);
+    const checked = statuses.filter((s) => s === 401).length;
+    expect(checked, statuses.join(" ")).toBeGreaterThan(0);
+    expect(checked, statuses.join(" ")).toBeLessThanOrEqual(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(30 - checked);
+    for (const answer of answers) await answer.body?.cancel();
+    // Locked out now, even with the right password; others are not.
+    expect((await api("/api/session", json("POST", { password: inject("password") }, from))).status).toBe(429);
+    const other = { "CF-Connecting-IP": "2001:db8::1:2" };
+    expect((await api("/api/session", json("POST", { password: inject("password") }, other))).status).toBe(204);
+  });
+
   it("answers bad sign-in bodies with a clear code", async () => {
     const cases: [RequestInit, number, string][] = [
       [json("POST", "{not json"), 400, "INVALID_JSON"],

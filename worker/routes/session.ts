@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { deleteCookie, setCookie } from "hono/cookie";
 import { ErrorCode } from "../../protocol/errors";
 import type { SessionInfo } from "../../protocol/session";
+import { clientAddress } from "../auth/client-address";
 import { identify, sessionCookieName } from "../auth/identify";
 import { secretsEqual } from "../auth/password";
 import { SESSION_TTL_SECONDS, signSession } from "../auth/session-token";
@@ -11,11 +12,6 @@ import type { AppEnv } from "../workspace-access";
 
 /** `/api/session`: sign in with the owner password, see who is signed in, sign out. */
 export const sessionRoutes = new Hono<AppEnv>();
-
-/** The client address failed sign-ins are counted against. */
-function clientAddress(request: Request): string {
-  return request.headers.get("CF-Connecting-IP") ?? "unknown";
-}
 
 sessionRoutes.post("/", async (c) => {
   const password = c.env.IDE_PASSWORD;
@@ -28,20 +24,20 @@ sessionRoutes.post("/", async (c) => {
   }
   // Read the body first: answering before it is read breaks the connection it came on.
   const body = await readJsonObject(c.req.raw);
-  const throttle = c.env.SignInThrottle.getByName(`ip:${clientAddress(c.req.raw)}`);
-  const wait = await throttle.retryAfter();
-  if (wait > 0) {
+  const throttle = c.env.SignInThrottle.getByName(`ip:${clientAddress(c.req.raw, import.meta.env.DEV)}`);
+  // Counted before the password is checked, in one step: parallel guesses cannot slip past the limit.
+  const verdict = await throttle.attempt();
+  if (!verdict.allowed) {
     throw new AppError(
       ErrorCode.TOO_MANY_ATTEMPTS,
-      `Too many failed sign-ins from this address. Try again in ${wait} seconds.`,
-      wait,
+      `Too many sign-in attempts from this address. Try again in ${verdict.retryAfterSeconds} seconds.`,
+      verdict.retryAfterSeconds,
     );
   }
   if (typeof body.password !== "string" || !(await secretsEqual(body.password, password))) {
-    await throttle.recordFailure();
     throw new AppError(ErrorCode.WRONG_PASSWORD, "That password is not right.");
   }
-  await throttle.reset();
+  await throttle.succeeded();
   const token = await signSession(
     { sub: "owner", via: "password", exp: Math.floor(Date.now() / 1000) + SESSION_TTL_SECONDS },
     secret,
