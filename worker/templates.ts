@@ -1,6 +1,7 @@
 import type { WorkspaceTemplate } from "../protocol/workspaces";
-import { run } from "./container-exec";
 import { describe } from "./errors";
+import { WORKSPACE_ROOT } from "./sandbox/environment";
+import type { Sandbox } from "./sandbox/sandbox";
 
 /** The template the image's /workspace holds (Dockerfile): a new workspace of it needs nothing done. */
 const IMAGE_TEMPLATE: WorkspaceTemplate = "vite-react";
@@ -10,10 +11,11 @@ const IMAGE_TEMPLATE: WorkspaceTemplate = "vite-react";
  * start from the image (never over a snapshot, so never over a user's files):
  * the image's template stays, "empty" clears it.
  */
-export async function seedTemplate(container: Container, template: WorkspaceTemplate): Promise<void> {
+export async function seedTemplate(sandbox: Sandbox, template: WorkspaceTemplate): Promise<void> {
   if (template === IMAGE_TEMPLATE) return;
   try {
-    await run(container, ["find", "/workspace", "-mindepth", "1", "-delete"]);
+    // During the start: never wake (the start in progress would wait for itself).
+    await sandbox.stdout(["find", WORKSPACE_ROOT, "-mindepth", "1", "-delete"], { wake: false });
   } catch (error) {
     throw new Error(`preparing the ${template} template failed: ${describe(error)}`);
   }

@@ -14,18 +14,15 @@ import {
   type TerminalInfo,
   type TerminalServerMessage,
 } from "../protocol/terminal";
-import { execWhenRunning } from "./container-exec";
 import { describe } from "./errors";
-
-const WORKSPACE_DIR = "/workspace";
-const SHELL_ENV = { TERM: "xterm-256color", HOME: "/root", LANG: "C.UTF-8", COLORTERM: "truecolor" };
+import { SHELL_ENV, WORKSPACE_ROOT } from "./sandbox/environment";
+import type { Sandbox, SandboxProcess } from "./sandbox/sandbox";
 
 /** Opens terminal `name` for a WebSocket upgrade request; the caller has checked the name. */
 export async function openTerminal(
-  container: Container,
+  sandbox: Sandbox,
   request: Request,
   name: string,
-  ensureRunning: () => Promise<void>,
   /** Told when the socket is bridged and once when it is gone (open terminals count as use). */
   connection?: { begin(): void; end(): void },
 ): Promise<Response> {
@@ -39,14 +36,14 @@ export async function openTerminal(
   server.accept();
 
   const abort = new AbortController();
-  let tmux: ExecProcess;
+  let tmux: SandboxProcess;
   try {
-    tmux = await execWhenRunning(
-      container,
-      ["tmux", "new-session", "-A", "-s", name, "-c", WORKSPACE_DIR],
-      { pty: { cols, rows }, env: SHELL_ENV, cwd: WORKSPACE_DIR, signal: abort.signal },
-      { ensureRunning },
-    );
+    tmux = await sandbox.exec(["tmux", "new-session", "-A", "-s", name, "-c", WORKSPACE_ROOT], {
+      pty: { cols, rows },
+      env: SHELL_ENV,
+      cwd: WORKSPACE_ROOT,
+      signal: abort.signal,
+    });
     // Docker 20.10 starts exec PTYs at 0x0 whatever size was asked for.
     tmux.resize(cols, rows);
   } catch (error) {
@@ -54,7 +51,7 @@ export async function openTerminal(
     return refuseTerminal(`The terminal could not start: ${describe(error)}`, [client, server]);
   }
 
-  bridge(server, tmux, abort, connection, () => sessionEnded(container, name));
+  bridge(server, tmux, abort, connection, () => sessionEnded(sandbox, name));
   send(server, { type: "ready" });
   return new Response(null, { status: 101, webSocket: client });
 }
@@ -95,7 +92,7 @@ function answerAndClose(
 
 function bridge(
   server: WebSocket,
-  tmux: ExecProcess,
+  tmux: SandboxProcess,
   abort: AbortController,
   connection: { begin(): void; end(): void } | undefined,
   ended: () => Promise<boolean>,
@@ -204,14 +201,16 @@ function bridge(
  * workerd reports an exec without a recorded exit code (its container went
  * away under it) as 0 too.
  */
-async function sessionEnded(container: Container, name: string): Promise<boolean> {
+async function sessionEnded(sandbox: Sandbox, name: string): Promise<boolean> {
   try {
-    const check = await container.exec(["tmux", "has-session", "-t", `=${name}`], {
-      cwd: WORKSPACE_DIR,
+    const check = await sandbox.run(["tmux", "has-session", "-t", `=${name}`], {
+      cwd: WORKSPACE_ROOT,
       env: SHELL_ENV,
+      wake: false,
+      waitMs: 0,
     });
     // 1: no such session (or no tmux server left at all).
-    return (await check.output()).exitCode === 1;
+    return check.exitCode === 1;
   } catch {
     return false;
   }
@@ -224,18 +223,15 @@ function send(server: WebSocket, message: TerminalServerMessage): void {
 }
 
 /** The workspace's terminals, oldest first; none when tmux has no server. */
-export async function listTerminals(container: Container): Promise<TerminalInfo[]> {
-  const tmux = await execWhenRunning(
-    container,
+export async function listTerminals(sandbox: Sandbox): Promise<TerminalInfo[]> {
+  const output = await sandbox.run(
     ["tmux", "list-sessions", "-F", "#{session_id} #{session_name} #{pane_current_command}"],
-    { cwd: WORKSPACE_DIR, env: SHELL_ENV },
+    { cwd: WORKSPACE_ROOT, env: SHELL_ENV, wake: false },
   );
-  const output = await tmux.output();
   // tmux exits 1 with "no server running" when no terminal exists yet.
   if (output.exitCode !== 0) return [];
   return (
-    new TextDecoder()
-      .decode(output.stdout)
+    output.stdout
       .split("\n")
       .map((line) => line.split(" "))
       .filter((parts) => parts.length >= 2)
@@ -251,9 +247,8 @@ export async function listTerminals(container: Container): Promise<TerminalInfo[
 }
 
 /** Ends terminal `name` (its tmux session and everything running in it); false when there is none. */
-export async function endTerminal(container: Container, name: string): Promise<boolean> {
+export async function endTerminal(sandbox: Sandbox, name: string): Promise<boolean> {
   // "=name" matches the session name exactly rather than as a prefix.
-  const tmux = await execWhenRunning(container, ["tmux", "kill-session", "-t", `=${name}`], { cwd: WORKSPACE_DIR });
-  const output = await tmux.output();
+  const output = await sandbox.run(["tmux", "kill-session", "-t", `=${name}`], { cwd: WORKSPACE_ROOT, wake: false });
   return output.exitCode === 0;
 }

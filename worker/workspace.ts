@@ -6,12 +6,10 @@ import type { SaveResult, WorkspaceStatus } from "../protocol/workspace";
 import { DEFAULT_TEMPLATE, type WorkspaceTemplate } from "../protocol/workspaces";
 import type { Activity } from "./activity";
 import { AlarmScheduler } from "./alarms";
-import { execWhenRunning, isNotRunningError, requireContainer } from "./container-exec";
 import { AppError, describe, type RpcResult, settle } from "./errors";
 import { FileWatcher } from "./files/file-watcher";
 import { handleFilesRequest } from "./files/files-handler";
 import { Files } from "./files/sandbox-files";
-import { WORKSPACE_ROOT } from "./files/workspace-path";
 import { answerError, errorResponse } from "./http";
 import { handleLifecycleFetch } from "./lifecycle/fetch";
 import { Lifecycle } from "./lifecycle/lifecycle";
@@ -21,6 +19,8 @@ import { DEV_SERVER_COMMAND } from "./previews/dev-server";
 import type { Grant } from "./previews/grants";
 import { previewNotFound } from "./previews/pages";
 import { SWEEP_TASK, WorkspacePreviews } from "./previews/workspace-previews";
+import { WORKSPACE_ROOT } from "./sandbox/environment";
+import { ContainerSandbox, isUnavailable } from "./sandbox/sandbox";
 import { seedTemplate } from "./templates";
 import { endTerminal, listTerminals, openTerminal, refuseTerminal, terminalSleeping } from "./terminal-bridge";
 import { CALLER_HEADER } from "./workspace-access";
@@ -29,8 +29,8 @@ import { CALLER_HEADER } from "./workspace-access";
 const OVERRIDES_KEY = "lifecycle:overrides";
 
 /**
- * One workspace: a Durable Object that owns one container through
- * `ctx.container`. It records its owner when created and refuses everyone
+ * One workspace: a Durable Object that owns one container (through the
+ * sandbox adapter, worker/sandbox/). It records its owner when created and refuses everyone
  * else: every RPC method takes the caller's user id first (the Worker's
  * `workspaceStub()` supplies it), and fetch() reads it from CALLER_HEADER.
  */
@@ -43,7 +43,8 @@ export class Workspace extends DurableObject<Env> {
   /** File operations confined to /workspace (symlinks included). */
   private readonly files: Files;
   private readonly fileWatcher: FileWatcher;
-  private readyForExec: Promise<void> | undefined;
+  /** The container, as every feature uses it. */
+  protected readonly sandbox: ContainerSandbox;
   /** Test hook: start from this image instead (one that cannot start, to test failures). */
   private imageOverride: string | undefined;
   /** Preview hostnames, their access grants and share links (worker/previews/). */
@@ -52,16 +53,12 @@ export class Workspace extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.alarms = new AlarmScheduler(ctx.storage);
-    this.files = new Files({ exec: (cmd, options) => this.execWhenUp(cmd, options) }, { confineTo: WORKSPACE_ROOT });
-    // The watcher follows the container and never starts it: a stopped or sleeping workspace stays so.
-    this.fileWatcher = new FileWatcher(() => {
-      const container = this.ctx.container;
-      return container?.running ? container : undefined;
-    });
+    this.sandbox = new ContainerSandbox(ctx, () => this.lifecycle.ensureRunning());
+    this.files = new Files(this.sandbox, { confineTo: WORKSPACE_ROOT });
+    this.fileWatcher = new FileWatcher(this.sandbox);
     this.previews = new WorkspacePreviews({
       storage: ctx.storage,
-      container: () => this.container,
-      ensureRunning: () => this.ensureRunning(),
+      sandbox: this.sandbox,
       scheduleSweep: (at) => (at === undefined ? this.alarms.cancel(SWEEP_TASK) : this.alarms.schedule(SWEEP_TASK, at)),
       previewDomain: env.PREVIEW_DOMAIN,
       connections: { begin: () => this.activity.begin(), end: () => this.activity.end() },
@@ -69,26 +66,21 @@ export class Workspace extends DurableObject<Env> {
     this.alarms.register(SWEEP_TASK, () => this.previews.sweep());
     this.lifecycle = new Lifecycle(
       ctx,
+      this.sandbox,
       this.alarms,
       () => this.settings(),
-      () => {
-        const image = this.imageOverride ?? this.container.images.sandbox;
-        if (!image) throw new Error('No image named "sandbox" in wrangler.jsonc `containers[].images`.');
-        return { image, enableInternet: this.env.SANDBOX_INTERNET !== "false" };
-      },
-      (container, fromSnapshot) => this.afterStart(container, fromSnapshot),
+      () => ({
+        image: this.imageOverride ?? this.sandbox.image,
+        enableInternet: this.env.SANDBOX_INTERNET !== "false",
+      }),
+      (fromSnapshot) => this.afterStart(fromSnapshot),
     );
-    const container = ctx.container;
     void ctx.blockConcurrencyWhile(async () => {
       this.owner = await ctx.storage.get<string>("owner");
       // A restarted Durable Object starts without an inactivity timeout even
       // when its container kept running.
-      if (container?.running) await container.setInactivityTimeout(platformTimeoutMs(await this.settings()));
+      if (this.sandbox.running) await this.sandbox.setInactivityTimeout(platformTimeoutMs(await this.settings()));
     });
-  }
-
-  private get container(): Container {
-    return requireContainer(this.ctx);
   }
 
   /** Throws NOT_FOUND (never "forbidden": that would say it exists) unless the caller owns this workspace. */
@@ -117,13 +109,13 @@ export class Workspace extends DurableObject<Env> {
   }
 
   /** After a start: preview hostnames for dev servers, and the template on the very first start. */
-  private async afterStart(container: Container, fromSnapshot: boolean): Promise<void> {
-    await this.previews.writePreviewHosts(container);
+  private async afterStart(fromSnapshot: boolean): Promise<void> {
+    await this.previews.writePreviewHosts();
     const template = await this.ctx.storage.get<WorkspaceTemplate>("template");
     // Only over the image's /workspace, and at most once: never over a user's files.
     if (template && !fromSnapshot && !(await this.ctx.storage.get<boolean>("seeded"))) {
       await this.ctx.storage.put("seeded", true);
-      await seedTemplate(container, template);
+      await seedTemplate(this.sandbox, template);
     }
   }
 
@@ -156,29 +148,6 @@ export class Workspace extends DurableObject<Env> {
     return this.lifecycle.ensureRunning();
   }
 
-  /** exec() for file operations: once the container runs commands, waiting out a start. */
-  private async execWhenUp(cmd: string[], options: ContainerExecOptions = {}): Promise<ExecProcess> {
-    await this.execReady();
-    return execWhenRunning(this.container, cmd, options, { ensureRunning: () => this.ensureRunning() });
-  }
-
-  /** Resolves once a trivial command runs (a fresh container can answer 126 for a moment). */
-  private execReady(): Promise<void> {
-    if (!this.container.running) this.readyForExec = undefined;
-    this.readyForExec ??= (async () => {
-      for (let attempt = 0; attempt < 40; attempt++) {
-        try {
-          const probe = await this.container.exec(["true"], { cwd: "/" });
-          if ((await probe.exitCode) === 0) return;
-        } catch {
-          await this.ensureRunning();
-        }
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    })();
-    return this.readyForExec;
-  }
-
   private async settings(): Promise<LifecycleSettings> {
     const overrides = parseOverrides(await this.ctx.storage.get(OVERRIDES_KEY));
     return { ...lifecycleSettings(this.env.INACTIVITY_TIMEOUT_SECONDS), ...overrides };
@@ -205,15 +174,14 @@ export class Workspace extends DurableObject<Env> {
     }
     this.lifecycle.activity.touch();
     try {
-      if (pathname.startsWith("/lifecycle/"))
-        return await handleLifecycleFetch(this.lifecycle, this.container, request);
+      if (pathname.startsWith("/lifecycle/")) return await handleLifecycleFetch(this.lifecycle, this.sandbox, request);
       if (pathname.startsWith("/terminals/"))
         return await this.openTerminal(request, pathname.slice("/terminals/".length));
       if (pathname.startsWith("/files/")) {
         return await handleFilesRequest(request, {
           files: this.files,
           watcher: this.fileWatcher,
-          ensureRunning: () => this.ensureRunning(),
+          sandbox: this.sandbox,
           asleep: () => this.lifecycle.isAsleep(),
         });
       }
@@ -236,17 +204,17 @@ export class Workspace extends DurableObject<Env> {
     } catch (error) {
       return refuseTerminal(`The container could not start: ${describe(error)}`);
     }
-    return openTerminal(this.container, request, name, () => this.ensureRunning(), this.activity);
+    return openTerminal(this.sandbox, request, name, this.activity);
   }
 
   /** The workspace's terminals; an empty list when the container is not running (this does not start it). */
   listTerminals(caller: string): Promise<RpcResult<TerminalInfo[]>> {
-    return this.call(caller, () => (this.container.running ? listTerminals(this.container) : []));
+    return this.call(caller, () => (this.sandbox.running ? listTerminals(this.sandbox) : []));
   }
 
   /** Ends a terminal and what runs in it; false when there is no such terminal. */
   endTerminal(caller: string, name: string): Promise<RpcResult<boolean>> {
-    return this.call(caller, () => (this.container.running ? endTerminal(this.container, name) : false));
+    return this.call(caller, () => (this.sandbox.running ? endTerminal(this.sandbox, name) : false));
   }
 
   /** Starts or wakes the container if needed and reports its state with `uname -a` from inside. */
@@ -324,7 +292,7 @@ export class Workspace extends DurableObject<Env> {
     return this.call(caller, async () => {
       const nothing: PreviewsOverview = { ports: [], devServer: { state: "stopped", command: DEV_SERVER_COMMAND } };
       // A container still starting has nothing listening yet (and may not answer exec).
-      if (!this.container.running || this.lifecycle.isStarting) return nothing;
+      if (!this.sandbox.running || this.lifecycle.isStarting) return nothing;
       try {
         const [ports, devServer] = await Promise.all([
           this.previews.listeningPorts({ wake: false }),
@@ -333,7 +301,7 @@ export class Workspace extends DurableObject<Env> {
         return { ports, devServer };
       } catch (error) {
         // It stopped (or vanished) between the check and the exec.
-        if (isNotRunningError(error)) return nothing;
+        if (isUnavailable(error)) return nothing;
         throw error;
       }
     });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { SpawnedProcess } from "../sandbox/sandbox";
 import { FileWatcher } from "./file-watcher";
 
 /** An inotifywait stand-in: the test writes its output lines. */
@@ -18,10 +19,11 @@ function fakeInotifywait() {
       },
     }),
     exitCode: new Promise<number>(() => {}),
+    kill: async () => {},
   };
-  const container = { exec: async () => process as unknown as ExecProcess };
+  const sandbox = { running: true, spawn: async () => process as unknown as SpawnedProcess };
   return {
-    container,
+    sandbox,
     ready: () => err.enqueue(encoder.encode("Setting up watches.\nWatches established.\n")),
     line: (text: string) => out.enqueue(encoder.encode(`${text}\n`)),
   };
@@ -47,7 +49,7 @@ const changes = (text: string) =>
 /** A watcher over a fake inotifywait, with one client subscribed and the watch established. */
 async function subscribedWatcher() {
   const fake = fakeInotifywait();
-  const response = new FileWatcher(() => fake.container).subscribe();
+  const response = new FileWatcher(fake.sandbox).subscribe();
   await new Promise((resolve) => setTimeout(resolve, 0));
   fake.ready();
   await readUntil(response, (text) => text.includes("event: ready"));

@@ -1,4 +1,6 @@
 import type { FileChange } from "../../protocol/files";
+import { WORKSPACE_ROOT } from "../sandbox/environment";
+import type { Sandbox, SpawnedProcess } from "../sandbox/sandbox";
 import { ChangeParser, coalesce } from "./change-batcher";
 
 /** Directories nobody wants to watch by default (huge, and changed by tools, not people). */
@@ -23,8 +25,7 @@ const READY_TIMEOUT_MS = 15_000;
  */
 export class FileWatcher {
   private readonly clients = new Set<WritableStreamDefaultWriter<Uint8Array>>();
-  private process: ExecProcess | undefined;
-  private stop: () => void = () => {};
+  private process: SpawnedProcess | undefined;
   private starting = false;
   private ready = false;
   private pending: FileChange[] = [];
@@ -34,9 +35,9 @@ export class FileWatcher {
   private readonly encoder = new TextEncoder();
 
   constructor(
-    /** The container when it runs; undefined while it is stopped or asleep (the watcher never starts it). */
-    private readonly container: () => Pick<Container, "exec"> | undefined,
-    private readonly root = "/workspace",
+    /** The watcher follows the container and never starts it: a stopped or sleeping workspace stays so. */
+    private readonly sandbox: Pick<Sandbox, "running" | "spawn">,
+    private readonly root = WORKSPACE_ROOT,
   ) {}
 
   /** A new SSE response that receives every change until the client goes. */
@@ -63,20 +64,12 @@ export class FileWatcher {
     if (this.process || this.starting || this.clients.size === 0) return;
     this.starting = true;
     try {
-      const container = this.container();
-      if (!container) {
+      if (!this.sandbox.running) {
         // Stopped or asleep: wait for someone to start it rather than starting it ourselves.
         setTimeout(() => void this.ensureWatching(), RESTART_DELAY_MS * 3);
         return;
       }
-      const token = crypto.randomUUID().replaceAll("-", "");
-      const stopToken = () => {
-        void container
-          .exec(["pkill", "-f", `cloud-ide-watch-${token}`], { cwd: "/" })
-          .then((p) => p.exitCode)
-          .catch(() => {});
-      };
-      const started = container.exec(
+      const started = this.sandbox.spawn(
         [
           "inotifywait",
           "-m",
@@ -86,12 +79,10 @@ export class FileWatcher {
           "--format",
           "%e\t%w%f",
           "--exclude",
-          // The token names this watcher for `pkill -f` in stop(): ExecProcess.kill() is avoided,
-          // since under local workerd it signals the whole container.
-          `${EXCLUDE}|^/cloud-ide-watch-${token}$`,
+          EXCLUDE,
           this.root,
         ],
-        { cwd: "/", stderr: "pipe" },
+        { stderr: "pipe", wake: false },
       );
       let timer: ReturnType<typeof setTimeout> | undefined;
       const late = new Promise<"late">((resolve) => {
@@ -100,10 +91,12 @@ export class FileWatcher {
       const process = await Promise.race([started, late]).finally(() => clearTimeout(timer));
       if (process === "late") {
         // Whenever it does answer, that watcher goes: a new one starts now.
-        void started.then(stopToken, () => {});
+        void started.then(
+          (late) => late.kill(),
+          () => {},
+        );
         throw new Error(`inotifywait did not start within ${READY_TIMEOUT_MS / 1000} s`);
       }
-      this.stop = stopToken;
       this.process = process;
       this.replaceUnlessReady(process);
       void this.readStderr(process);
@@ -121,17 +114,17 @@ export class FileWatcher {
   }
 
   /** Restarts a watcher that runs but never says it watches (see READY_TIMEOUT_MS). */
-  private replaceUnlessReady(process: ExecProcess): void {
+  private replaceUnlessReady(process: SpawnedProcess): void {
     setTimeout(() => {
       if (this.process !== process || this.ready) return;
       console.error(`file watcher not ready within ${READY_TIMEOUT_MS / 1000} s; starting it again`);
       this.process = undefined;
-      this.stop();
+      void process.kill();
       if (this.clients.size > 0) void this.ensureWatching();
     }, READY_TIMEOUT_MS);
   }
 
-  private stopped(process: ExecProcess): void {
+  private stopped(process: SpawnedProcess): void {
     if (this.process !== process) return;
     this.process = undefined;
     const wasReady = this.ready;
@@ -143,7 +136,7 @@ export class FileWatcher {
   }
 
   /** inotifywait says "Watches established." on stderr once every directory is watched. */
-  private async readStderr(process: ExecProcess): Promise<void> {
+  private async readStderr(process: SpawnedProcess): Promise<void> {
     if (!process.stderr) return;
     const decoder = new TextDecoder();
     let text = "";
@@ -157,7 +150,7 @@ export class FileWatcher {
     }
   }
 
-  private async readEvents(process: ExecProcess): Promise<void> {
+  private async readEvents(process: SpawnedProcess): Promise<void> {
     if (!process.stdout) return;
     const parser = new ChangeParser(this.root);
     const decoder = new TextDecoder();
@@ -212,9 +205,10 @@ export class FileWatcher {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
       if (this.clients.size > 0) return;
+      const process = this.process;
       this.process = undefined;
       this.ready = false;
-      this.stop();
+      void process?.kill();
     }, IDLE_STOP_MS);
   }
 }

@@ -2,6 +2,7 @@ import { ErrorCode } from "../../protocol/errors";
 import type { DirectoryListing, FileInfo, FileType, MoveRequest } from "../../protocol/files";
 import { AppError } from "../errors";
 import { answerError, drainBody, errorResponse } from "../http";
+import type { Sandbox } from "../sandbox/sandbox";
 import { fileError } from "./file-errors";
 import type { FileWatcher } from "./file-watcher";
 import type { Files, SandboxFileStat } from "./sandbox-files";
@@ -10,8 +11,8 @@ import { baseName, checkWorkspacePath, containerPath, parentPath } from "./works
 export interface FilesDeps {
   files: Files;
   watcher: FileWatcher;
-  /** Starts the container if needed; called only after the request is known to be valid. */
-  ensureRunning: () => Promise<void>;
+  /** The container; `sandbox.wake()` is called only after the request is known to be valid. */
+  sandbox: Sandbox;
   /** True while the workspace sleeps by choice (stopping or stopped); a vanished container is not asleep. */
   asleep: () => Promise<boolean>;
 }
@@ -49,7 +50,7 @@ const HANDLERS: Record<string, Handler> = {
     if (query.get("wake") === "0" && (await deps.asleep())) {
       throw new AppError(ErrorCode.WORKSPACE_ASLEEP, "The workspace is asleep; open a file or a terminal to wake it.");
     }
-    await deps.ensureRunning();
+    await deps.sandbox.wake();
     const listing = await attempt(() => deps.files.listDirectory(containerPath(path)), path);
     const entries = listing.entries.map((e) => ({ ...e, type: fileType(e.type) }));
     return Response.json({ entries } satisfies DirectoryListing);
@@ -57,14 +58,14 @@ const HANDLERS: Record<string, Handler> = {
 
   "GET stat": async (_request, query, deps) => {
     const path = pathParam(query, "path", { allowRoot: true });
-    await deps.ensureRunning();
+    await deps.sandbox.wake();
     const stat = await attempt(() => deps.files.stat(containerPath(path)), path);
     return Response.json(info(path, stat), { headers: { ETag: stat.etag } });
   },
 
   "GET content": async (_request, query, deps) => {
     const path = pathParam(query, "path");
-    await deps.ensureRunning();
+    await deps.sandbox.wake();
     // One process opens the file and reports the stat of what it opened, so the
     // ETag describes exactly these bytes.
     const { response: file, stat } = await attempt(() => deps.files.readFileWithStat(containerPath(path)), path);
@@ -75,7 +76,7 @@ const HANDLERS: Record<string, Handler> = {
     const path = pathParam(query, "path");
     const ifMatch = request.headers.get("If-Match");
     const createOnly = request.headers.get("If-None-Match") === "*";
-    await deps.ensureRunning();
+    await deps.sandbox.wake();
     if (query.get("parents") === "1") {
       await attempt(() => deps.files.mkdir(containerPath(parentPath(path)), { recursive: true }), parentPath(path));
     }
@@ -96,7 +97,7 @@ const HANDLERS: Record<string, Handler> = {
 
   "DELETE list": async (_request, query, deps) => {
     const path = pathParam(query, "path");
-    await deps.ensureRunning();
+    await deps.sandbox.wake();
     const recursive = query.get("recursive") === "1";
     await attempt(() => deps.files.remove(containerPath(path), { recursive }), path);
     return new Response(null, { status: 204 });
@@ -104,7 +105,7 @@ const HANDLERS: Record<string, Handler> = {
 
   "POST mkdir": async (_request, query, deps) => {
     const path = pathParam(query, "path");
-    await deps.ensureRunning();
+    await deps.sandbox.wake();
     await attempt(() => deps.files.mkdir(containerPath(path), { recursive: query.get("parents") === "1" }), path);
     const stat = await attempt(() => deps.files.stat(containerPath(path)), path);
     return Response.json(info(path, stat), { status: 201 });
@@ -117,7 +118,7 @@ const HANDLERS: Record<string, Handler> = {
     }
     const from = checked(body.from, "from");
     const to = checked(body.to, "to");
-    await deps.ensureRunning();
+    await deps.sandbox.wake();
     const move =
       body.overwrite === true ? deps.files.rename.bind(deps.files) : deps.files.renameNoReplace.bind(deps.files);
     await attempt(() => move(containerPath(from), containerPath(to)), from, to);
@@ -132,7 +133,7 @@ const HANDLERS: Record<string, Handler> = {
     if (!Number.isSafeInteger(offset) || offset < 0) {
       throw new AppError(ErrorCode.BAD_REQUEST, "offset must be a byte count (0 or more).");
     }
-    await deps.ensureRunning();
+    await deps.sandbox.wake();
     if (offset === 0) {
       await attempt(() => deps.files.mkdir(containerPath(parentPath(path)), { recursive: true }), parentPath(path));
     }
@@ -159,14 +160,14 @@ const HANDLERS: Record<string, Handler> = {
   "DELETE upload": async (_request, query, deps) => {
     const path = pathParam(query, "path");
     const token = uploadToken(query);
-    await deps.ensureRunning();
+    await deps.sandbox.wake();
     await attempt(() => deps.files.remove(containerPath(temporaryPath(path, "upload", token)), { force: true }), path);
     return new Response(null, { status: 204 });
   },
 
   "GET download": async (_request, query, deps) => {
     const path = pathParam(query, "path", { allowRoot: true });
-    await deps.ensureRunning();
+    await deps.sandbox.wake();
     const stat = await attempt(() => deps.files.stat(containerPath(path)), path);
     if (stat.type !== "directory") {
       const file = await attempt(() => deps.files.readFile(containerPath(path)), path);
@@ -183,7 +184,7 @@ const HANDLERS: Record<string, Handler> = {
   },
 
   "GET watch": async (_request, _query, deps) => {
-    await deps.ensureRunning();
+    await deps.sandbox.wake();
     return deps.watcher.subscribe();
   },
 };

@@ -1,3 +1,4 @@
+import type { Sandbox, SandboxProcess } from "../sandbox/sandbox";
 import { HELPER_SCRIPT } from "./helper-script";
 import { type FileOperation, SandboxFileError, SandboxProtocolError } from "./sandbox-file-error";
 
@@ -64,7 +65,7 @@ const KNOWN_OPTIONS = new Set(["cwd", "user", "signal"]);
 
 export class Files {
   constructor(
-    private readonly container: Pick<Container, "exec">,
+    private readonly sandbox: Pick<Sandbox, "exec">,
     private readonly config: { confineTo?: string } = {},
   ) {}
 
@@ -266,7 +267,7 @@ export class Files {
   }
 
   private spawn(op: string, args: string[], options: FileOperationOptions, stdin?: ReadableStream<Uint8Array>) {
-    return this.container.exec(["python3", "-c", HELPER_SCRIPT, op, this.config.confineTo ?? "", ...args], {
+    return this.sandbox.exec(["python3", "-c", HELPER_SCRIPT, op, this.config.confineTo ?? "", ...args], {
       cwd: "/",
       ...(stdin ? { stdin } : {}),
       ...(options.user ? { user: options.user } : {}),
@@ -345,7 +346,7 @@ export class Files {
   }
 
   private async failure(
-    proc: ExecProcess,
+    proc: SandboxProcess,
     stderr: Promise<string>,
     operation: FileOperation,
     path: string,

@@ -4,7 +4,9 @@
  * Symlinks are checked in the container, in the same process as the operation
  * (`Files` with `confineTo`), because only there is the answer current.
  */
-export const WORKSPACE_ROOT = "/workspace";
+import { WORKSPACE_ROOT } from "../sandbox/environment";
+
+export { WORKSPACE_ROOT };
 /** Linux PATH_MAX and NAME_MAX, in UTF-8 bytes. */
 export const MAX_PATH_BYTES = 4096;
 export const MAX_NAME_BYTES = 255;

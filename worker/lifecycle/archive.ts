@@ -1,10 +1,9 @@
 import { ErrorCode } from "../../protocol/errors";
 import type { ImportResult } from "../../protocol/workspace";
-import { run } from "../container-exec";
 import { AppError, describe } from "../errors";
+import { WORKSPACE_ROOT } from "../sandbox/environment";
+import type { Sandbox } from "../sandbox/sandbox";
 import type { Lifecycle } from "./lifecycle";
-
-const WORKSPACE_DIR = "/workspace";
 
 /**
  * `GET export`: /workspace as a tar.gz, streamed from `tar` in the container
@@ -13,10 +12,8 @@ const WORKSPACE_DIR = "/workspace";
  * midway the stream errors, so the client sees a broken download rather than
  * a short archive that looks complete.
  */
-export async function exportArchive(lifecycle: Lifecycle, container: Container, name: string): Promise<Response> {
-  await lifecycle.ensureRunning();
-  const proc = await container.exec(["tar", "-czf", "-", "-C", WORKSPACE_DIR, "."], {
-    cwd: "/",
+export async function exportArchive(lifecycle: Lifecycle, sandbox: Sandbox, name: string): Promise<Response> {
+  const proc = await sandbox.exec(["tar", "-czf", "-", "-C", WORKSPACE_ROOT, "."], {
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -63,13 +60,13 @@ export async function exportArchive(lifecycle: Lifecycle, container: Container, 
  */
 export function importArchive(
   lifecycle: Lifecycle,
-  container: Container,
+  sandbox: Sandbox,
   body: ReadableStream,
   replace = false,
 ): Promise<ImportResult> {
   return lifecycle.exclusive(async () => {
-    await lifecycle.ensureRunning();
-    const existing = await run(container, ["sh", "-c", `ls -A ${WORKSPACE_DIR} | head -n 1`]);
+    await sandbox.wake();
+    const existing = await sandbox.stdout(["sh", "-c", `ls -A ${WORKSPACE_ROOT} | head -n 1`]);
     if (existing.trim() && !replace) {
       await drain(body);
       throw new AppError(
@@ -79,9 +76,8 @@ export function importArchive(
     }
     const archive = await gzipOrRefuse(body);
     // Only after the upload looks like an archive: a bad upload changes nothing.
-    if (replace) await run(container, ["find", WORKSPACE_DIR, "-mindepth", "1", "-delete"]);
-    const proc = await container.exec(["tar", "-xzf", "-", "-C", WORKSPACE_DIR, "--no-same-owner"], {
-      cwd: "/",
+    if (replace) await sandbox.stdout(["find", WORKSPACE_ROOT, "-mindepth", "1", "-delete"]);
+    const proc = await sandbox.exec(["tar", "-xzf", "-", "-C", WORKSPACE_ROOT, "--no-same-owner"], {
       stdin: archive,
       stdout: "ignore",
       stderr: "pipe",
@@ -93,15 +89,15 @@ export function importArchive(
     // Whatever tar left unread (it stops early on some errors).
     await drain(archive);
     if (code !== 0) {
-      await run(container, ["find", WORKSPACE_DIR, "-mindepth", "1", "-delete"]).catch((error) =>
-        console.error(`cleaning up a failed import: ${describe(error)}`),
-      );
+      await sandbox
+        .stdout(["find", WORKSPACE_ROOT, "-mindepth", "1", "-delete"])
+        .catch((error) => console.error(`cleaning up a failed import: ${describe(error)}`));
       throw new AppError(
         ErrorCode.INVALID_ARCHIVE,
         `The archive could not be imported (tar exited with ${code}: ${stderr.trim().slice(0, 500)}). Upload a .tar.gz made by Export or by "tar -czf".`,
       );
     }
-    const entries = (await run(container, ["sh", "-c", `ls -A ${WORKSPACE_DIR} | wc -l`])).trim();
+    const entries = (await sandbox.stdout(["sh", "-c", `ls -A ${WORKSPACE_ROOT} | wc -l`])).trim();
     const saved = await lifecycle.snapshot();
     return { entries: Number(entries), saved };
   });

@@ -2,8 +2,9 @@ import { type ErrorBody, ErrorCode } from "../../protocol/errors";
 import type { BootPhase, SaveResult, WorkspaceStatus } from "../../protocol/workspace";
 import { Activity } from "../activity";
 import type { AlarmScheduler } from "../alarms";
-import { requireContainer, run } from "../container-exec";
 import { AppError, describe } from "../errors";
+import { IDE_STATE_DIR, WORKSPACE_ROOT } from "../sandbox/environment";
+import type { SandboxControl } from "../sandbox/sandbox";
 import { failedStartPause, type LifecycleSettings, platformTimeoutMs } from "./settings";
 
 /** The latest good snapshot, kept in Durable Object storage. */
@@ -41,9 +42,9 @@ const LAST_ACTIVE_KEY = "lifecycle:last-active";
  */
 const SLEPT_KEY = "lifecycle:slept";
 /** Touched right before each snapshot; files newer than it changed after the save began. */
-const MARKER = "/var/lib/cloud-ide/saved-at";
+const MARKER = `${IDE_STATE_DIR}/saved-at`;
 /** Where user changes live. `-xdev` keeps find off /proc and mounts. */
-const WATCHED = ["/workspace", "/root", "/home", "/usr/local", "/opt", "/etc"];
+const WATCHED = [WORKSPACE_ROOT, "/root", "/home", "/usr/local", "/opt", "/etc"];
 
 export interface StartOptions {
   image: string;
@@ -75,11 +76,12 @@ export class Lifecycle {
 
   constructor(
     private readonly ctx: DurableObjectState,
+    private readonly sandbox: SandboxControl,
     private readonly alarms: AlarmScheduler,
     private readonly settings: () => Promise<LifecycleSettings>,
     private readonly startOptions: () => StartOptions,
     /** Runs once a new container answers (e.g. writing preview hostnames into it). */
-    private readonly afterStart: (container: Container, fromSnapshot: boolean) => Promise<void> = async () => {},
+    private readonly afterStart: (fromSnapshot: boolean) => Promise<void> = async () => {},
   ) {
     this.activity = new Activity((at) => void ctx.storage.put(LAST_ACTIVE_KEY, at).catch(() => {}));
     alarms.register(CHECK_TASK, () => this.check());
@@ -88,10 +90,6 @@ export class Lifecycle {
   /** Which workspace a log line is about (the object's id, shortened). */
   private get tag(): string {
     return `container ${this.ctx.id.toString().slice(0, 8)}`;
-  }
-
-  private get container(): Container {
-    return requireContainer(this.ctx);
   }
 
   /**
@@ -118,13 +116,13 @@ export class Lifecycle {
     if (this.stopping) return true;
     // The flag first: right after destroy() `running` can still read true.
     if ((await this.ctx.storage.get<boolean>(SLEPT_KEY)) === true) return true;
-    if (this.container.running || this.starting) return false;
+    if (this.sandbox.running || this.starting) return false;
     return this.failure !== undefined && Date.now() < this.retryAt;
   }
 
   /** Why the last start failed, while that is the workspace's state. */
   get failureMessage(): string | undefined {
-    return this.container.running ? undefined : this.failure?.message;
+    return this.sandbox.running ? undefined : this.failure?.message;
   }
 
   private fail(failure: ErrorBody): ErrorBody {
@@ -143,7 +141,7 @@ export class Lifecycle {
     this.retired = true;
     await this.starting?.catch(() => {});
     while (this.stopping) await this.stopping.catch(() => {});
-    if (this.container.running) await this.container.destroy();
+    if (this.sandbox.running) await this.sandbox.destroy();
     await this.alarms.cancel(CHECK_TASK);
   }
 
@@ -156,7 +154,7 @@ export class Lifecycle {
     // before afterStart: callers wait for the whole start, or a status probe
     // could find it not answering yet and destroy it mid-start.
     if (this.starting) return this.starting;
-    if (this.container.running) return;
+    if (this.sandbox.running) return;
     this.starting = this.start().finally(() => {
       this.starting = undefined;
     });
@@ -164,7 +162,7 @@ export class Lifecycle {
   }
 
   private async start(): Promise<void> {
-    const container = this.container;
+    const container = this.sandbox;
     const snapshot = await this.ctx.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
     const { image, enableInternet } = this.startOptions();
     this.kernel = undefined;
@@ -219,7 +217,7 @@ export class Lifecycle {
     this.failures = 0;
     this.startedAt = Date.now();
     await this.ctx.storage.delete(SLEPT_KEY);
-    await this.afterStart(container, Boolean(snapshot)).catch((error) =>
+    await this.afterStart(Boolean(snapshot)).catch((error) =>
       console.error(`${this.tag} after start: ${describe(error)}`),
     );
     this.phase = "ready";
@@ -231,7 +229,7 @@ export class Lifecycle {
 
   /** Brings the next check forward after the timings changed. */
   async rescheduleCheck(): Promise<void> {
-    if (this.container.running) {
+    if (this.sandbox.running) {
       await this.alarms.scheduleNoLaterThan(CHECK_TASK, Date.now() + (await this.settings()).checkMs);
     }
   }
@@ -239,7 +237,7 @@ export class Lifecycle {
   /** Starts the container and waits until it answers; returns `uname -a`. */
   private async startOnce(options: ContainerStartupOptions, fromSnapshot: boolean): Promise<string> {
     this.phase = fromSnapshot ? "restoring-snapshot" : "starting-container";
-    this.container.start(options);
+    this.sandbox.start(options);
     if (fromSnapshot) this.phase = "starting-container";
     // The first exec waits until the container answers; a start that never
     // answers is reported instead of holding every request forever.
@@ -252,7 +250,7 @@ export class Lifecycle {
     // cannot run), reported at once rather than after the wait. A pending
     // monitor() holds the object in memory (up to 15 minutes) and holds off
     // the platform's inactivity timeout; the alarm enforces the idle limit.
-    const monitor = this.container.monitor();
+    const monitor = this.sandbox.monitor();
     const exited = monitor.then(
       () => Promise.reject(new Error("the container stopped as it started")),
       (error: unknown) => Promise.reject(new Error(`the container failed to start: ${describe(error)}`)),
@@ -272,7 +270,7 @@ export class Lifecycle {
 
   /** `uname -a`; `waitMs` waits out a new container that exec() still finds "not running". */
   private async uname(waitMs = 0): Promise<string> {
-    return (await run(this.container, ["uname", "-a"], { waitMs })).trim();
+    return (await this.sandbox.stdout(["uname", "-a"], { wake: false, waitMs })).trim();
   }
 
   /**
@@ -292,7 +290,7 @@ export class Lifecycle {
         // The container is gone (or broken): its unsaved changes are lost
         // either way, so start again from the latest snapshot.
         console.warn(`workspace ${id}: the container does not answer (${describe(error)}); starting it again`);
-        await this.container.destroy().catch(() => {});
+        await this.sandbox.destroy().catch(() => {});
         await this.ensureRunning();
       }
     } catch (error) {
@@ -319,7 +317,7 @@ export class Lifecycle {
       idleTimeoutSeconds: Math.round(settings.idleMs / 1000),
     };
     if (this.starting) return { ...base, state: "starting", phase: this.phase };
-    if (this.container.running) {
+    if (this.sandbox.running) {
       return { ...base, state: this.saves > 0 ? "saving" : "running", phase: "ready", kernel: this.kernel };
     }
     if (this.failure) return { ...base, state: "failed", error: this.failure };
@@ -337,7 +335,7 @@ export class Lifecycle {
   /** `POST stop`: save, then stop the container. A sleeping workspace answers with its snapshot. */
   stop(): Promise<SaveResult> {
     return this.exclusive(async () => {
-      if (!this.container.running) {
+      if (!this.sandbox.running) {
         const snapshot = await this.ctx.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
         if (snapshot) return toResult(snapshot);
         await this.ensureRunning();
@@ -351,7 +349,7 @@ export class Lifecycle {
   /** "Start fresh" after a failed restore: forget the snapshot; the next start uses the image. */
   reset(): Promise<void> {
     return this.exclusive(async () => {
-      if (this.container.running || !this.failure) {
+      if (this.sandbox.running || !this.failure) {
         throw new AppError(
           ErrorCode.INVALID_STATE,
           "Only a workspace whose snapshot failed to restore can start fresh; this one has its files.",
@@ -368,26 +366,28 @@ export class Lifecycle {
   /** Test hook: point the workspace at another snapshot id while it is not running. */
   async adoptSnapshot(id: string): Promise<void> {
     await this.exclusive(async () => {
-      if (this.container.running) await this.stopNow();
+      if (this.sandbox.running) await this.stopNow();
       await this.ctx.storage.put(SNAPSHOT_KEY, { id, savedAt: Date.now() } satisfies SnapshotRecord);
     });
   }
 
   /** Takes a snapshot of the running container and stores its id. Call inside {@link exclusive}. */
   async snapshot(): Promise<SaveResult> {
-    const container = this.container;
+    const container = this.sandbox;
     this.saves++;
     try {
       const startedAt = Date.now();
       // Touch the marker before the snapshot so a file written during the
       // save counts as changed at the next check.
-      await run(container, ["sh", "-c", `mkdir -p "$(dirname ${MARKER})" && touch ${MARKER}`]);
-      const snapshot = await container.snapshotContainer({ name: "workspace" });
+      await container.stdout(["sh", "-c", `mkdir -p "$(dirname ${MARKER})" && touch ${MARKER}`], {
+        wake: false,
+        waitMs: 0,
+      });
+      const snapshot = await container.snapshot();
       const record: SnapshotRecord = { id: snapshot.id, savedAt: startedAt };
       await this.ctx.storage.put(SNAPSHOT_KEY, record);
       return toResult(record);
     } catch (error) {
-      if (error instanceof AppError) throw error;
       throw new AppError(
         ErrorCode.SAVE_FAILED,
         `Saving the workspace failed: ${describe(error)}. It keeps running; try again.`,
@@ -412,7 +412,7 @@ export class Lifecycle {
   private async destroy(): Promise<void> {
     // Before the container goes: a terminal that sees it go must find the flag.
     await this.ctx.storage.put(SLEPT_KEY, true);
-    await this.container.destroy();
+    await this.sandbox.destroy();
     this.kernel = undefined;
     this.phase = undefined;
     await this.alarms.cancel(CHECK_TASK);
@@ -421,7 +421,7 @@ export class Lifecycle {
   /** Whether files changed since the marker was touched (always true before the first save). */
   private async filesChanged(): Promise<boolean> {
     const script = `[ -e ${MARKER} ] || { echo never-saved; exit 0; }; find ${WATCHED.join(" ")} -xdev -newer ${MARKER} -print -quit 2>/dev/null; exit 0`;
-    const out = await run(this.container, ["sh", "-c", script]);
+    const out = await this.sandbox.stdout(["sh", "-c", script], { wake: false, waitMs: 0 });
     return out.trim().length > 0;
   }
 
@@ -432,7 +432,7 @@ export class Lifecycle {
    * before it expires.
    */
   private async check(): Promise<void> {
-    const container = this.container;
+    const container = this.sandbox;
     if (!container.running || this.starting) return;
     const settings = await this.settings();
     const now = Date.now();

@@ -5,6 +5,8 @@
  */
 import type { DevServerState, ListeningPort } from "../../protocol/previews";
 import { PREVIEW_HEADER } from "../preview-host";
+import { PROCESS_ENV, WORKSPACE_ROOT } from "../sandbox/environment";
+import type { Sandbox } from "../sandbox/sandbox";
 import { type Bridge, bridgeWebSocket } from "./bridge";
 import { DEV_SERVER_COMMAND, DEV_SERVER_DIR, parseState, SERVE, STATE, STOP } from "./dev-server";
 import { type Grant, type GrantStorage, GrantStore } from "./grants";
@@ -12,15 +14,12 @@ import { previewNotFound, previewUnavailable } from "./pages";
 import { LISTENING_PORTS_SCRIPT, parseListeningPorts } from "./ports";
 
 export const SWEEP_TASK = "preview-grants";
-const WORKSPACE_DIR = "/workspace";
-const PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 /** Where the container's login shells read the hosts Vite should accept (sandbox/profile.sh). */
 const PREVIEW_HOSTS_FILE = "/etc/cloud-ide/preview-hosts";
 
 export interface PreviewDeps {
   storage: GrantStorage;
-  container: () => Container;
-  ensureRunning: () => Promise<void>;
+  sandbox: Sandbox;
   /** Asks the Durable Object's alarm to call sweep() at `at`, or cancels it. */
   scheduleSweep: (at: number | undefined) => Promise<void>;
   previewDomain: string;
@@ -44,7 +43,7 @@ export class WorkspacePreviews {
     const grant = await this.grants.find(token, port);
     if (!grant) return previewNotFound();
 
-    await this.deps.ensureRunning();
+    await this.deps.sandbox.wake();
     const url = new URL(request.url);
     // getTcpPort().fetch() takes http: only; the path and the preview Host stay as they are.
     url.protocol = "http:";
@@ -53,7 +52,7 @@ export class WorkspacePreviews {
     let response: Response;
     try {
       // Forwarded once: a retry could send a POST twice.
-      response = await this.deps.container().getTcpPort(port).fetch(forward);
+      response = await this.deps.sandbox.tcpPort(port).fetch(forward);
     } catch {
       return previewUnavailable(port);
     }
@@ -103,27 +102,24 @@ export class WorkspacePreviews {
     return true;
   }
 
+  /** What listens. `wake: false` (the pane's poll) neither starts the container nor waits out a save. */
   async listeningPorts({ wake = true } = {}): Promise<ListeningPort[]> {
-    if (wake) await this.deps.ensureRunning();
-    const process = await this.deps.container().exec(["sh", "-c", LISTENING_PORTS_SCRIPT], { cwd: "/" });
-    const output = await process.output();
-    return parseListeningPorts(new TextDecoder().decode(output.stdout));
+    const output = await this.deps.sandbox.run(["sh", "-c", LISTENING_PORTS_SCRIPT], poll(wake));
+    return parseListeningPorts(output.stdout);
   }
 
   async devServer({ wake = true } = {}): Promise<DevServerState> {
-    if (wake) await this.deps.ensureRunning();
-    const process = await this.deps.container().exec(["sh", "-c", STATE, "sh", DEV_SERVER_DIR], { cwd: "/" });
-    const output = await process.output();
-    return parseState(new TextDecoder().decode(output.stdout));
+    const output = await this.deps.sandbox.run(["sh", "-c", STATE, "sh", DEV_SERVER_DIR], poll(wake));
+    return parseState(output.stdout);
   }
 
   /** Starts `npm run dev` in /workspace unless it already runs; its output goes to a log the pane shows. */
   async runDevServer(): Promise<DevServerState> {
-    await this.deps.ensureRunning();
+    await this.deps.sandbox.wake();
     // Not awaited: the shell stays until the server exits.
-    void this.deps.container().exec(["sh", "-c", SERVE, "sh", DEV_SERVER_DIR, "sh", "-c", DEV_SERVER_COMMAND], {
-      cwd: WORKSPACE_DIR,
-      env: { PATH, HOME: "/root", TERM: "dumb", ...this.viteEnv() },
+    void this.deps.sandbox.exec(["sh", "-c", SERVE, "sh", DEV_SERVER_DIR, "sh", "-c", DEV_SERVER_COMMAND], {
+      cwd: WORKSPACE_ROOT,
+      env: { ...PROCESS_ENV, ...this.viteEnv() },
       stdout: "ignore",
       stderr: "ignore",
     });
@@ -137,30 +133,19 @@ export class WorkspacePreviews {
   }
 
   async stopDevServer(): Promise<void> {
-    await this.deps.ensureRunning();
-    const process = await this.deps.container().exec(["sh", "-c", STOP, "sh", DEV_SERVER_DIR], { cwd: "/" });
-    const exitCode = await process.exitCode;
+    const { exitCode } = await this.deps.sandbox.run(["sh", "-c", STOP, "sh", DEV_SERVER_DIR]);
     if (exitCode !== 0) throw new Error(`Stopping the dev server failed with exit code ${exitCode}.`);
   }
 
   /**
    * Writes the hosts Vite should accept where login shells read them
    * (sandbox/profile.sh), so `npm run dev` in a terminal serves preview
-   * hostnames with no edits. Called when the container starts.
+   * hostnames with no edits. Called during the container's start (so it never wakes it).
    */
-  async writePreviewHosts(container: Container): Promise<void> {
+  async writePreviewHosts(): Promise<void> {
     const hosts = this.viteEnv().__VITE_ADDITIONAL_SERVER_ALLOWED_HOSTS;
     const script = 'mkdir -p "$(dirname "$1")" && printf "%s\\n" "$2" >"$1"';
-    // start() returns before the container runs; exec() refuses until it does.
-    for (let attempt = 0; attempt < 50; attempt++) {
-      try {
-        const process = await container.exec(["sh", "-c", script, "sh", PREVIEW_HOSTS_FILE, hosts], { cwd: "/" });
-        if ((await process.exitCode) === 0) return;
-      } catch (error) {
-        if (attempt === 49) console.error(`could not write ${PREVIEW_HOSTS_FILE}:`, error);
-      }
-      await scheduler.wait(100);
-    }
+    await this.deps.sandbox.stdout(["sh", "-c", script, "sh", PREVIEW_HOSTS_FILE, hosts], { wake: false });
   }
 
   /** `.{preview domain without port}`: Vite matches that host and every subdomain. */
@@ -182,4 +167,9 @@ export class WorkspacePreviews {
     // 1008: policy violation, the access this socket was opened with is gone.
     for (const bridge of open) bridge.close(1008, reason);
   }
+}
+
+/** A poll that must not wake the workspace also fails at once rather than wait out a save. */
+function poll(wake: boolean) {
+  return wake ? {} : { wake: false, waitMs: 0 };
 }

@@ -1,0 +1,24 @@
+/**
+ * Where things are in the sandbox image, and the environment its processes
+ * get. The one place these are written down (the Dockerfile and
+ * sandbox/profile.sh agree with them).
+ */
+
+/** The user's files: the file tree, terminals' starting folder, export and import. */
+export const WORKSPACE_ROOT = "/workspace";
+
+export const PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/** A terminal's shell: a root login shell with a 256-colour, true-colour terminal. */
+export const SHELL_ENV: Readonly<Record<string, string>> = {
+  TERM: "xterm-256color",
+  HOME: "/root",
+  LANG: "C.UTF-8",
+  COLORTERM: "truecolor",
+};
+
+/** A background process without a terminal (the Run button's dev server, language servers). */
+export const PROCESS_ENV: Readonly<Record<string, string>> = { PATH, HOME: "/root", TERM: "dumb" };
+
+/** The IDE's own state inside the container (dev server logs, save marker, process ids). */
+export const IDE_STATE_DIR = "/var/lib/cloud-ide";

@@ -1,0 +1,242 @@
+/**
+ * The workspace's container as every feature sees it: the only module that
+ * touches `ctx.container`. It owns one policy for "wait until exec works"
+ * and for waking a stopped container, runs commands with or without a PTY
+ * and with streamed stdin/stdout, and reaches TCP ports inside.
+ *
+ * Features (terminals, files, previews, archives) use {@link Sandbox}; the
+ * lifecycle alone also uses {@link SandboxControl} (start, stop, snapshot).
+ */
+import { ErrorCode } from "../../protocol/errors";
+import { AppError, describe } from "../errors";
+
+/** How long an exec waits, by default, for a container that runs but does not answer exec yet. */
+export const EXEC_WAIT_MS = 45_000;
+
+export interface ExecOptions {
+  /** Working directory; "/" unless given. */
+  cwd?: string;
+  /** "uid:gid"; root unless given. */
+  user?: string;
+  /** Added to the image's environment. */
+  env?: Readonly<Record<string, string>>;
+  /** A stream to pump into stdin, or "pipe" for a writable {@link SandboxProcess.stdin}. */
+  stdin?: ReadableStream<Uint8Array> | "pipe";
+  stdout?: "pipe" | "ignore";
+  stderr?: "pipe" | "ignore" | "combined";
+  /** Runs on a pseudo-terminal of this size (stdout then carries the terminal's bytes). */
+  pty?: { cols: number; rows: number };
+  /**
+   * Aborting detaches this exec: its client connection ends, and a tmux
+   * client on a PTY exits with it. It does not signal a process (see kill()).
+   */
+  signal?: AbortSignal;
+  /**
+   * True (the default): a stopped or sleeping container is started first, and
+   * a start in progress is waited for. False: a container that does not run
+   * fails at once with CONTAINER_UNAVAILABLE (pollers that must not wake it).
+   */
+  wake?: boolean;
+  /** How long to wait for a running container to answer exec (starting, or frozen by a save). */
+  waitMs?: number;
+}
+
+/**
+ * A process in the container: `stdin` is writable when started with
+ * `stdin: "pipe"`; `exitCode` settles when it ends (under local workerd, with
+ * 0 also when its container went away under it); `resize()` for a PTY. No
+ * kill(): see {@link SpawnedProcess}.
+ */
+export type SandboxProcess = Omit<ExecProcess, "kill" | "pid">;
+
+/** A long-lived process from {@link Sandbox.spawn}: one that can be ended on its own. */
+export interface SpawnedProcess extends SandboxProcess {
+  /**
+   * Signals this process and its direct children, and nothing else in the
+   * container. Resolves once the signal was sent (not when it exited: await
+   * `exitCode` for that). Never ExecProcess.kill(): under local workerd that
+   * signals the whole container.
+   */
+  kill(signal?: "TERM" | "INT" | "KILL" | "HUP"): Promise<void>;
+}
+
+export interface RunResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** What features get: commands and ports in the container. */
+export interface Sandbox {
+  /** Whether a container runs (from start() on, before it answers exec). */
+  readonly running: boolean;
+  /** Starts a command; its stdio are streams. For commands that end by themselves or on EOF. */
+  exec(argv: string[], options?: ExecOptions): Promise<SandboxProcess>;
+  /** Runs a command to completion: exit code and its whole stdout and stderr as text. */
+  run(argv: string[], options?: ExecOptions): Promise<RunResult>;
+  /** Runs a command to completion: its stdout, or an Error with its stderr when it exits non-zero. */
+  stdout(argv: string[], options?: ExecOptions): Promise<string>;
+  /** Starts a long-lived command that can be killed on its own (language servers, searches, watchers). */
+  spawn(argv: string[], options?: ExecOptions): Promise<SpawnedProcess>;
+  /** A TCP port inside the container, for fetch() (HTTP or a WebSocket upgrade). It does not wake the container. */
+  tcpPort(port: number): Fetcher;
+  /** Starts or wakes the container when it does not run, or waits for its start in progress. */
+  wake(): Promise<void>;
+}
+
+/** What the lifecycle alone uses on top of {@link Sandbox}. */
+export interface SandboxControl extends Sandbox {
+  /** The image wrangler.jsonc names "sandbox". */
+  readonly image: string;
+  /** Starts a container (returns at once; it answers exec a moment later). */
+  start(options: ContainerStartupOptions): void;
+  /** Settles when the container stops: rejects when it failed or was removed. */
+  monitor(): Promise<void>;
+  destroy(): Promise<void>;
+  /** A snapshot of the whole root filesystem (the container is frozen while it is taken). */
+  snapshot(): Promise<{ id: string }>;
+  setInactivityTimeout(ms: number): Promise<void>;
+}
+
+/**
+ * exec() on a container that is not up (yet): "exec() cannot be called on a
+ * container that is not running", "exec() requires a running container",
+ * and "is paused" while a snapshot freezes it.
+ */
+export function isNotRunningError(error: unknown): boolean {
+  return /not running|requires a running container|is paused/i.test(describe(error));
+}
+
+/** The CONTAINER_UNAVAILABLE failure the adapter reports for a container that does not answer. */
+export function isUnavailable(error: unknown): boolean {
+  return error instanceof AppError && error.code === ErrorCode.CONTAINER_UNAVAILABLE;
+}
+
+/** Records the process's pid, then becomes the command (same pid, argv unchanged). */
+const RECORD_PID = 'echo $$ >"$0" && exec "$@"';
+/** Waits (2 s at most) for the pid file, then signals the children and the process. */
+const KILL_SCRIPT = `i=0; while [ ! -s "$1" ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done
+pid=$(cat "$1" 2>/dev/null) || exit 0
+pkill -"$2" -P "$pid" 2>/dev/null
+kill -"$2" "$pid" 2>/dev/null
+exit 0`;
+
+/**
+ * The adapter over `ctx.container`. `wake` starts or wakes the container
+ * (the lifecycle's ensureRunning: it also waits for a start in progress).
+ */
+export class ContainerSandbox implements SandboxControl {
+  constructor(
+    private readonly ctx: DurableObjectState,
+    private readonly waker: () => Promise<void>,
+  ) {}
+
+  private get container(): Container {
+    const container = this.ctx.container;
+    if (!container) throw new Error("This Durable Object has no container: check `containers` in wrangler.jsonc.");
+    return container;
+  }
+
+  get running(): boolean {
+    return this.ctx.container?.running ?? false;
+  }
+
+  wake(): Promise<void> {
+    return this.waker();
+  }
+
+  get image(): string {
+    const image = this.container.images.sandbox;
+    if (!image) throw new Error('No image named "sandbox" in wrangler.jsonc `containers[].images`.');
+    return image;
+  }
+
+  /**
+   * The one "wait until exec works" policy: wake the container when asked
+   * to, then retry only "not running" (a container that counts as running
+   * before it accepts exec, or one frozen by a save) with backoff until
+   * `waitMs`, waking it again if it stopped meanwhile. Every other error is
+   * thrown at once.
+   */
+  async exec(argv: string[], options: ExecOptions = {}): Promise<SandboxProcess> {
+    const { wake = true, waitMs = EXEC_WAIT_MS, pty, ...rest } = options;
+    if (wake) await this.wake();
+    const container = this.container;
+    if (!container.running) throw unavailable("it is not running");
+    const execOptions: ContainerExecOptions = { cwd: "/", ...rest, ...(pty ? { pty } : {}) };
+    const deadline = Date.now() + waitMs;
+    for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
+      try {
+        return await container.exec(argv, execOptions);
+      } catch (error) {
+        if (!isNotRunningError(error)) throw error;
+        if (Date.now() >= deadline) throw unavailable(describe(error));
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        if (!container.running) {
+          if (!wake) throw unavailable("it stopped");
+          await this.wake();
+        }
+      }
+    }
+  }
+
+  async run(argv: string[], options: ExecOptions = {}): Promise<RunResult> {
+    const output = await (await this.exec(argv, options)).output();
+    const decoder = new TextDecoder();
+    return { exitCode: output.exitCode, stdout: decoder.decode(output.stdout), stderr: decoder.decode(output.stderr) };
+  }
+
+  async stdout(argv: string[], options: ExecOptions = {}): Promise<string> {
+    const { exitCode, stdout, stderr } = await this.run(argv, options);
+    if (exitCode !== 0) throw new Error(`${argv[0]} exited with ${exitCode}: ${stderr.trim()}`);
+    return stdout;
+  }
+
+  async spawn(argv: string[], options: ExecOptions = {}): Promise<SpawnedProcess> {
+    // In /tmp, like workerd's own pid files: no folder to make first.
+    const pidFile = `/tmp/.cloud-ide-process-${crypto.randomUUID()}`;
+    const process = await this.exec(["sh", "-c", RECORD_PID, pidFile, ...argv], options);
+    const forget = () => void this.run(["rm", "-f", pidFile], { wake: false, waitMs: 0 }).catch(() => {});
+    process.exitCode.then(forget, forget);
+    return {
+      stdin: process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      exitCode: process.exitCode,
+      isPty: process.isPty,
+      output: () => process.output(),
+      resize: (cols, rows) => process.resize(cols, rows),
+      kill: async (signal = "TERM") => {
+        await this.run(["sh", "-c", KILL_SCRIPT, "sh", pidFile, signal], { wake: false, waitMs: 0 }).catch(() => {});
+      },
+    };
+  }
+
+  tcpPort(port: number): Fetcher {
+    return this.container.getTcpPort(port);
+  }
+
+  start(options: ContainerStartupOptions): void {
+    this.container.start(options);
+  }
+
+  monitor(): Promise<void> {
+    return this.container.monitor();
+  }
+
+  destroy(): Promise<void> {
+    return this.container.destroy();
+  }
+
+  snapshot(): Promise<{ id: string }> {
+    return this.container.snapshotContainer({ name: "workspace" });
+  }
+
+  setInactivityTimeout(ms: number): Promise<void> {
+    return this.container.setInactivityTimeout(ms);
+  }
+}
+
+function unavailable(reason: string): AppError {
+  return new AppError(ErrorCode.CONTAINER_UNAVAILABLE, `The container does not answer (${reason}); try again.`);
+}
