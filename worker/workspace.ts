@@ -64,19 +64,22 @@ export class Workspace extends DurableObject<Env> {
       connections: { begin: () => this.activity.begin(), end: () => this.activity.end() },
     });
     this.alarms.register(SWEEP_TASK, () => this.previews.sweep());
-    this.lifecycle = new Lifecycle(
-      ctx,
-      this.sandbox,
-      this.alarms,
-      () => this.settings(),
-      () => ({
+    this.lifecycle = new Lifecycle({
+      storage: ctx.storage,
+      sandbox: this.sandbox,
+      alarms: this.alarms,
+      settings: () => this.settings(),
+      startOptions: () => ({
         image: this.imageOverride ?? this.sandbox.image,
         enableInternet: this.env.SANDBOX_INTERNET !== "false",
       }),
-      (fromSnapshot) => this.afterStart(fromSnapshot),
-    );
+      afterStart: (fromSnapshot) => this.afterStart(fromSnapshot),
+      hibernatedSockets: () => ctx.getWebSockets().length,
+      tag: `container ${ctx.id.toString().slice(0, 8)}`,
+    });
     void ctx.blockConcurrencyWhile(async () => {
       this.owner = await ctx.storage.get<string>("owner");
+      await this.lifecycle.load();
       // A restarted Durable Object starts without an inactivity timeout even
       // when its container kept running.
       if (this.sandbox.running) await this.sandbox.setInactivityTimeout(platformTimeoutMs(await this.settings()));
@@ -178,12 +181,15 @@ export class Workspace extends DurableObject<Env> {
       if (pathname.startsWith("/terminals/"))
         return await this.openTerminal(request, pathname.slice("/terminals/".length));
       if (pathname.startsWith("/files/")) {
-        return await handleFilesRequest(request, {
-          files: this.files,
-          watcher: this.fileWatcher,
-          sandbox: this.sandbox,
-          asleep: () => this.lifecycle.isAsleep(),
-        });
+        // A write never lands between a snapshot and the stop after it.
+        return await this.lifecycle.shared(() =>
+          handleFilesRequest(request, {
+            files: this.files,
+            watcher: this.fileWatcher,
+            sandbox: this.sandbox,
+            asleep: () => this.lifecycle.isAsleep(),
+          }),
+        );
       }
       return errorResponse(new AppError(ErrorCode.NOT_FOUND, `The workspace has no route ${pathname}.`));
     } catch (error) {
@@ -196,7 +202,7 @@ export class Workspace extends DurableObject<Env> {
       return errorResponse(new AppError(ErrorCode.INVALID_TERMINAL_NAME, `No terminal can be named "${name}".`));
     // Automatic reconnects ask not to wake a sleeping workspace (an open tab is
     // not use); a container that vanished is brought back for them.
-    if (new URL(request.url).searchParams.get("wake") === "0" && (await this.lifecycle.isAsleep())) {
+    if (new URL(request.url).searchParams.get("wake") === "0" && this.lifecycle.isAsleep()) {
       return terminalSleeping(this.lifecycle.failureMessage);
     }
     try {

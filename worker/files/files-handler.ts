@@ -14,7 +14,7 @@ export interface FilesDeps {
   /** The container; `sandbox.wake()` is called only after the request is known to be valid. */
   sandbox: Sandbox;
   /** True while the workspace sleeps by choice (stopping or stopped); a vanished container is not asleep. */
-  asleep: () => Promise<boolean>;
+  asleep: () => boolean;
 }
 
 /**
@@ -47,7 +47,7 @@ const HANDLERS: Record<string, Handler> = {
   "GET list": async (_request, query, deps) => {
     const path = pathParam(query, "path", { allowRoot: true });
     // A re-read after the watcher went away (`wake=0`) must not wake a sleeping workspace.
-    if (query.get("wake") === "0" && (await deps.asleep())) {
+    if (query.get("wake") === "0" && deps.asleep()) {
       throw new AppError(ErrorCode.WORKSPACE_ASLEEP, "The workspace is asleep; open a file or a terminal to wake it.");
     }
     await deps.sandbox.wake();

@@ -5,10 +5,12 @@ import type { AlarmScheduler } from "../alarms";
 import { AppError, describe } from "../errors";
 import { IDE_STATE_DIR, WORKSPACE_ROOT } from "../sandbox/environment";
 import type { SandboxControl } from "../sandbox/sandbox";
+import { DiskLock } from "./disk-lock";
 import { failedStartPause, type LifecycleSettings, platformTimeoutMs } from "./settings";
+import { canTransition, type LifecycleState } from "./state";
 
 /** The latest good snapshot, kept in Durable Object storage. */
-interface SnapshotRecord {
+export interface SnapshotRecord {
   id: string;
   /** When it was taken (ms since epoch). */
   savedAt: number;
@@ -16,29 +18,17 @@ interface SnapshotRecord {
   restoredAt?: number;
 }
 
-const SNAPSHOT_KEY = "lifecycle:snapshot";
+export const SNAPSHOT_KEY = "lifecycle:snapshot";
 /** A snapshot that failed to restore, kept after "start fresh" for support. */
 const ABANDONED_KEY = "lifecycle:abandoned";
 const CHECK_TASK = "lifecycle-check";
-const RETRY_DELAY_MS = 1000;
-const START_TIMEOUT_MS = 45_000;
-/** How long one attempt waits for exec() to stop answering "not running", and how many attempts. */
-const START_ATTEMPT_MS = 20_000;
-const START_ATTEMPTS = 4;
-/**
- * Starts are tried again for at least this long: a start that fails fast
- * (monitor() reports it at once) can meet the engine still removing a
- * container that vanished a moment ago.
- */
-const START_RETRY_BUDGET_MS = 20_000;
-/** How long a status probe waits out a paused or not-yet-running container. */
-const PROBE_WAIT_MS = 5_000;
 const LAST_ACTIVE_KEY = "lifecycle:last-active";
 /**
  * Set when the workspace stopped its container on purpose (Stop, idle sleep),
- * cleared when a container starts. A container that is gone without it
- * vanished (removed from outside, a host failure): the next connection,
- * even an automatic reconnect, brings it back from the latest snapshot.
+ * cleared when a container starts: a restarted object knows it sleeps. A
+ * container gone without it vanished (removed from outside, a host failure):
+ * the next connection, even an automatic reconnect, brings it back from the
+ * latest snapshot.
  */
 const SLEPT_KEY = "lifecycle:slept";
 /** Touched right before each snapshot; files newer than it changed after the save began. */
@@ -46,65 +36,123 @@ const MARKER = `${IDE_STATE_DIR}/saved-at`;
 /** Where user changes live. `-xdev` keeps find off /proc and mounts. */
 const WATCHED = [WORKSPACE_ROOT, "/root", "/home", "/usr/local", "/opt", "/etc"];
 
+export interface StartTimings {
+  /** Pause before attempt N+1 is N times this. */
+  retryDelayMs: number;
+  /** One attempt that never answers is given up after this. */
+  attemptTimeoutMs: number;
+  /** How long one attempt waits for exec() to stop answering "not running". */
+  attemptWaitMs: number;
+  /**
+   * Starts are tried at least `attempts` times and for at least `budgetMs`: a
+   * start that fails fast (monitor() reports it at once) can meet the engine
+   * still removing a container that vanished a moment ago.
+   */
+  attempts: number;
+  budgetMs: number;
+  /** How long a status probe waits out a paused or not-yet-running container. */
+  probeWaitMs: number;
+}
+
+const START_TIMINGS: StartTimings = {
+  retryDelayMs: 1000,
+  attemptTimeoutMs: 45_000,
+  attemptWaitMs: 20_000,
+  attempts: 4,
+  budgetMs: 20_000,
+  probeWaitMs: 5_000,
+};
+
 export interface StartOptions {
   image: string;
   enableInternet: boolean;
 }
 
+/** The Durable Object storage calls the lifecycle makes (a Map fits it in unit tests). */
+export interface LifecycleStorage {
+  get<T>(key: string): Promise<T | undefined>;
+  put<T>(key: string, value: T): Promise<void>;
+  delete(key: string): Promise<boolean>;
+}
+
+export interface LifecycleDeps {
+  storage: LifecycleStorage;
+  sandbox: SandboxControl;
+  alarms: AlarmScheduler;
+  settings: () => Promise<LifecycleSettings>;
+  startOptions: () => StartOptions;
+  /** Runs once a new container answers, before it counts as running (preview hostnames, the template). */
+  afterStart?: (fromSnapshot: boolean) => Promise<void>;
+  /** Hibernatable WebSockets, which count as open connections too. */
+  hibernatedSockets?: () => number;
+  /** Names the workspace in log lines. */
+  tag: string;
+  timings?: Partial<StartTimings>;
+}
+
 /**
  * The life of one workspace's container: start or wake from the latest
- * snapshot, save, stop, and the alarm that saves while files change and
- * saves + stops when nobody uses the workspace.
+ * snapshot, save, stop, delete, and the alarm that saves while files change
+ * and saves + stops when nobody uses the workspace. Its state is one
+ * {@link LifecycleState}; {@link transition} is the only place it changes.
  */
 export class Lifecycle {
   readonly activity: Activity;
-  private phase: BootPhase | undefined;
-  private starting: Promise<void> | undefined;
-  /** Set while a save + destroy runs; starts wait for it. */
-  private stopping: Promise<void> | undefined;
-  private saves = 0;
-  private failure: ErrorBody | undefined;
-  /** Set by retire(): the workspace is deleted and never starts again. */
-  private retired = false;
-  /** Failed starts in a row, and when an automatic start may try again (see failedStartPause). */
-  private failures = 0;
-  private retryAt = 0;
-  private kernel: string | undefined;
-  /** When this object last started the container: the first checkpoint counts from it. */
-  private startedAt = 0;
-  private queue: Promise<unknown> = Promise.resolve();
+  private state: LifecycleState = { kind: "stopped" };
+  /** Saves and stops have the disk alone; file operations share it. */
+  private readonly disk = new DiskLock();
+  private readonly timings: StartTimings;
 
-  constructor(
-    private readonly ctx: DurableObjectState,
-    private readonly sandbox: SandboxControl,
-    private readonly alarms: AlarmScheduler,
-    private readonly settings: () => Promise<LifecycleSettings>,
-    private readonly startOptions: () => StartOptions,
-    /** Runs once a new container answers (e.g. writing preview hostnames into it). */
-    private readonly afterStart: (fromSnapshot: boolean) => Promise<void> = async () => {},
-  ) {
-    this.activity = new Activity((at) => void ctx.storage.put(LAST_ACTIVE_KEY, at).catch(() => {}));
-    alarms.register(CHECK_TASK, () => this.check());
+  constructor(private readonly deps: LifecycleDeps) {
+    this.timings = { ...START_TIMINGS, ...deps.timings };
+    this.activity = new Activity((at) => void deps.storage.put(LAST_ACTIVE_KEY, at).catch(() => {}));
+    deps.alarms.register(CHECK_TASK, () => this.check());
   }
 
-  /** Which workspace a log line is about (the object's id, shortened). */
-  private get tag(): string {
-    return `container ${this.ctx.id.toString().slice(0, 8)}`;
+  /** Reads what a restarted object must know: whether a container still runs, or it sleeps. */
+  async load(): Promise<void> {
+    if (this.state.kind !== "stopped") return;
+    // Restoring, not a transition: nothing happened, this object only learns where things are.
+    if (this.deps.sandbox.running) this.state = { kind: "running", startedAt: 0 };
+    else if ((await this.deps.storage.get<boolean>(SLEPT_KEY)) === true) this.state = { kind: "sleeping" };
+  }
+
+  /** The one place the state changes. Deleted is final; anything not in the table is refused. */
+  private transition(next: LifecycleState): boolean {
+    const from = this.state.kind;
+    if (!canTransition(from, next.kind)) {
+      if (from !== "deleted") console.warn(`${this.deps.tag}: refused ${from} → ${next.kind}`);
+      return false;
+    }
+    this.state = next;
+    return true;
   }
 
   /**
-   * Runs operations that touch the disk one at a time, so a write cannot land
-   * between a snapshot and the destroy that follows it (it would be lost).
+   * The state, after noticing a container that vanished under a running
+   * workspace (removed from outside, a host failure): it is then stopped, and
+   * the next use restores the latest snapshot.
    */
-  exclusive<T>(operation: () => Promise<T>): Promise<T> {
-    const result = this.queue.then(operation);
-    this.queue = result.catch(() => {});
-    return result;
+  private observe(): LifecycleState {
+    if (this.state.kind === "running" && !this.deps.sandbox.running) {
+      console.warn(`${this.deps.tag}: the container is gone`);
+      this.transition({ kind: "stopped" });
+    }
+    return this.state;
+  }
+
+  get kind(): LifecycleState["kind"] {
+    return this.observe().kind;
+  }
+
+  /** Read through a getter: TypeScript would keep a narrowing of `this.state` across awaits. */
+  private get isDeleted(): boolean {
+    return this.state.kind === "deleted";
   }
 
   /** True while a start runs: the container may not answer exec yet. */
   get isStarting(): boolean {
-    return this.starting !== undefined;
+    return this.state.kind === "starting";
   }
 
   /**
@@ -112,61 +160,83 @@ export class Lifecycle {
    * start a moment ago, as opposed to running or having lost its container.
    * Connections that must not wake a sleeping workspace ask this.
    */
-  async isAsleep(): Promise<boolean> {
-    if (this.stopping) return true;
-    // The flag first: right after destroy() `running` can still read true.
-    if ((await this.ctx.storage.get<boolean>(SLEPT_KEY)) === true) return true;
-    if (this.sandbox.running || this.starting) return false;
-    return this.failure !== undefined && Date.now() < this.retryAt;
+  isAsleep(now = Date.now()): boolean {
+    const state = this.observe();
+    if (state.kind === "sleeping" || state.kind === "stopping") return true;
+    return state.kind === "failed" && now < state.retryAt;
   }
 
   /** Why the last start failed, while that is the workspace's state. */
   get failureMessage(): string | undefined {
-    return this.sandbox.running ? undefined : this.failure?.message;
+    return this.state.kind === "failed" ? this.state.failure.message : undefined;
   }
 
-  private fail(failure: ErrorBody): ErrorBody {
-    this.failure = failure;
-    this.failures++;
-    this.retryAt = Date.now() + failedStartPause(this.failures);
-    return failure;
+  /**
+   * Runs a file operation: it shares the disk with others, but never with a
+   * save and the stop after it (see DiskLock).
+   */
+  shared<T>(operation: () => Promise<T>): Promise<T> {
+    return this.disk.shared(operation);
+  }
+
+  /** Runs an operation that must have the disk alone (a save, a stop, an import). */
+  exclusive<T>(operation: () => Promise<T>): Promise<T> {
+    return this.disk.exclusive(operation);
   }
 
   /**
    * The workspace is being deleted: from now on nothing starts its container
    * (a request that was already waiting for a start must not bring it back),
-   * and the container goes, after a start in progress if there is one.
+   * and the container goes, after a start or stop in progress if there is one.
    */
   async retire(): Promise<void> {
-    this.retired = true;
-    await this.starting?.catch(() => {});
-    while (this.stopping) await this.stopping.catch(() => {});
-    if (this.sandbox.running) await this.sandbox.destroy();
-    await this.alarms.cancel(CHECK_TASK);
+    const before = this.state;
+    this.transition({ kind: "deleted" });
+    if (before.kind === "starting" || before.kind === "stopping") await before.done.catch(() => {});
+    if (this.deps.sandbox.running) await this.deps.sandbox.destroy();
+    await this.deps.alarms.cancel(CHECK_TASK);
   }
 
   /** Starts or wakes the container when it is not running; concurrent callers share one start. */
   async ensureRunning(): Promise<void> {
-    if (this.retired) throw deleted();
     this.activity.touch();
-    while (this.stopping) await this.stopping.catch(() => {});
-    // `running` is true from start() on, before the container answers and
-    // before afterStart: callers wait for the whole start, or a status probe
-    // could find it not answering yet and destroy it mid-start.
-    if (this.starting) return this.starting;
-    if (this.sandbox.running) return;
-    this.starting = this.start().finally(() => {
-      this.starting = undefined;
-    });
-    return this.starting;
+    for (;;) {
+      const state = this.observe();
+      switch (state.kind) {
+        case "deleted":
+          throw deleted();
+        case "running":
+        case "saving":
+          return;
+        // Callers wait for the whole start (`running` is true from start() on,
+        // before the container answers): a status probe could otherwise find
+        // it not answering yet and destroy it mid-start.
+        case "starting":
+          return state.done;
+        case "stopping":
+          await state.done.catch(() => {});
+          continue;
+        default: {
+          const failures = state.kind === "failed" ? state.failures : 0;
+          const next: LifecycleState = { kind: "starting", failures, done: Promise.resolve() };
+          next.done = this.start(next);
+          this.transition(next);
+          return next.done;
+        }
+      }
+    }
   }
 
-  private async start(): Promise<void> {
-    const container = this.sandbox;
-    const snapshot = await this.ctx.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
-    const { image, enableInternet } = this.startOptions();
-    this.kernel = undefined;
-    this.phase = snapshot ? "restoring-snapshot" : "starting-container";
+  private setPhase(starting: LifecycleState & { kind: "starting" }, phase: BootPhase | undefined): void {
+    if (this.state === starting) starting.phase = phase;
+  }
+
+  private async start(starting: LifecycleState & { kind: "starting" }): Promise<void> {
+    // Nothing before the first await: the caller records the state first.
+    const snapshot = await this.deps.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
+    const { sandbox, tag } = this.deps;
+    const { image, enableInternet } = this.deps.startOptions();
+    let kernel: string;
     try {
       // Never fall back to the image when a snapshot exists: that would show
       // an empty workspace as if the user's files were gone.
@@ -177,100 +247,114 @@ export class Lifecycle {
       // engine may still tear the old one down, and a slow local Docker engine
       // can miss workerd's wait for the network sidecar. Try a few times.
       const began = Date.now();
-      const giveUpAt = began + START_RETRY_BUDGET_MS;
-      console.log(`${this.tag} starting from ${snapshot ? `snapshot ${snapshot.id}` : `image ${image}`}`);
+      const giveUpAt = began + this.timings.budgetMs;
+      console.log(`${tag} starting from ${snapshot ? `snapshot ${snapshot.id}` : `image ${image}`}`);
       for (let attempt = 1; ; attempt++) {
-        if (this.retired) throw deleted();
+        if (this.isDeleted) throw deleted();
         try {
-          this.kernel = await this.startOnce(options, Boolean(snapshot));
-          console.log(`${this.tag} answered after ${Date.now() - began} ms (attempt ${attempt})`);
+          kernel = await this.startOnce(starting, options, Boolean(snapshot));
+          console.log(`${tag} answered after ${Date.now() - began} ms (attempt ${attempt})`);
           break;
         } catch (error) {
-          if (attempt >= START_ATTEMPTS && Date.now() >= giveUpAt) throw error;
-          console.warn(`${this.tag}: start attempt ${attempt} failed (${describe(error)}); trying again`);
-          await container.destroy().catch(() => {});
-          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * attempt));
+          if (attempt >= this.timings.attempts && Date.now() >= giveUpAt) throw error;
+          console.warn(`${tag}: start attempt ${attempt} failed (${describe(error)}); trying again`);
+          await sandbox.destroy().catch(() => {});
+          await sleep(this.timings.retryDelayMs * attempt);
         }
       }
     } catch (error) {
-      this.phase = undefined;
-      if (container.running) await container.destroy().catch(() => {});
-      if (this.retired) throw deleted();
+      if (sandbox.running) await sandbox.destroy().catch(() => {});
+      if (this.isDeleted) throw deleted();
       const reason = describe(error).replace(/\.+$/, "");
-      const failure = this.fail(
-        snapshot
-          ? {
-              code: ErrorCode.SNAPSHOT_RESTORE_FAILED,
-              message: `The workspace's latest snapshot (saved ${new Date(snapshot.savedAt).toISOString()}) could not be restored (${reason}). Your files are not in a new container. Start fresh (a new workspace from its template) or import an archive you exported.`,
-            }
-          : { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${reason}` },
-      );
-      console.error(`${this.tag}: ${failure.message}`);
+      const failure: ErrorBody = snapshot
+        ? {
+            code: ErrorCode.SNAPSHOT_RESTORE_FAILED,
+            message: `The workspace's latest snapshot (saved ${new Date(snapshot.savedAt).toISOString()}) could not be restored (${reason}). Your files are not in a new container. Start fresh (a new workspace from its template) or import an archive you exported.`,
+          }
+        : { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${reason}` };
+      this.fail(failure, starting.failures);
       throw new AppError(failure.code, failure.message);
     }
-    if (this.retired) {
+    if (this.isDeleted) {
       // Deleted while it started: it must not outlive the workspace.
-      await container.destroy().catch(() => {});
+      await sandbox.destroy().catch(() => {});
       throw deleted();
     }
-    this.failure = undefined;
-    this.failures = 0;
-    this.startedAt = Date.now();
-    await this.ctx.storage.delete(SLEPT_KEY);
-    await this.afterStart(Boolean(snapshot)).catch((error) =>
-      console.error(`${this.tag} after start: ${describe(error)}`),
-    );
-    this.phase = "ready";
-    const settings = await this.settings();
-    await container.setInactivityTimeout(platformTimeoutMs(settings));
-    if (snapshot) await this.ctx.storage.put(SNAPSHOT_KEY, { ...snapshot, restoredAt: Date.now() });
-    await this.alarms.scheduleNoLaterThan(CHECK_TASK, Date.now() + settings.checkMs);
+    await this.deps.storage.delete(SLEPT_KEY);
+    await this.deps
+      .afterStart?.(Boolean(snapshot))
+      .catch((error) => console.error(`${tag} after start: ${describe(error)}`));
+    this.setPhase(starting, "ready");
+    const settings = await this.deps.settings();
+    await sandbox.setInactivityTimeout(platformTimeoutMs(settings));
+    if (snapshot) await this.deps.storage.put(SNAPSHOT_KEY, { ...snapshot, restoredAt: Date.now() });
+    await this.deps.alarms.scheduleNoLaterThan(CHECK_TASK, Date.now() + settings.checkMs);
+    if (!this.transition({ kind: "running", kernel, startedAt: Date.now() })) {
+      await sandbox.destroy().catch(() => {});
+      throw deleted();
+    }
   }
 
-  /** Brings the next check forward after the timings changed. */
-  async rescheduleCheck(): Promise<void> {
-    if (this.sandbox.running) {
-      await this.alarms.scheduleNoLaterThan(CHECK_TASK, Date.now() + (await this.settings()).checkMs);
+  private fail(failure: ErrorBody, failuresBefore: number): void {
+    const failures = failuresBefore + 1;
+    if (this.transition({ kind: "failed", failure, failures, retryAt: Date.now() + failedStartPause(failures) })) {
+      console.error(`${this.deps.tag}: ${failure.message}`);
     }
   }
 
   /** Starts the container and waits until it answers; returns `uname -a`. */
-  private async startOnce(options: ContainerStartupOptions, fromSnapshot: boolean): Promise<string> {
-    this.phase = fromSnapshot ? "restoring-snapshot" : "starting-container";
-    this.sandbox.start(options);
-    if (fromSnapshot) this.phase = "starting-container";
+  private async startOnce(
+    starting: LifecycleState & { kind: "starting" },
+    options: ContainerStartupOptions,
+    fromSnapshot: boolean,
+  ): Promise<string> {
+    const { sandbox, tag } = this.deps;
+    this.setPhase(starting, fromSnapshot ? "restoring-snapshot" : "starting-container");
+    sandbox.start(options);
+    if (fromSnapshot) this.setPhase(starting, "starting-container");
     // The first exec waits until the container answers; a start that never
     // answers is reported instead of holding every request forever.
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+      timer = setTimeout(
+        () => reject(new Error(`no answer within ${this.timings.attemptTimeoutMs / 1000} s`)),
+        this.timings.attemptTimeoutMs,
+      );
     });
     // monitor() settles when the container stops: before it answered, that is
     // a failed start (a snapshot that cannot be restored, an image that
     // cannot run), reported at once rather than after the wait. A pending
     // monitor() holds the object in memory (up to 15 minutes) and holds off
     // the platform's inactivity timeout; the alarm enforces the idle limit.
-    const monitor = this.sandbox.monitor();
+    const monitor = sandbox.monitor();
     const exited = monitor.then(
       () => Promise.reject(new Error("the container stopped as it started")),
       (error: unknown) => Promise.reject(new Error(`the container failed to start: ${describe(error)}`)),
     );
     try {
-      const kernel = await Promise.race([this.uname(START_ATTEMPT_MS), timeout, exited]);
+      const kernel = await Promise.race([this.uname(this.timings.attemptWaitMs), timeout, exited]);
       // For the log: when it stops, and how (a crash or removal reads as an error).
       monitor.then(
-        () => console.log(`${this.tag} stopped`),
-        (error: unknown) => console.warn(`${this.tag} stopped: ${describe(error)}`),
+        () => console.log(`${tag} stopped`),
+        (error: unknown) => console.warn(`${tag} stopped: ${describe(error)}`),
       );
       return kernel;
     } finally {
       clearTimeout(timer);
+      exited.catch(() => {});
     }
   }
 
-  /** `uname -a`; `waitMs` waits out a new container that exec() still finds "not running". */
-  private async uname(waitMs = 0): Promise<string> {
-    return (await this.sandbox.stdout(["uname", "-a"], { wake: false, waitMs })).trim();
+  /** `uname -a`, never waking the container; `waitMs` waits out one that exec() still finds "not running". */
+  private async uname(waitMs: number): Promise<string> {
+    return (await this.deps.sandbox.stdout(["uname", "-a"], { wake: false, waitMs })).trim();
+  }
+
+  /** Brings the next check forward after the timings changed. */
+  async rescheduleCheck(): Promise<void> {
+    if (this.deps.sandbox.running) {
+      await this.deps.alarms.scheduleNoLaterThan(CHECK_TASK, Date.now() + (await this.deps.settings()).checkMs);
+    }
   }
 
   /**
@@ -281,26 +365,27 @@ export class Lifecycle {
   async wake(id: string): Promise<WorkspaceStatus> {
     try {
       await this.ensureRunning();
-      try {
-        // A container being saved is there (and frozen for the moment): a
-        // probe then would mistake it for a dead one. Otherwise the probe
-        // waits out a short freeze, but not a container that is gone.
-        if (this.saves === 0) this.kernel = await this.uname(PROBE_WAIT_MS);
-      } catch (error) {
-        // The container is gone (or broken): its unsaved changes are lost
-        // either way, so start again from the latest snapshot.
-        console.warn(`workspace ${id}: the container does not answer (${describe(error)}); starting it again`);
-        await this.sandbox.destroy().catch(() => {});
-        await this.ensureRunning();
+      const state = this.observe();
+      // A container being saved is there (and frozen for the moment): a probe
+      // then would mistake it for a dead one. Otherwise the probe waits out a
+      // short freeze, but not a container that is gone.
+      if (state.kind === "running") {
+        try {
+          state.kernel = await this.uname(this.timings.probeWaitMs);
+        } catch (error) {
+          // The container is gone (or broken): its unsaved changes are lost
+          // either way, so start again from the latest snapshot.
+          console.warn(`workspace ${id}: the container does not answer (${describe(error)}); starting it again`);
+          await this.deps.sandbox.destroy().catch(() => {});
+          if (this.state === state) this.transition({ kind: "stopped" });
+          await this.ensureRunning();
+        }
       }
     } catch (error) {
-      // A workspace deleted meanwhile did not fail: it is gone.
-      if (!this.failure && !this.retired) {
-        const failure = this.fail({
-          code: ErrorCode.CONTAINER_UNAVAILABLE,
-          message: `The container could not start: ${describe(error)}`,
-        });
-        console.error(`workspace ${id}: ${failure.message}`);
+      // A failed start already says why; a workspace deleted meanwhile did not fail: it is gone.
+      const kind = this.state.kind;
+      if (kind !== "failed" && kind !== "deleted") {
+        console.error(`workspace ${id}: the container could not start: ${describe(error)}`);
       }
     }
     return this.status(id);
@@ -308,20 +393,29 @@ export class Lifecycle {
 
   /** The state as it is now, without starting anything and without counting as activity. */
   async status(id: string): Promise<WorkspaceStatus> {
-    const snapshot = await this.ctx.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
-    const settings = await this.settings();
+    const snapshot = await this.deps.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
+    const settings = await this.deps.settings();
     const base = {
       id,
       lastSavedAt: snapshot ? new Date(snapshot.savedAt).toISOString() : null,
       snapshotId: snapshot?.id ?? null,
       idleTimeoutSeconds: Math.round(settings.idleMs / 1000),
     };
-    if (this.starting) return { ...base, state: "starting", phase: this.phase };
-    if (this.sandbox.running) {
-      return { ...base, state: this.saves > 0 ? "saving" : "running", phase: "ready", kernel: this.kernel };
+    const state = this.observe();
+    switch (state.kind) {
+      case "starting":
+        return { ...base, state: "starting", phase: state.phase };
+      case "running":
+      case "saving":
+        return { ...base, state: state.kind, phase: "ready", kernel: state.kernel };
+      // Its container is still there for the moment it takes to go.
+      case "stopping":
+        return { ...base, state: "running", phase: "ready" };
+      case "failed":
+        return { ...base, state: "failed", error: state.failure };
+      default:
+        return { ...base, state: snapshot ? "sleeping" : "stopped" };
     }
-    if (this.failure) return { ...base, state: "failed", error: this.failure };
-    return { ...base, state: snapshot ? "sleeping" : "stopped" };
   }
 
   /** `POST save`: a snapshot now; answers once its id is stored. */
@@ -335,8 +429,8 @@ export class Lifecycle {
   /** `POST stop`: save, then stop the container. A sleeping workspace answers with its snapshot. */
   stop(): Promise<SaveResult> {
     return this.exclusive(async () => {
-      if (!this.sandbox.running) {
-        const snapshot = await this.ctx.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
+      if (this.kind !== "running" && this.kind !== "saving") {
+        const snapshot = await this.deps.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
         if (snapshot) return toResult(snapshot);
         await this.ensureRunning();
       }
@@ -349,43 +443,45 @@ export class Lifecycle {
   /** "Start fresh" after a failed restore: forget the snapshot; the next start uses the image. */
   reset(): Promise<void> {
     return this.exclusive(async () => {
-      if (this.sandbox.running || !this.failure) {
+      if (this.state.kind !== "failed") {
         throw new AppError(
           ErrorCode.INVALID_STATE,
           "Only a workspace whose snapshot failed to restore can start fresh; this one has its files.",
         );
       }
-      const snapshot = await this.ctx.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
-      if (snapshot) await this.ctx.storage.put(ABANDONED_KEY, snapshot);
-      await this.ctx.storage.delete(SNAPSHOT_KEY);
-      this.failure = undefined;
-      this.failures = 0;
+      const snapshot = await this.deps.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
+      if (snapshot) await this.deps.storage.put(ABANDONED_KEY, snapshot);
+      await this.deps.storage.delete(SNAPSHOT_KEY);
+      this.transition({ kind: "stopped" });
     });
   }
 
   /** Test hook: point the workspace at another snapshot id while it is not running. */
   async adoptSnapshot(id: string): Promise<void> {
     await this.exclusive(async () => {
-      if (this.sandbox.running) await this.stopNow();
-      await this.ctx.storage.put(SNAPSHOT_KEY, { id, savedAt: Date.now() } satisfies SnapshotRecord);
+      if (this.kind === "running") await this.stopNow();
+      await this.deps.storage.put(SNAPSHOT_KEY, { id, savedAt: Date.now() } satisfies SnapshotRecord);
     });
   }
 
   /** Takes a snapshot of the running container and stores its id. Call inside {@link exclusive}. */
   async snapshot(): Promise<SaveResult> {
-    const container = this.sandbox;
-    this.saves++;
+    const { sandbox, storage } = this.deps;
+    const before = this.state;
+    const saving: LifecycleState | undefined =
+      before.kind === "running" ? { kind: "saving", kernel: before.kernel, startedAt: before.startedAt } : undefined;
+    if (saving) this.transition(saving);
     try {
       const startedAt = Date.now();
       // Touch the marker before the snapshot so a file written during the
       // save counts as changed at the next check.
-      await container.stdout(["sh", "-c", `mkdir -p "$(dirname ${MARKER})" && touch ${MARKER}`], {
+      await sandbox.stdout(["sh", "-c", `mkdir -p "$(dirname ${MARKER})" && touch ${MARKER}`], {
         wake: false,
         waitMs: 0,
       });
-      const snapshot = await container.snapshot();
+      const snapshot = await sandbox.snapshot();
       const record: SnapshotRecord = { id: snapshot.id, savedAt: startedAt };
-      await this.ctx.storage.put(SNAPSHOT_KEY, record);
+      await storage.put(SNAPSHOT_KEY, record);
       return toResult(record);
     } catch (error) {
       throw new AppError(
@@ -393,35 +489,37 @@ export class Lifecycle {
         `Saving the workspace failed: ${describe(error)}. It keeps running; try again.`,
       );
     } finally {
-      this.saves--;
+      if (saving && this.state === saving) this.transition(before);
     }
   }
 
   /** Destroys the container; starts wait until it is gone. Call inside {@link exclusive}. */
   private async stopNow(): Promise<void> {
+    const { sandbox, storage, alarms } = this.deps;
+    const stopping: LifecycleState = { kind: "stopping", done: Promise.resolve() };
+    stopping.done = (async () => {
+      // Before the container goes: a restarted object must know it sleeps.
+      await storage.put(SLEPT_KEY, true);
+      await sandbox.destroy();
+      await alarms.cancel(CHECK_TASK);
+    })();
     // Set in the same turn as the caller's last check, so any request from
     // now on waits for the stop and then wakes a new container.
-    this.stopping = this.destroy();
+    if (!this.transition(stopping)) return;
     try {
-      await this.stopping;
-    } finally {
-      this.stopping = undefined;
+      await stopping.done;
+      this.transition({ kind: "sleeping" });
+    } catch (error) {
+      await storage.delete(SLEPT_KEY);
+      this.transition({ kind: "running", startedAt: Date.now() });
+      throw error;
     }
-  }
-
-  private async destroy(): Promise<void> {
-    // Before the container goes: a terminal that sees it go must find the flag.
-    await this.ctx.storage.put(SLEPT_KEY, true);
-    await this.sandbox.destroy();
-    this.kernel = undefined;
-    this.phase = undefined;
-    await this.alarms.cancel(CHECK_TASK);
   }
 
   /** Whether files changed since the marker was touched (always true before the first save). */
   private async filesChanged(): Promise<boolean> {
     const script = `[ -e ${MARKER} ] || { echo never-saved; exit 0; }; find ${WATCHED.join(" ")} -xdev -newer ${MARKER} -print -quit 2>/dev/null; exit 0`;
-    const out = await this.sandbox.stdout(["sh", "-c", script], { wake: false, waitMs: 0 });
+    const out = await this.deps.sandbox.stdout(["sh", "-c", script], { wake: false, waitMs: 0 });
     return out.trim().length > 0;
   }
 
@@ -432,25 +530,24 @@ export class Lifecycle {
    * before it expires.
    */
   private async check(): Promise<void> {
-    const container = this.sandbox;
-    if (!container.running || this.starting) return;
-    const settings = await this.settings();
+    const { sandbox, storage, alarms } = this.deps;
+    const state = this.observe();
+    if (state.kind !== "running" && state.kind !== "saving") return;
+    const settings = await this.deps.settings();
     const now = Date.now();
     try {
       // A restarted object has no timeout until it sets one again.
-      await container.setInactivityTimeout(platformTimeoutMs(settings));
-      const snapshot = await this.ctx.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
-      const storedLast = (await this.ctx.storage.get<number>(LAST_ACTIVE_KEY)) ?? 0;
-      // Hibernatable WebSockets (ctx.acceptWebSocket) count as open connections too.
-      const hibernatable = this.ctx.getWebSockets().length;
-      if (this.activity.isIdle(settings.idleMs, now, storedLast, hibernatable)) {
+      await sandbox.setInactivityTimeout(platformTimeoutMs(settings));
+      const snapshot = await storage.get<SnapshotRecord>(SNAPSHOT_KEY);
+      const storedLast = (await storage.get<number>(LAST_ACTIVE_KEY)) ?? 0;
+      if (this.activity.isIdle(settings.idleMs, now, storedLast, this.deps.hibernatedSockets?.() ?? 0)) {
         await this.idleStop();
-        if (!container.running) return;
+        if (!sandbox.running) return;
       } else {
         // A new workspace's first checkpoint comes a checkpoint interval after
         // its start, not at the first check: a snapshot pauses the container
         // while it is taken (locally `docker commit` freezes it).
-        const savedAt = snapshot?.savedAt ?? this.startedAt;
+        const savedAt = snapshot?.savedAt ?? state.startedAt;
         const lastTouch = Math.max(savedAt, snapshot?.restoredAt ?? 0);
         const checkpointDue = now - savedAt >= settings.checkpointMs && (await this.filesChanged());
         const refreshDue = snapshot !== undefined && now - lastTouch >= settings.refreshMs;
@@ -458,9 +555,9 @@ export class Lifecycle {
       }
     } catch (error) {
       // Keep the container; the next check tries again.
-      console.error(`lifecycle check: ${describe(error)}`);
+      console.error(`${this.deps.tag} check: ${describe(error)}`);
     }
-    if (container.running) await this.alarms.schedule(CHECK_TASK, Date.now() + settings.checkMs);
+    if (sandbox.running) await alarms.schedule(CHECK_TASK, Date.now() + settings.checkMs);
   }
 
   /** Saves, then stops unless someone arrived during the save. */
@@ -468,7 +565,7 @@ export class Lifecycle {
     const before = this.activity.lastActiveAt;
     await this.exclusive(async () => {
       await this.snapshot();
-      const open = this.activity.connections + this.ctx.getWebSockets().length;
+      const open = this.activity.connections + (this.deps.hibernatedSockets?.() ?? 0);
       if (open > 0 || this.activity.lastActiveAt !== before) return;
       await this.stopNow();
     });
@@ -481,4 +578,8 @@ function deleted(): AppError {
 
 function toResult(record: SnapshotRecord): SaveResult {
   return { snapshotId: record.id, savedAt: new Date(record.savedAt).toISOString() };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

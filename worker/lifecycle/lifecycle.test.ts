@@ -1,0 +1,342 @@
+/**
+ * The lifecycle's transitions and the races fixed so far, against a fake
+ * container (pure logic: no Docker). The fake keeps a disk of file names so
+ * a test can see what a snapshot holds and what a write lost.
+ */
+import { describe, expect, it } from "vitest";
+import { AlarmScheduler } from "../alarms";
+import { AppError } from "../errors";
+import type { ExecOptions, RunResult, SandboxControl, SandboxProcess, SpawnedProcess } from "../sandbox/sandbox";
+import { Lifecycle, type StartTimings } from "./lifecycle";
+import { canTransition } from "./state";
+
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+class FakeSandbox implements SandboxControl {
+  running = false;
+  readonly image = "sandbox-image";
+  starts: ContainerStartupOptions[] = [];
+  destroys = 0;
+  /** The running container's files. */
+  disk = new Set<string>();
+  /** Snapshots by id: the files they hold. */
+  snapshots = new Map<string, Set<string>>();
+  /** Starts that fail (monitor rejects at once) while this returns true. */
+  failStart: (options: ContainerStartupOptions) => boolean = () => false;
+  /** A start waits for this before it answers exec, when set. */
+  startGate: Promise<void> | undefined;
+  /** A snapshot waits for this before it completes, when set. */
+  snapshotGate: Promise<void> | undefined;
+  private exited = deferred();
+  private answering = Promise.resolve();
+  wake: () => Promise<void> = async () => {};
+
+  start(options: ContainerStartupOptions): void {
+    this.starts.push(options);
+    this.running = true;
+    this.exited = deferred();
+    this.answering = this.startGate ?? Promise.resolve();
+    const snapshotId = options.containerSnapshot?.id;
+    if (this.failStart(options) || (snapshotId && !this.snapshots.has(snapshotId))) {
+      this.running = false;
+      this.exited.reject(new Error("no such image"));
+      return;
+    }
+    this.disk = new Set(snapshotId ? this.snapshots.get(snapshotId) : ["template"]);
+  }
+  monitor(): Promise<void> {
+    return this.exited.promise;
+  }
+  async destroy(): Promise<void> {
+    this.destroys++;
+    this.running = false;
+    this.disk = new Set();
+    this.exited.resolve();
+  }
+  /** Removed from outside (docker rm -f): nobody told the lifecycle. */
+  vanish(): void {
+    this.running = false;
+    this.disk = new Set();
+  }
+  async snapshot(): Promise<{ id: string }> {
+    const files = new Set(this.disk);
+    await this.snapshotGate;
+    const id = `snap-${this.snapshots.size + 1}`;
+    this.snapshots.set(id, files);
+    return { id };
+  }
+  async setInactivityTimeout(): Promise<void> {}
+  /** A file operation as the files routes make it: wakes the container, then writes. */
+  async write(name: string): Promise<void> {
+    await this.wake();
+    if (!this.running) throw new Error("not running");
+    this.disk.add(name);
+  }
+  async run(argv: string[], options: ExecOptions = {}): Promise<RunResult> {
+    if (options.wake !== false) await this.wake();
+    if (!this.running) throw new AppError("CONTAINER_UNAVAILABLE", "not running");
+    const late = new Promise<"late">((resolve) => setTimeout(() => resolve("late"), options.waitMs ?? 45_000));
+    if ((await Promise.race([this.answering, late])) === "late") {
+      throw new AppError("CONTAINER_UNAVAILABLE", "no answer");
+    }
+    if (!this.running) throw new AppError("CONTAINER_UNAVAILABLE", "it stopped");
+    return { exitCode: 0, stdout: argv[0] === "uname" ? "Linux fake\n" : "", stderr: "" };
+  }
+  async stdout(argv: string[], options?: ExecOptions): Promise<string> {
+    return (await this.run(argv, options)).stdout;
+  }
+  exec(): Promise<SandboxProcess> {
+    throw new Error("not used");
+  }
+  spawn(): Promise<SpawnedProcess> {
+    throw new Error("not used");
+  }
+  tcpPort(): Fetcher {
+    throw new Error("not used");
+  }
+}
+
+function setup(timings: Partial<StartTimings> = {}) {
+  const data = new Map<string, unknown>();
+  const storage = {
+    get: async <T>(key: string) => structuredClone(data.get(key)) as T | undefined,
+    put: async <T>(key: string, value: T) => void data.set(key, structuredClone(value)),
+    delete: async (key: string) => data.delete(key),
+    getAlarm: async () => null,
+    setAlarm: async () => {},
+    deleteAlarm: async () => {},
+  };
+  const sandbox = new FakeSandbox();
+  const make = () => {
+    const lifecycle = new Lifecycle({
+      storage,
+      sandbox,
+      alarms: new AlarmScheduler(storage),
+      settings: async () => ({ idleMs: 600_000, checkMs: 60_000, checkpointMs: 300_000, refreshMs: 1e9 }),
+      startOptions: () => ({ image: sandbox.image, enableInternet: true }),
+      tag: "test",
+      timings: { retryDelayMs: 0, attempts: 1, budgetMs: 0, attemptWaitMs: 50, probeWaitMs: 50, ...timings },
+    });
+    sandbox.wake = () => lifecycle.ensureRunning();
+    return lifecycle;
+  };
+  const lifecycle = make();
+  const quiet = console;
+  quiet.log = () => {};
+  quiet.warn = () => {};
+  quiet.error = () => {};
+  return { lifecycle, sandbox, storage, data, restart: make };
+}
+
+describe("the lifecycle", () => {
+  it("starts a new workspace from the image, and concurrent callers share that one start", async () => {
+    const { lifecycle, sandbox } = setup();
+    expect((await lifecycle.status("w")).state).toBe("stopped");
+    const gate = deferred();
+    sandbox.startGate = gate.promise;
+    const first = lifecycle.ensureRunning();
+    const second = lifecycle.ensureRunning();
+    await tick();
+    expect(await lifecycle.status("w")).toMatchObject({ state: "starting", phase: "starting-container" });
+    gate.resolve();
+    await Promise.all([first, second]);
+    expect(sandbox.starts).toEqual([{ image: "sandbox-image", enableInternet: true }]);
+    expect(await lifecycle.status("w")).toMatchObject({ state: "running", phase: "ready", kernel: "Linux fake" });
+  });
+
+  it("a status probe during a start waits for it and never destroys the container mid-start", async () => {
+    const { lifecycle, sandbox } = setup();
+    const gate = deferred();
+    sandbox.startGate = gate.promise;
+    const start = lifecycle.ensureRunning();
+    await tick();
+    const status = lifecycle.wake("w");
+    await tick();
+    gate.resolve();
+    await start;
+    expect(await status).toMatchObject({ state: "running" });
+    expect(sandbox.destroys).toBe(0);
+    expect(sandbox.starts).toHaveLength(1);
+  });
+
+  it("deleting during a start destroys the container once it started, and nothing starts it again", async () => {
+    const { lifecycle, sandbox } = setup();
+    const gate = deferred();
+    sandbox.startGate = gate.promise;
+    const waiting = lifecycle.ensureRunning();
+    await tick();
+    const retired = lifecycle.retire();
+    // A request that arrives meanwhile, and the one that waited, are both told it is gone.
+    const late = lifecycle.ensureRunning();
+    gate.resolve();
+    await retired;
+    await expect(waiting).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(late).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(lifecycle.ensureRunning()).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect(sandbox.running).toBe(false);
+    expect(sandbox.starts).toHaveLength(1);
+  });
+
+  it("a write between a snapshot and its stop is never lost: it waits, and lands in the woken container", async () => {
+    const { lifecycle, sandbox } = setup();
+    await lifecycle.ensureRunning();
+    const gate = deferred();
+    sandbox.snapshotGate = gate.promise;
+    const stopped = lifecycle.stop();
+    await tick();
+    expect((await lifecycle.status("w")).state).toBe("saving");
+    const write = lifecycle.shared(() => sandbox.write("late.txt"));
+    await tick();
+    gate.resolve();
+    const saved = await stopped;
+    await write;
+    // The write waited for the stop, then woke a container from that snapshot.
+    expect(sandbox.snapshots.get(saved.snapshotId)?.has("late.txt")).toBe(false);
+    expect(sandbox.starts.at(-1)).toMatchObject({ containerSnapshot: { id: saved.snapshotId } });
+    expect(sandbox.disk.has("late.txt")).toBe(true);
+  });
+
+  it("a save while files change: a write waits for the snapshot, the container keeps it, the next save has it", async () => {
+    const { lifecycle, sandbox } = setup();
+    await lifecycle.ensureRunning();
+    const gate = deferred();
+    sandbox.snapshotGate = gate.promise;
+    const first = lifecycle.save();
+    await tick();
+    const write = lifecycle.shared(() => sandbox.write("during.txt"));
+    await tick();
+    expect(sandbox.disk.has("during.txt")).toBe(false);
+    gate.resolve();
+    const saved = await first;
+    await write;
+    expect(sandbox.snapshots.get(saved.snapshotId)?.has("during.txt")).toBe(false);
+    expect(sandbox.disk.has("during.txt")).toBe(true);
+    sandbox.snapshotGate = undefined;
+    const second = await lifecycle.save();
+    expect(sandbox.snapshots.get(second.snapshotId)?.has("during.txt")).toBe(true);
+    expect((await lifecycle.status("w")).state).toBe("running");
+  });
+
+  it("save and sleep: reconnects are told it sleeps, also in a restarted object; a use wakes it from the snapshot", async () => {
+    const { lifecycle, sandbox, restart } = setup();
+    await lifecycle.ensureRunning();
+    await sandbox.write("work.txt");
+    const saved = await lifecycle.stop();
+    expect(lifecycle.isAsleep()).toBe(true);
+    expect(await lifecycle.status("w")).toMatchObject({ state: "sleeping", snapshotId: saved.snapshotId });
+
+    const restarted = restart();
+    await restarted.load();
+    expect(restarted.isAsleep()).toBe(true);
+    await restarted.ensureRunning();
+    expect(sandbox.disk.has("work.txt")).toBe(true);
+    expect(restarted.isAsleep()).toBe(false);
+  });
+
+  it("a vanished container is restored from the latest snapshot, without later changes, even by a reconnect", async () => {
+    const { lifecycle, sandbox } = setup();
+    await lifecycle.ensureRunning();
+    await sandbox.write("before-snapshot");
+    const saved = await lifecycle.save();
+    await sandbox.write("after-snapshot");
+    sandbox.vanish();
+    // Not asleep: an automatic reconnect brings it back.
+    expect(lifecycle.isAsleep()).toBe(false);
+    expect(await lifecycle.wake("w")).toMatchObject({ state: "running", snapshotId: saved.snapshotId });
+    expect(sandbox.starts.at(-1)).toMatchObject({ containerSnapshot: { id: saved.snapshotId } });
+    expect([...sandbox.disk].sort()).toEqual(["before-snapshot", "template"]);
+  });
+
+  it("a status probe that finds the container dead starts it again from the latest snapshot", async () => {
+    const { lifecycle, sandbox } = setup();
+    await lifecycle.ensureRunning();
+    const saved = await lifecycle.save();
+    // It counts as running but does not answer (a container whose engine lost it).
+    sandbox.startGate = new Promise(() => {});
+    sandbox.start({ image: "x" });
+    sandbox.startGate = undefined;
+    const status = await lifecycle.wake("w");
+    expect(status.state).toBe("running");
+    expect(sandbox.starts.at(-1)).toMatchObject({ containerSnapshot: { id: saved.snapshotId } });
+  });
+
+  it("a failed start is reported, and automatic reconnects pause 5 s, then 10 s after another failure", async () => {
+    const { lifecycle, sandbox } = setup();
+    sandbox.failStart = () => true;
+    const before = Date.now();
+    await expect(lifecycle.ensureRunning()).rejects.toMatchObject({ code: "CONTAINER_UNAVAILABLE" });
+    const status = await lifecycle.status("w");
+    expect(status).toMatchObject({ state: "failed", error: { code: "CONTAINER_UNAVAILABLE" } });
+    expect(lifecycle.isAsleep(before + 4_000)).toBe(true);
+    expect(lifecycle.isAsleep(Date.now() + 5_001)).toBe(false);
+    expect(lifecycle.failureMessage).toMatch(/could not start/);
+
+    // Tried again (a key press, or after the pause): it fails again, and the pause doubles.
+    await expect(lifecycle.ensureRunning()).rejects.toMatchObject({ code: "CONTAINER_UNAVAILABLE" });
+    expect(lifecycle.isAsleep(Date.now() + 9_000)).toBe(true);
+    expect(lifecycle.isAsleep(Date.now() + 10_001)).toBe(false);
+
+    // The cause goes away: the next start works and the count starts over.
+    sandbox.failStart = () => false;
+    await lifecycle.ensureRunning();
+    expect(lifecycle.failureMessage).toBeUndefined();
+    expect(sandbox.running).toBe(true);
+  });
+
+  it("start attempts are retried within the budget before the start counts as failed", async () => {
+    const { lifecycle, sandbox } = setup({ attempts: 3 });
+    let calls = 0;
+    sandbox.failStart = () => ++calls < 3;
+    await lifecycle.ensureRunning();
+    expect(sandbox.starts).toHaveLength(3);
+    expect((await lifecycle.status("w")).state).toBe("running");
+  });
+
+  it("a snapshot that cannot be restored fails the start (never an empty workspace); start fresh uses the image", async () => {
+    const { lifecycle, sandbox, storage } = setup();
+    await lifecycle.reset().catch((error: AppError) => expect(error.code).toBe("INVALID_STATE"));
+    await storage.put("lifecycle:snapshot", { id: "gone", savedAt: 1 });
+    await expect(lifecycle.ensureRunning()).rejects.toMatchObject({ code: "SNAPSHOT_RESTORE_FAILED" });
+    expect(sandbox.starts.every((options) => options.image === undefined)).toBe(true);
+    expect((await lifecycle.status("w")).error?.message).toMatch(/Start fresh/);
+
+    await lifecycle.reset();
+    expect((await lifecycle.status("w")).state).toBe("stopped");
+    await lifecycle.ensureRunning();
+    expect(sandbox.starts.at(-1)).toEqual({ image: "sandbox-image", enableInternet: true });
+    expect(sandbox.disk.has("template")).toBe(true);
+  });
+
+  it("deleting a sleeping workspace, or one that is stopping, leaves nothing to start", async () => {
+    const { lifecycle, sandbox } = setup();
+    await lifecycle.ensureRunning();
+    const stopping = lifecycle.stop();
+    await tick();
+    await lifecycle.retire();
+    await stopping.catch(() => {});
+    await expect(lifecycle.ensureRunning()).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect(sandbox.running).toBe(false);
+  });
+});
+
+describe("the state table", () => {
+  it("makes deleted final and lets only the lifecycle's own moves happen", () => {
+    for (const to of ["stopped", "starting", "running", "failed"] as const) {
+      expect(canTransition("deleted", to)).toBe(false);
+    }
+    expect(canTransition("sleeping", "running")).toBe(false);
+    expect(canTransition("stopped", "starting")).toBe(true);
+    expect(canTransition("running", "stopped")).toBe(true);
+    expect(canTransition("failed", "stopped")).toBe(true);
+  });
+});
