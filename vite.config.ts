@@ -10,17 +10,20 @@ import { devServerGuards } from "./scripts/lib/dev-server-guards.mjs";
 const port = Number(process.env.PORT ?? 5173);
 const hmrPort = Number(process.env.HMR_PORT ?? port + 1);
 
-/**
- * Variables that differ under `vite dev`: local preview hostnames, a test's
- * Access team, and test-only routes (worker/test-hooks.ts), never in a build.
- */
+/** Variables that differ under `vite dev`: local preview hostnames and a test's Access team. */
 function devVars(): Record<string, string> {
   const vars: Record<string, string> = { PREVIEW_DOMAIN: `localhost:${port}` };
   if (process.env.ACCESS_TEAM_DOMAIN) vars.ACCESS_TEAM_DOMAIN = process.env.ACCESS_TEAM_DOMAIN;
   if (process.env.ACCESS_AUD) vars.ACCESS_AUD = process.env.ACCESS_AUD;
-  if (process.env.CLOUD_IDE_TEST_HOOKS === "1") vars.CLOUD_IDE_TEST_HOOKS = "1";
   return vars;
 }
+
+/**
+ * The test dev server (CLOUD_IDE_TEST_HOOKS=1, scripts/lib/dev-server.mjs)
+ * runs the Worker with test hooks (worker/testing/test-entry.ts); `vite build`
+ * never does, so no hook reaches a deployed Worker.
+ */
+const testEntry = process.env.CLOUD_IDE_TEST_HOOKS === "1" ? { main: "./worker/testing/test-entry.ts" } : {};
 
 export default defineConfig(({ command }) => ({
   plugins: [
@@ -35,15 +38,8 @@ export default defineConfig(({ command }) => ({
         return {
           name: process.env.CLOUD_IDE_WORKER_NAME,
           // In development previews are {port}-{id}-{token}.localhost:{port}.
-          // CLOUD_IDE_TEST_HOOKS (set by the test dev server only) enables test-only routes.
-          vars:
-            command === "serve"
-              ? {
-                  ...config.vars,
-                  ...devVars(),
-                  ...(process.env.CLOUD_IDE_TEST_HOOKS === "1" ? { CLOUD_IDE_TEST_HOOKS: "1" } : {}),
-                }
-              : config.vars,
+          vars: command === "serve" ? { ...config.vars, ...devVars() } : config.vars,
+          ...(command === "serve" ? testEntry : {}),
         };
       },
       // Test runs start several dev servers; none needs the inspector port.

@@ -88,6 +88,7 @@ if (wanted("static")) {
 if (wanted("unit")) await vitest("unit");
 if (wanted("deploy")) {
   await sh("Production build", "vite", ["build"]);
+  await sh("No test hook in the production bundle", "node", ["scripts/check-bundle.mjs"]);
   await sh("wrangler deploy --dry-run", "wrangler", ["deploy", "--dry-run"]);
 }
 if (wanted("integration")) await vitest("integration");

@@ -13,7 +13,7 @@ import { Files } from "./files/sandbox-files";
 import { answerError, errorResponse } from "./http";
 import { handleLifecycleFetch } from "./lifecycle/fetch";
 import { Lifecycle } from "./lifecycle/lifecycle";
-import { type LifecycleSettings, lifecycleSettings, parseOverrides, platformTimeoutMs } from "./lifecycle/settings";
+import { type LifecycleSettings, lifecycleSettings, platformTimeoutMs } from "./lifecycle/settings";
 import { PREVIEW_HEADER } from "./preview-host";
 import { DEV_SERVER_COMMAND } from "./previews/dev-server";
 import type { Grant } from "./previews/grants";
@@ -24,9 +24,6 @@ import { ContainerSandbox, isUnavailable } from "./sandbox/sandbox";
 import { seedTemplate } from "./templates";
 import { endTerminal, listTerminals, openTerminal, refuseTerminal, terminalSleeping } from "./terminal-bridge";
 import { CALLER_HEADER } from "./workspace-access";
-
-/** Test-only per-workspace timings (see worker/routes/lifecycle.ts). */
-const OVERRIDES_KEY = "lifecycle:overrides";
 
 /**
  * One workspace: a Durable Object that owns one container (through the
@@ -45,10 +42,8 @@ export class Workspace extends DurableObject<Env> {
   private readonly fileWatcher: FileWatcher;
   /** The container, as every feature uses it. */
   protected readonly sandbox: ContainerSandbox;
-  /** Test hook: start from this image instead (one that cannot start, to test failures). */
-  private imageOverride: string | undefined;
   /** Preview hostnames, their access grants and share links (worker/previews/). */
-  private readonly previews: WorkspacePreviews;
+  protected readonly previews: WorkspacePreviews;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -70,7 +65,7 @@ export class Workspace extends DurableObject<Env> {
       alarms: this.alarms,
       settings: () => this.settings(),
       startOptions: () => ({
-        image: this.imageOverride ?? this.sandbox.image,
+        image: this.image(),
         enableInternet: this.env.SANDBOX_INTERNET !== "false",
       }),
       afterStart: (fromSnapshot) => this.afterStart(fromSnapshot),
@@ -151,9 +146,14 @@ export class Workspace extends DurableObject<Env> {
     return this.lifecycle.ensureRunning();
   }
 
-  private async settings(): Promise<LifecycleSettings> {
-    const overrides = parseOverrides(await this.ctx.storage.get(OVERRIDES_KEY));
-    return { ...lifecycleSettings(this.env.INACTIVITY_TIMEOUT_SECONDS), ...overrides };
+  /** The lifecycle's timings (a test subclass shortens them). */
+  protected async settings(): Promise<LifecycleSettings> {
+    return lifecycleSettings(this.env.INACTIVITY_TIMEOUT_SECONDS);
+  }
+
+  /** The image a new container starts from (a test subclass may name one that cannot start). */
+  protected image(): string {
+    return this.sandbox.image;
   }
 
   override async alarm(): Promise<void> {
@@ -252,21 +252,6 @@ export class Workspace extends DurableObject<Env> {
     });
   }
 
-  /** Test hooks; the route refuses them unless the dev server enabled them. */
-  testConfigure(
-    caller: string,
-    options: { overrides?: unknown; snapshotId?: string; image?: string },
-  ): Promise<RpcResult<void>> {
-    return this.call(caller, async () => {
-      if (options.image) this.imageOverride = options.image;
-      if (options.overrides !== undefined) {
-        await this.ctx.storage.put(OVERRIDES_KEY, parseOverrides(options.overrides));
-        await this.lifecycle.rescheduleCheck();
-      }
-      if (options.snapshotId) await this.lifecycle.adoptSnapshot(options.snapshotId);
-    });
-  }
-
   // Previews (worker/previews/): the routes in worker/routes/previews.ts call these.
 
   openPreview(caller: string, port: number): Promise<RpcResult<Grant>> {
@@ -283,11 +268,6 @@ export class Workspace extends DurableObject<Env> {
 
   revokeShare(caller: string, port: number, shareId: string): Promise<RpcResult<boolean>> {
     return this.call(caller, () => this.previews.revokeShare(port, shareId));
-  }
-
-  /** Test hook only: the route that calls it answers 404 unless CLOUD_IDE_TEST_HOOKS is set. */
-  expireShareForTest(caller: string, shareId: string): Promise<RpcResult<boolean>> {
-    return this.call(caller, () => this.previews.expireShare(shareId));
   }
 
   /**

@@ -32,7 +32,7 @@ export async function startDevServer(env, { verbose = false, logFile } = {}) {
       HMR_PORT: String(hmrPort),
       CLOUD_IDE_WORKER_NAME: workerName,
       CLOUD_IDE_STATE_DIR: stateDir,
-      // Test-only routes (expiring a share link now, a tiny idle limit): worker/test-hooks.ts.
+      // The Worker with test hooks (expiring a share link now, a tiny idle limit): worker/testing/test-entry.ts.
       CLOUD_IDE_TEST_HOOKS: "1",
     },
     stdio: ["ignore", "pipe", "pipe"],

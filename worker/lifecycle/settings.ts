@@ -34,17 +34,6 @@ export function platformTimeoutMs(settings: LifecycleSettings): number {
   return Math.min(settings.idleMs + 2 * settings.checkMs + 60_000, 6 * 60 * MINUTE);
 }
 
-/** Test-only overrides accepted from the test hooks route; each value in milliseconds. */
-export function parseOverrides(value: unknown): Partial<LifecycleSettings> {
-  const out: Partial<LifecycleSettings> = {};
-  if (typeof value !== "object" || value === null) return out;
-  for (const key of ["idleMs", "checkMs", "checkpointMs", "refreshMs"] as const) {
-    const v = (value as Record<string, unknown>)[key];
-    if (typeof v === "number" && Number.isFinite(v) && v > 0) out[key] = v;
-  }
-  return out;
-}
-
 /**
  * After a failed start, automatic reconnects (`?wake=0`) leave the workspace
  * alone this long, doubling with each failure in a row up to the maximum,

@@ -102,7 +102,7 @@ export class GrantStore {
     return { expired, next };
   }
 
-  /** Test support: moves a share's expiry (see Workspace.expireShareForTest). */
+  /** Test support: moves a share's expiry (the test harness expires links with it). */
   async setExpiry(shareId: string, expiresAt: number): Promise<Grant | undefined> {
     const grant = [...(await this.load()).values()].find((g) => g.shareId === shareId);
     if (!grant) return undefined;

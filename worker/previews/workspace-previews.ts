@@ -94,14 +94,6 @@ export class WorkspacePreviews {
     await this.deps.scheduleSweep(next);
   }
 
-  /** Test support: a share that expired a moment ago, without waiting minutes. */
-  async expireShare(shareId: string): Promise<boolean> {
-    const grant = await this.grants.setExpiry(shareId, Date.now() - 1);
-    if (!grant) return false;
-    await this.sweep();
-    return true;
-  }
-
   /** What listens. `wake: false` (the pane's poll) neither starts the container nor waits out a save. */
   async listeningPorts({ wake = true } = {}): Promise<ListeningPort[]> {
     const output = await this.deps.sandbox.run(["sh", "-c", LISTENING_PORTS_SCRIPT], poll(wake));

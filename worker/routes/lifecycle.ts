@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { ErrorCode } from "../../protocol/errors";
-import { AppError, notFound } from "../errors";
+import { AppError } from "../errors";
 import { type AppEnv, workspaceStub } from "../workspace-access";
 
 /** `/api/workspaces/{id}/...`: save, stop, start fresh, export, import. */
@@ -32,20 +32,4 @@ lifecycleRoutes.post("/:id/import", async (c) => {
   if (!body) throw new AppError(ErrorCode.INVALID_ARCHIVE, "Send the .tar.gz archive as the request body.");
   const replace = c.req.query("replace") === "true" ? "?replace=true" : "";
   return stub.fetch(new Request(`https://workspace/lifecycle/import${replace}`, { method: "POST", body }));
-});
-
-/**
- * Test hooks: shorter idle limits for one workspace, or a bogus snapshot id.
- * Only the test dev server sets CLOUD_IDE_TEST_HOOKS (vite.config.ts); a
- * deployed Worker answers 404.
- */
-lifecycleRoutes.post("/:id/test-hooks/lifecycle", async (c) => {
-  if ((c.env as { CLOUD_IDE_TEST_HOOKS?: string }).CLOUD_IDE_TEST_HOOKS !== "1") throw notFound("No such API route.");
-  const body = (await c.req.json().catch(() => ({}))) as { overrides?: unknown; snapshotId?: unknown; image?: unknown };
-  await workspaceStub(c, c.req.param("id")).testConfigure({
-    overrides: body.overrides,
-    snapshotId: typeof body.snapshotId === "string" ? body.snapshotId : undefined,
-    image: typeof body.image === "string" ? body.image : undefined,
-  });
-  return c.body(null, 204);
 });

@@ -17,7 +17,6 @@ import {
 import { AppError, notFound } from "../errors";
 import { readJsonObject } from "../http";
 import type { Grant } from "../previews/grants";
-import { testHooksEnabled } from "../test-hooks";
 import { type AppEnv, checkWorkspaceId, workspaceStub } from "../workspace-access";
 
 /** `/api/workspaces/{id}/previews...`: the owner's previews, share links, and the Run button's dev server. */
@@ -83,14 +82,6 @@ previewRoutes.delete("/:id/previews/:port/shares/:shareId", async (c) => {
   const port = checkPort(c.req.param("port"));
   const revoked = await workspaceStub(c, id).revokeShare(port, c.req.param("shareId"));
   if (!revoked) throw notFound("No live share link with this id for this port: it may have expired or been revoked.");
-  return c.body(null, 204);
-});
-
-/** Test hook (see worker/test-hooks.ts): the share link expires now. */
-previewRoutes.post("/:id/previews/:port/shares/:shareId/expire", async (c) => {
-  if (!testHooksEnabled(c.env)) throw notFound("No such API route.");
-  const id = checkWorkspaceId(c.req.param("id"));
-  if (!(await workspaceStub(c, id).expireShareForTest(c.req.param("shareId")))) throw notFound("No such share link.");
   return c.body(null, 204);
 });
 

@@ -1,0 +1,113 @@
+/**
+ * The Worker the test harness runs (never built for production): the
+ * production Worker plus test hooks. vite.config.ts picks this entry only
+ * when the test dev server asks for it (CLOUD_IDE_TEST_HOOKS=1, set by
+ * scripts/lib/dev-server.mjs); `vite build` and `wrangler deploy` use
+ * worker/index.ts, so no hook exists in a deployed Worker (a test of the
+ * production bundle checks that).
+ *
+ *   POST /api/workspaces/{id}/test-hooks/lifecycle  {overrides?, snapshotId?, image?}
+ *        shorter timings for one workspace (ms), a snapshot id to start from,
+ *        or an image to start from (one that cannot start, to test failures)
+ *   POST /api/workspaces/{id}/previews/{port}/shares/{shareId}/expire
+ *        the share link expires now
+ */
+import { Hono } from "hono";
+import { requireUser, sameOriginOnly } from "../auth/guards";
+import { notFound, type RpcResult, unwrap } from "../errors";
+import { answerError } from "../http";
+import production from "../index";
+import type { LifecycleSettings } from "../lifecycle/settings";
+import { previewHostLabel } from "../preview-host";
+import { Workspace as ProductionWorkspace } from "../workspace";
+import { type AppEnv, checkWorkspaceId } from "../workspace-access";
+
+export { Directory, SignInThrottle } from "../index";
+
+const OVERRIDES_KEY = "test:lifecycle-overrides";
+
+/** The Workspace with test hooks. It keeps the production class name: wrangler.jsonc binds "Workspace". */
+export class Workspace extends ProductionWorkspace {
+  private testImage: string | undefined;
+
+  protected override async settings(): Promise<LifecycleSettings> {
+    const overrides = parseOverrides(await this.ctx.storage.get(OVERRIDES_KEY));
+    return { ...(await super.settings()), ...overrides };
+  }
+
+  protected override image(): string {
+    return this.testImage ?? super.image();
+  }
+
+  testConfigure(
+    caller: string,
+    options: { overrides?: unknown; snapshotId?: string; image?: string },
+  ): Promise<RpcResult<void>> {
+    return this.call(caller, async () => {
+      if (options.image) this.testImage = options.image;
+      if (options.overrides !== undefined) {
+        await this.ctx.storage.put(OVERRIDES_KEY, parseOverrides(options.overrides));
+        await this.lifecycle.rescheduleCheck();
+      }
+      if (options.snapshotId) await this.lifecycle.adoptSnapshot(options.snapshotId);
+    });
+  }
+
+  /** A share that expired a moment ago, without waiting minutes. */
+  expireShare(caller: string, shareId: string): Promise<RpcResult<boolean>> {
+    return this.call(caller, async () => {
+      const grant = await this.previews.grants.setExpiry(shareId, Date.now() - 1);
+      if (!grant) return false;
+      await this.previews.sweep();
+      return true;
+    });
+  }
+}
+
+/** Timings from a test, each in milliseconds. */
+function parseOverrides(value: unknown): Partial<LifecycleSettings> {
+  const out: Partial<LifecycleSettings> = {};
+  if (typeof value !== "object" || value === null) return out;
+  for (const key of ["idleMs", "checkMs", "checkpointMs", "refreshMs"] as const) {
+    const v = (value as Record<string, unknown>)[key];
+    if (typeof v === "number" && Number.isFinite(v) && v > 0) out[key] = v;
+  }
+  return out;
+}
+
+const hooks = new Hono<AppEnv>();
+hooks.use("*", sameOriginOnly, requireUser);
+
+function testStub(c: { env: Env; req: { param(name: string): string | undefined } }) {
+  const id = checkWorkspaceId(c.req.param("id") ?? "");
+  return c.env.Workspace.getByName(id) as unknown as DurableObjectStub<Workspace>;
+}
+
+hooks.post("/api/workspaces/:id/test-hooks/lifecycle", async (c) => {
+  const body = (await c.req.json().catch(() => ({}))) as { overrides?: unknown; snapshotId?: unknown; image?: unknown };
+  const result = await testStub(c).testConfigure(c.get("user").id, {
+    overrides: body.overrides,
+    snapshotId: typeof body.snapshotId === "string" ? body.snapshotId : undefined,
+    image: typeof body.image === "string" ? body.image : undefined,
+  });
+  unwrap(result as RpcResult<void>);
+  return c.body(null, 204);
+});
+
+hooks.post("/api/workspaces/:id/previews/:port/shares/:shareId/expire", async (c) => {
+  const result = await testStub(c).expireShare(c.get("user").id, c.req.param("shareId"));
+  if (!unwrap(result as RpcResult<boolean>)) throw notFound("No such share link.");
+  return c.body(null, 204);
+});
+
+hooks.onError((error, c) => answerError(error, c.req.raw));
+
+const HOOK_PATH = /^\/api\/workspaces\/[^/]+\/(test-hooks\/lifecycle|previews\/\d+\/shares\/[^/]+\/expire)$/;
+
+export default {
+  fetch(request, env, ctx) {
+    const hook = request.method === "POST" && HOOK_PATH.test(new URL(request.url).pathname);
+    if (hook && previewHostLabel(request, env) === undefined) return hooks.fetch(request, env, ctx);
+    return production.fetch(request, env, ctx);
+  },
+} satisfies ExportedHandler<Env>;
