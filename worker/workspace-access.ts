@@ -38,12 +38,18 @@ export type WorkspaceHandle = {
 } & { fetch(request: Request): Promise<Response> };
 
 /**
- * The Workspace a request may use, acting as the signed-in user. Every route
- * that touches a workspace goes through here.
+ * The workspace a route names in `:id` (checked here, once) and its stub,
+ * acting as the signed-in user. Every route that touches an existing
+ * workspace goes through here.
  */
+export function requestedWorkspace(c: Context<AppEnv>): { id: string; stub: WorkspaceHandle } {
+  const id = checkWorkspaceId(c.req.param("id") ?? "");
+  return { id, stub: workspaceStub(c, id) };
+}
+
+/** The Workspace with a known-good id (one just made), acting as the signed-in user. */
 export function workspaceStub(c: Context<AppEnv>, id: string): WorkspaceHandle {
-  const stub = c.env.Workspace.getByName(checkWorkspaceId(id));
-  return bindCaller(stub, c.get("user").id);
+  return bindCaller(c.env.Workspace.getByName(id), c.get("user").id);
 }
 
 export function bindCaller(stub: DurableObjectStub<Workspace>, caller: string): WorkspaceHandle {

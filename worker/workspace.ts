@@ -1,17 +1,17 @@
 import { DurableObject } from "cloudflare:workers";
 import { ErrorCode } from "../protocol/errors";
 import type { DevServerState, PreviewsOverview } from "../protocol/previews";
-import { isTerminalName, type TerminalInfo } from "../protocol/terminal";
+import type { TerminalInfo } from "../protocol/terminal";
 import type { SaveResult, WorkspaceStatus } from "../protocol/workspace";
 import { DEFAULT_TEMPLATE, type WorkspaceTemplate } from "../protocol/workspaces";
 import type { Activity } from "./activity";
 import { AlarmScheduler } from "./alarms";
 import { AppError, describe, type RpcResult, settle } from "./errors";
+import { fileRoutes } from "./files/file-routes";
 import { FileWatcher } from "./files/file-watcher";
-import { handleFilesRequest } from "./files/files-handler";
 import { Files } from "./files/sandbox-files";
-import { answerError, errorResponse } from "./http";
-import { handleLifecycleFetch } from "./lifecycle/fetch";
+import { errorResponse } from "./http";
+import { archiveRoutes } from "./lifecycle/archive-routes";
 import { Lifecycle } from "./lifecycle/lifecycle";
 import { type LifecycleSettings, lifecycleSettings, platformTimeoutMs } from "./lifecycle/settings";
 import { PREVIEW_HEADER } from "./preview-host";
@@ -24,6 +24,7 @@ import { ContainerSandbox, isUnavailable } from "./sandbox/sandbox";
 import { seedTemplate } from "./templates";
 import { endTerminal, listTerminals, openTerminal, refuseTerminal, terminalSleeping } from "./terminal-bridge";
 import { CALLER_HEADER } from "./workspace-access";
+import { routeWorkspaceRequest, type WorkspaceRoutes } from "./workspace-router";
 
 /**
  * One workspace: a Durable Object that owns one container (through the
@@ -42,6 +43,8 @@ export class Workspace extends DurableObject<Env> {
   private readonly fileWatcher: FileWatcher;
   /** The container, as every feature uses it. */
   protected readonly sandbox: ContainerSandbox;
+  /** The HTTP surface (see fetch()), made on first use. */
+  private routes: WorkspaceRoutes | undefined;
   /** Preview hostnames, their access grants and share links (worker/previews/). */
   protected readonly previews: WorkspacePreviews;
 
@@ -161,48 +164,41 @@ export class Workspace extends DurableObject<Env> {
   }
 
   /**
-   * WebSockets and streams reach the workspace through fetch(); the Worker
-   * has already checked who is asking. Each feature owns one path prefix.
+   * WebSockets and streams reach the workspace through fetch(), by the one
+   * route table below; the Worker has already checked who is asking and
+   * what they sent.
    */
   override async fetch(request: Request): Promise<Response> {
-    const { pathname } = new URL(request.url);
     // A preview hostname's request (only the Worker sets this header; it strips client copies).
     // Its token is its permission; a workspace nobody created has no grants.
     if (request.headers.has(PREVIEW_HEADER)) {
       return this.owner ? this.previews.fetch(request) : previewNotFound();
     }
     const caller = request.headers.get(CALLER_HEADER);
-    if (!caller || !this.owner || caller !== this.owner) {
-      return errorResponse(new AppError(ErrorCode.NOT_FOUND, "No such workspace."));
-    }
+    if (!caller || !this.owner || caller !== this.owner) return errorResponse(noSuchWorkspace());
     this.lifecycle.activity.touch();
-    try {
-      if (pathname.startsWith("/lifecycle/")) return await handleLifecycleFetch(this.lifecycle, this.sandbox, request);
-      if (pathname.startsWith("/terminals/"))
-        return await this.openTerminal(request, pathname.slice("/terminals/".length));
-      if (pathname.startsWith("/files/")) {
-        // A write never lands between a snapshot and the stop after it.
-        return await this.lifecycle.shared(() =>
-          handleFilesRequest(request, {
-            files: this.files,
-            watcher: this.fileWatcher,
-            sandbox: this.sandbox,
-            asleep: () => this.lifecycle.isAsleep(),
-          }),
-        );
-      }
-      return errorResponse(new AppError(ErrorCode.NOT_FOUND, `The workspace has no route ${pathname}.`));
-    } catch (error) {
-      return answerError(error, request, "workspace");
-    }
+    this.routes ??= {
+      "GET /terminals": (request, url) => this.openTerminal(request, url),
+      ...fileRoutes(
+        {
+          files: this.files,
+          watcher: this.fileWatcher,
+          sandbox: this.sandbox,
+          asleep: () => this.lifecycle.isAsleep(),
+        },
+        (operation) => this.lifecycle.shared(operation),
+      ),
+      ...archiveRoutes(this.lifecycle, this.sandbox),
+    };
+    return routeWorkspaceRequest(this.routes, request);
   }
 
-  private async openTerminal(request: Request, name: string): Promise<Response> {
-    if (!isTerminalName(name))
-      return errorResponse(new AppError(ErrorCode.INVALID_TERMINAL_NAME, `No terminal can be named "${name}".`));
+  /** `GET /terminals?name=N&cols&rows&wake`: a terminal's WebSocket (the Worker checked the name). */
+  private async openTerminal(request: Request, url: URL): Promise<Response> {
+    const name = url.searchParams.get("name") ?? "";
     // Automatic reconnects ask not to wake a sleeping workspace (an open tab is
     // not use); a container that vanished is brought back for them.
-    if (new URL(request.url).searchParams.get("wake") === "0" && this.lifecycle.isAsleep()) {
+    if (url.searchParams.get("wake") === "0" && this.lifecycle.isAsleep()) {
       return terminalSleeping(this.lifecycle.failureMessage);
     }
     try {

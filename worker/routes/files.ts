@@ -1,5 +1,5 @@
 import { type Context, Hono } from "hono";
-import { type AppEnv, checkWorkspaceId, workspaceStub } from "../workspace-access";
+import { type AppEnv, requestedWorkspace } from "../workspace-access";
 
 /**
  * `/api/workspaces/{id}/files...`: the workspace's files. Every `path` is
@@ -36,23 +36,22 @@ import { type AppEnv, checkWorkspaceId, workspaceStub } from "../workspace-acces
  */
 export const fileRoutes = new Hono<AppEnv>();
 
-/** Hands the request (method, query, headers, streamed body) to the workspace's `/files/<op>`. */
-function forward(op: string) {
-  return (c: Context<AppEnv>) => {
-    const id = checkWorkspaceId(c.req.param("id") ?? "");
-    const { search } = new URL(c.req.url);
-    return workspaceStub(c, id).fetch(new Request(`https://workspace/files/${op}${search}`, c.req.raw));
-  };
+/** Hands the request (method, query, headers, streamed body) to the workspace's own route of the same path. */
+function forward(c: Context<AppEnv>) {
+  const { id, stub } = requestedWorkspace(c);
+  const { pathname, search } = new URL(c.req.url);
+  const path = pathname.slice(`/api/workspaces/${id}`.length);
+  return stub.fetch(new Request(`https://workspace${path}${search}`, c.req.raw));
 }
 
-fileRoutes.get("/:id/files", forward("list"));
-fileRoutes.delete("/:id/files", forward("list"));
-fileRoutes.get("/:id/files/stat", forward("stat"));
-fileRoutes.get("/:id/files/content", forward("content"));
-fileRoutes.put("/:id/files/content", forward("content"));
-fileRoutes.post("/:id/files/mkdir", forward("mkdir"));
-fileRoutes.post("/:id/files/move", forward("move"));
-fileRoutes.put("/:id/files/upload", forward("upload"));
-fileRoutes.delete("/:id/files/upload", forward("upload"));
-fileRoutes.get("/:id/files/download", forward("download"));
-fileRoutes.get("/:id/files/watch", forward("watch"));
+fileRoutes.get("/:id/files", forward);
+fileRoutes.delete("/:id/files", forward);
+fileRoutes.get("/:id/files/stat", forward);
+fileRoutes.get("/:id/files/content", forward);
+fileRoutes.put("/:id/files/content", forward);
+fileRoutes.post("/:id/files/mkdir", forward);
+fileRoutes.post("/:id/files/move", forward);
+fileRoutes.put("/:id/files/upload", forward);
+fileRoutes.delete("/:id/files/upload", forward);
+fileRoutes.get("/:id/files/download", forward);
+fileRoutes.get("/:id/files/watch", forward);

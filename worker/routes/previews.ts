@@ -17,34 +17,34 @@ import {
 import { AppError, notFound } from "../errors";
 import { readJsonObject } from "../http";
 import type { Grant } from "../previews/grants";
-import { type AppEnv, checkWorkspaceId, workspaceStub } from "../workspace-access";
+import { type AppEnv, requestedWorkspace } from "../workspace-access";
 
 /** `/api/workspaces/{id}/previews...`: the owner's previews, share links, and the Run button's dev server. */
 export const previewRoutes = new Hono<AppEnv>();
 
 previewRoutes.get("/:id/previews", async (c) => {
-  const id = checkWorkspaceId(c.req.param("id"));
-  const overview: PreviewsOverview = await workspaceStub(c, id).previewsOverview();
+  const { stub } = requestedWorkspace(c);
+  const overview: PreviewsOverview = await stub.previewsOverview();
   return c.json(overview);
 });
 
 previewRoutes.post("/:id/previews/dev-server", async (c) => {
-  const id = checkWorkspaceId(c.req.param("id"));
-  return c.json(await workspaceStub(c, id).runDevServer());
+  const { stub } = requestedWorkspace(c);
+  return c.json(await stub.runDevServer());
 });
 
 previewRoutes.delete("/:id/previews/dev-server", async (c) => {
-  const id = checkWorkspaceId(c.req.param("id"));
-  await workspaceStub(c, id).stopDevServer();
+  const { stub } = requestedWorkspace(c);
+  await stub.stopDevServer();
   return c.body(null, 204);
 });
 
 /** The owner's own access to a port's preview: made, or renewed for another hour. */
 previewRoutes.post("/:id/previews/:port", async (c) => {
-  const id = checkWorkspaceId(c.req.param("id"));
+  const { id, stub } = requestedWorkspace(c);
   const port = checkPort(c.req.param("port"));
   checkLabelLength(id, port);
-  const grant = await workspaceStub(c, id).openPreview(port);
+  const grant = await stub.openPreview(port);
   const access: PreviewAccess = {
     port,
     url: urlOf(c.req.url, c.env, id, grant),
@@ -54,7 +54,7 @@ previewRoutes.post("/:id/previews/:port", async (c) => {
 });
 
 previewRoutes.post("/:id/previews/:port/shares", async (c) => {
-  const id = checkWorkspaceId(c.req.param("id"));
+  const { id, stub } = requestedWorkspace(c);
   const port = checkPort(c.req.param("port"));
   // JSON only (415 otherwise): a page elsewhere cannot send that without a CORS preflight.
   const body = (await readJsonObject(c.req.raw)) as Partial<CreateShareRequest>;
@@ -66,21 +66,21 @@ previewRoutes.post("/:id/previews/:port/shares", async (c) => {
     );
   }
   checkLabelLength(id, port);
-  const grant = await workspaceStub(c, id).createShare(port, ttl);
+  const grant = await stub.createShare(port, ttl);
   return c.json(shareOf(c.req.url, c.env, id, grant), 201);
 });
 
 previewRoutes.get("/:id/previews/:port/shares", async (c) => {
-  const id = checkWorkspaceId(c.req.param("id"));
+  const { id, stub } = requestedWorkspace(c);
   const port = checkPort(c.req.param("port"));
-  const grants = await workspaceStub(c, id).listShares(port);
+  const grants = await stub.listShares(port);
   return c.json({ shares: grants.map((g) => shareOf(c.req.url, c.env, id, g)) });
 });
 
 previewRoutes.delete("/:id/previews/:port/shares/:shareId", async (c) => {
-  const id = checkWorkspaceId(c.req.param("id"));
+  const { stub } = requestedWorkspace(c);
   const port = checkPort(c.req.param("port"));
-  const revoked = await workspaceStub(c, id).revokeShare(port, c.req.param("shareId"));
+  const revoked = await stub.revokeShare(port, c.req.param("shareId"));
   if (!revoked) throw notFound("No live share link with this id for this port: it may have expired or been revoked.");
   return c.body(null, 204);
 });

@@ -2,17 +2,17 @@ import { Hono } from "hono";
 import { ErrorCode } from "../../protocol/errors";
 import { isTerminalName } from "../../protocol/terminal";
 import { AppError, notFound } from "../errors";
-import { type AppEnv, workspaceStub } from "../workspace-access";
+import { type AppEnv, requestedWorkspace } from "../workspace-access";
 
 /** `/api/workspaces/{id}/terminals`: list and end terminals. */
 export const terminalRoutes = new Hono<AppEnv>();
 
 terminalRoutes.get("/:id/terminals", async (c) => {
-  return c.json(await workspaceStub(c, c.req.param("id")).listTerminals());
+  return c.json(await requestedWorkspace(c).stub.listTerminals());
 });
 
 terminalRoutes.delete("/:id/terminals/:name", async (c) => {
-  const stub = workspaceStub(c, c.req.param("id"));
+  const { stub } = requestedWorkspace(c);
   const name = checkTerminalName(c.req.param("name"));
   if (!(await stub.endTerminal(name))) throw notFound(`The workspace has no terminal named "${name}".`);
   return c.body(null, 204);
@@ -22,7 +22,7 @@ terminalRoutes.delete("/:id/terminals/:name", async (c) => {
 export const terminalSocketRoutes = new Hono<AppEnv>();
 
 terminalSocketRoutes.get("/:id/terminals/:name", async (c) => {
-  const stub = workspaceStub(c, c.req.param("id"));
+  const { stub } = requestedWorkspace(c);
   const name = checkTerminalName(c.req.param("name"));
   if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
     throw new AppError(ErrorCode.UPGRADE_REQUIRED, "This is a WebSocket route: connect with a WebSocket client.");
@@ -30,7 +30,8 @@ terminalSocketRoutes.get("/:id/terminals/:name", async (c) => {
   // The workspace sees its own path, with the size the client asked for and
   // whether this connection may wake a sleeping workspace.
   const url = new URL(c.req.url);
-  const target = new URL(`/terminals/${name}`, url.origin);
+  const target = new URL("/terminals", url.origin);
+  target.searchParams.set("name", name);
   for (const key of ["cols", "rows", "wake"]) {
     const value = url.searchParams.get(key);
     if (value !== null) target.searchParams.set(key, value);

@@ -9,7 +9,7 @@ import {
 } from "../../protocol/workspaces";
 import { AppError, notFound } from "../errors";
 import { readJsonObject } from "../http";
-import { type AppEnv, checkWorkspaceId, workspaceStub } from "../workspace-access";
+import { type AppEnv, requestedWorkspace, workspaceStub } from "../workspace-access";
 
 /** `/api/workspaces`: the caller's workspaces. */
 export const workspaceRoutes = new Hono<AppEnv>();
@@ -42,24 +42,23 @@ workspaceRoutes.post("/", async (c) => {
 });
 
 workspaceRoutes.patch("/:id", async (c) => {
-  const id = checkWorkspaceId(c.req.param("id"));
+  const { id, stub } = requestedWorkspace(c);
   const name = await nameFromBody(c.req.raw);
-  await workspaceStub(c, id).rename(name);
+  await stub.rename(name);
   const renamed = await directory(c).rename(id, name);
   if (!renamed) throw notFound("No such workspace.");
   return c.json(renamed);
 });
 
 workspaceRoutes.delete("/:id", async (c) => {
-  const id = checkWorkspaceId(c.req.param("id"));
-  await workspaceStub(c, id).destroy();
+  const { id, stub } = requestedWorkspace(c);
+  await stub.destroy();
   await directory(c).remove(id);
   return c.body(null, 204);
 });
 
 /** Starts or wakes the workspace; `?wake=0` only reports (for polling: it does not count as use). */
 workspaceRoutes.get("/:id/status", async (c) => {
-  const id = checkWorkspaceId(c.req.param("id"));
-  const stub = workspaceStub(c, id);
+  const { id, stub } = requestedWorkspace(c);
   return c.json(await (c.req.query("wake") === "0" ? stub.peek(id) : stub.status(id)));
 });

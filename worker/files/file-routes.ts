@@ -3,6 +3,7 @@ import type { DirectoryListing, FileInfo, FileType, MoveRequest } from "../../pr
 import { AppError } from "../errors";
 import { answerError, drainBody, errorResponse } from "../http";
 import type { Sandbox } from "../sandbox/sandbox";
+import type { WorkspaceRoutes } from "../workspace-router";
 import { fileError } from "./file-errors";
 import type { FileWatcher } from "./file-watcher";
 import type { Files, SandboxFileStat } from "./sandbox-files";
@@ -18,33 +19,37 @@ export interface FilesDeps {
 }
 
 /**
- * The Durable Object side of `/api/workspaces/{id}/files...` (routes in
- * worker/routes/files.ts). Reached as `/files/<op>` through the DO's fetch(),
- * so streamed bodies pass straight through to `exec()` stdin/stdout.
+ * The Durable Object's file routes: `/api/workspaces/{id}/files...` as the
+ * Worker forwards them (worker/routes/files.ts), so streamed bodies pass
+ * straight through to `exec()` stdin/stdout. `shared` runs each one beside
+ * other file operations but never beside a save (see DiskLock).
  */
-export async function handleFilesRequest(request: Request, deps: FilesDeps): Promise<Response> {
-  const url = new URL(request.url);
-  const op = url.pathname.slice("/files/".length);
-  try {
-    const handler = HANDLERS[`${request.method} ${op}`];
-    if (!handler) throw new AppError(ErrorCode.NOT_FOUND, `No files route ${request.method} ${op}.`);
-    return await handler(request, url.searchParams, deps);
-  } catch (error) {
-    // Read what the client still sends: answering mid-upload breaks the connection on some proxies.
-    await drainBody(request);
-    const createOnly = request.method === "PUT" && op === "content" && request.headers.get("If-None-Match") === "*";
-    if (createOnly && error instanceof AppError && error.code === ErrorCode.FILE_EXISTS) {
-      // An HTTP precondition that failed: If-None-Match: * on a file that exists.
-      return errorResponse(error, { status: 412 });
-    }
-    return answerError(error, request, `files ${op}`);
+export function fileRoutes(deps: FilesDeps, shared: <T>(operation: () => Promise<T>) => Promise<T>): WorkspaceRoutes {
+  const routes: WorkspaceRoutes = {};
+  for (const [key, handler] of Object.entries(HANDLERS)) {
+    routes[key as keyof WorkspaceRoutes] = (request, url) =>
+      shared(async () => {
+        try {
+          return await handler(request, url.searchParams, deps);
+        } catch (error) {
+          // Read what the client still sends: answering mid-upload breaks the connection on some proxies.
+          await drainBody(request);
+          const createOnly = key === "PUT /files/content" && request.headers.get("If-None-Match") === "*";
+          if (createOnly && error instanceof AppError && error.code === ErrorCode.FILE_EXISTS) {
+            // An HTTP precondition that failed: If-None-Match: * on a file that exists.
+            return errorResponse(error, { status: 412 });
+          }
+          return answerError(error, request, key);
+        }
+      });
   }
+  return routes;
 }
 
 type Handler = (request: Request, query: URLSearchParams, deps: FilesDeps) => Promise<Response>;
 
 const HANDLERS: Record<string, Handler> = {
-  "GET list": async (_request, query, deps) => {
+  "GET /files": async (_request, query, deps) => {
     const path = pathParam(query, "path", { allowRoot: true });
     // A re-read after the watcher went away (`wake=0`) must not wake a sleeping workspace.
     if (query.get("wake") === "0" && deps.asleep()) {
@@ -56,14 +61,14 @@ const HANDLERS: Record<string, Handler> = {
     return Response.json({ entries } satisfies DirectoryListing);
   },
 
-  "GET stat": async (_request, query, deps) => {
+  "GET /files/stat": async (_request, query, deps) => {
     const path = pathParam(query, "path", { allowRoot: true });
     await deps.sandbox.wake();
     const stat = await attempt(() => deps.files.stat(containerPath(path)), path);
     return Response.json(info(path, stat), { headers: { ETag: stat.etag } });
   },
 
-  "GET content": async (_request, query, deps) => {
+  "GET /files/content": async (_request, query, deps) => {
     const path = pathParam(query, "path");
     await deps.sandbox.wake();
     // One process opens the file and reports the stat of what it opened, so the
@@ -72,7 +77,7 @@ const HANDLERS: Record<string, Handler> = {
     return new Response(file.body, { headers: contentHeaders(stat, path, false) });
   },
 
-  "PUT content": async (request, query, deps) => {
+  "PUT /files/content": async (request, query, deps) => {
     const path = pathParam(query, "path");
     const ifMatch = request.headers.get("If-Match");
     const createOnly = request.headers.get("If-None-Match") === "*";
@@ -95,7 +100,7 @@ const HANDLERS: Record<string, Handler> = {
     }
   },
 
-  "DELETE list": async (_request, query, deps) => {
+  "DELETE /files": async (_request, query, deps) => {
     const path = pathParam(query, "path");
     await deps.sandbox.wake();
     const recursive = query.get("recursive") === "1";
@@ -103,7 +108,7 @@ const HANDLERS: Record<string, Handler> = {
     return new Response(null, { status: 204 });
   },
 
-  "POST mkdir": async (_request, query, deps) => {
+  "POST /files/mkdir": async (_request, query, deps) => {
     const path = pathParam(query, "path");
     await deps.sandbox.wake();
     await attempt(() => deps.files.mkdir(containerPath(path), { recursive: query.get("parents") === "1" }), path);
@@ -111,7 +116,7 @@ const HANDLERS: Record<string, Handler> = {
     return Response.json(info(path, stat), { status: 201 });
   },
 
-  "POST move": async (request, _query, deps) => {
+  "POST /files/move": async (request, _query, deps) => {
     const body = (await request.json().catch(() => undefined)) as Partial<MoveRequest> | undefined;
     if (!body || typeof body !== "object") {
       throw new AppError(ErrorCode.BAD_REQUEST, 'Send JSON {"from": "a.txt", "to": "b/a.txt"}.');
@@ -126,7 +131,7 @@ const HANDLERS: Record<string, Handler> = {
     return Response.json(info(to, stat));
   },
 
-  "PUT upload": async (request, query, deps) => {
+  "PUT /files/upload": async (request, query, deps) => {
     const path = pathParam(query, "path");
     const token = uploadToken(query);
     const offset = Number(query.get("offset") ?? "0");
@@ -157,7 +162,7 @@ const HANDLERS: Record<string, Handler> = {
     return Response.json(info(path, stat), { status: 201, headers: { ETag: stat.etag } });
   },
 
-  "DELETE upload": async (_request, query, deps) => {
+  "DELETE /files/upload": async (_request, query, deps) => {
     const path = pathParam(query, "path");
     const token = uploadToken(query);
     await deps.sandbox.wake();
@@ -165,7 +170,7 @@ const HANDLERS: Record<string, Handler> = {
     return new Response(null, { status: 204 });
   },
 
-  "GET download": async (_request, query, deps) => {
+  "GET /files/download": async (_request, query, deps) => {
     const path = pathParam(query, "path", { allowRoot: true });
     await deps.sandbox.wake();
     const stat = await attempt(() => deps.files.stat(containerPath(path)), path);
@@ -183,7 +188,7 @@ const HANDLERS: Record<string, Handler> = {
     });
   },
 
-  "GET watch": async (_request, _query, deps) => {
+  "GET /files/watch": async (_request, _query, deps) => {
     await deps.sandbox.wake();
     return deps.watcher.subscribe();
   },
