@@ -26,6 +26,10 @@ function devVars(): Record<string, string> {
 const testEntry = process.env.CLOUD_IDE_TEST_HOOKS === "1" ? { main: "./worker/testing/test-entry.ts" } : {};
 
 export default defineConfig(({ command }) => ({
+  // The app's test hooks (app/test-hooks.ts) exist only under the test dev server.
+  define: {
+    __CLOUD_IDE_TEST_HOOKS__: JSON.stringify(command === "serve" && process.env.CLOUD_IDE_TEST_HOOKS === "1"),
+  },
   plugins: [
     devServerGuards(),
     react(),

@@ -1,11 +1,19 @@
 // Checks the production build (`vite build`, which `wrangler deploy` ships)
-// for test hooks: they live in worker/testing/ and must never be deployed.
+// for test hooks: they live in worker/testing/ and app/test-hooks.ts and must never be deployed.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "./lib/setup.mjs";
 
-/** Names only the test entry has (worker/testing/test-entry.ts). */
-export const TEST_HOOK_MARKERS = ["testConfigure", "expireShare", "test-hooks", "test-entry", "lifecycle-overrides"];
+/** Names only the test entry (worker/testing/test-entry.ts) and the app's test hooks (app/test-hooks.ts) have. */
+export const TEST_HOOK_MARKERS = [
+  "testConfigure",
+  "expireShare",
+  "test-hooks",
+  "test-entry",
+  "lifecycle-overrides",
+  "__cloudIde",
+  "terminalText",
+];
 
 function* scripts(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {

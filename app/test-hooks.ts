@@ -1,0 +1,34 @@
+/**
+ * Hooks for the browser tests, on `window.__cloudIde`: drop a terminal's
+ * socket, read a terminal's screen and size. Loaded only when the test dev
+ * server runs the app (CLOUD_IDE_TEST_HOOKS=1, see vite.config.ts); a
+ * production build has no trace of them.
+ */
+import { terminalRegistry } from "./terminal/registry";
+
+declare global {
+  interface Window {
+    __cloudIde?: Record<string, unknown>;
+  }
+}
+
+/** The visible lines of a terminal, as text. */
+function screenText(name?: string): string {
+  const terminal = terminalRegistry.get(name)?.terminal;
+  if (!terminal) return "";
+  const buffer = terminal.buffer.active;
+  const lines: string[] = [];
+  for (let y = buffer.viewportY; y < buffer.viewportY + terminal.rows; y++) {
+    lines.push(buffer.getLine(y)?.translateToString(true) ?? "");
+  }
+  return lines.join("\n");
+}
+
+window.__cloudIde = {
+  dropTerminalSocket: (name?: string) => terminalRegistry.get(name)?.connection.drop(),
+  terminalText: screenText,
+  terminalSize: (name?: string) => {
+    const terminal = terminalRegistry.get(name)?.terminal;
+    return terminal ? { cols: terminal.cols, rows: terminal.rows } : undefined;
+  },
+};
