@@ -1,4 +1,6 @@
-import { type ReactNode, useEffect } from "react";
+import { type ReactNode, useEffect, useMemo } from "react";
+import { workspaceApi } from "./api";
+import { CommandsContext, useCommandRegistry } from "./commands/useCommands";
 import { IdeLayout } from "./components/IdeLayout";
 import { SignIn } from "./components/SignIn";
 import { UserMenu } from "./components/UserMenu";
@@ -51,7 +53,9 @@ function ListPage({ userMenu, navigate }: PageProps) {
 }
 
 function WorkspacePage({ workspaceId, userMenu, navigate }: PageProps & { workspaceId: string }) {
-  const { status, refresh, poll } = useWorkspaceStatus(workspaceId);
+  const api = useMemo(() => workspaceApi(workspaceId), [workspaceId]);
+  const commands = useCommandRegistry();
+  const { status, refresh, poll } = useWorkspaceStatus(api);
   const workspaces = useWorkspaces();
   const name = workspaces.workspaces?.find((w) => w.id === workspaceId)?.name;
   const running = status.state === "running";
@@ -60,18 +64,20 @@ function WorkspacePage({ workspaceId, userMenu, navigate }: PageProps & { worksp
     if (running) terminalRegistry.workspaceWoke();
   }, [running]);
   return (
-    <div className="ide">
-      <WorkspaceHeader
-        workspaceId={workspaceId}
-        name={name}
-        status={status}
-        onRetry={refresh}
-        onPoll={poll}
-        workspaces={workspaces.workspaces ?? []}
-        onSwitch={(id) => navigate(id ? `/workspaces/${id}` : "/")}
-        userMenu={userMenu}
-      />
-      <IdeLayout workspaceId={workspaceId} />
-    </div>
+    <CommandsContext value={commands}>
+      <div className="ide">
+        <WorkspaceHeader
+          api={api}
+          name={name}
+          status={status}
+          onRetry={refresh}
+          onPoll={poll}
+          workspaces={workspaces.workspaces ?? []}
+          onSwitch={(id) => navigate(id ? `/workspaces/${id}` : "/")}
+          userMenu={userMenu}
+        />
+        <IdeLayout api={api} />
+      </div>
+    </CommandsContext>
   );
 }

@@ -1,5 +1,7 @@
 import type { ReactNode } from "react";
 import { Group, Panel, Separator, useDefaultLayout } from "react-resizable-panels";
+import type { WorkspaceApi } from "../api/workspace";
+import { useRegisterCommands } from "../commands/useCommands";
 import { EditorPane } from "../editor/EditorPane";
 import { useWorkspaceFiles } from "../files/useWorkspaceFiles";
 import { FileTree } from "./FileTree";
@@ -10,8 +12,25 @@ import { TerminalPanel } from "./TerminalPanel";
  * The IDE's frame: file tree | (editor over terminal) | preview. Every split is
  * resizable and remembered in localStorage.
  */
-export function IdeLayout({ workspaceId }: { workspaceId: string }) {
-  const files = useWorkspaceFiles(workspaceId);
+export function IdeLayout({ api }: { api: WorkspaceApi }) {
+  const files = useWorkspaceFiles(api.files);
+  const { editor } = files;
+  useRegisterCommands(
+    () => [
+      { id: "editor.save", title: "Save file", keys: ["Mod-s"], run: () => editor.save() },
+      { id: "editor.saveAll", title: "Save all files", keys: ["Mod-Alt-s"], run: () => editor.saveAll() },
+      {
+        id: "editor.close",
+        title: "Close file",
+        keys: ["Alt-w"],
+        enabled: () => editor.activePath !== undefined,
+        run: () => {
+          if (editor.activePath) editor.close(editor.activePath);
+        },
+      },
+    ],
+    [editor],
+  );
   const columns = useDefaultLayout({ id: "ide-columns", storage: localStorage });
   const center = useDefaultLayout({ id: "ide-center", storage: localStorage });
   return (
@@ -23,7 +42,7 @@ export function IdeLayout({ workspaceId }: { workspaceId: string }) {
     >
       <Panel id="files" defaultSize="18" minSize="10">
         <Pane title="Files" testId="pane-files">
-          <FileTree {...files.tree} />
+          <FileTree model={files.tree} activePath={files.activePath} />
         </Pane>
       </Panel>
       <Separator className="separator separator-vertical" />
@@ -31,13 +50,13 @@ export function IdeLayout({ workspaceId }: { workspaceId: string }) {
         <Group orientation="vertical" defaultLayout={center.defaultLayout} onLayoutChanged={center.onLayoutChanged}>
           <Panel id="editor" defaultSize="60" minSize="15">
             <Pane title="Editor" testId="pane-editor">
-              <EditorPane {...files.editor} />
+              <EditorPane model={editor} files={api.files} />
             </Pane>
           </Panel>
           <Separator className="separator separator-horizontal" />
           <Panel id="terminal" defaultSize="40" minSize="10">
             <Pane title="Terminal" testId="pane-terminal">
-              <TerminalPanel workspaceId={workspaceId} />
+              <TerminalPanel terminals={api.terminals} />
             </Pane>
           </Panel>
         </Group>
@@ -45,7 +64,7 @@ export function IdeLayout({ workspaceId }: { workspaceId: string }) {
       <Separator className="separator separator-vertical" />
       <Panel id="preview" defaultSize="30" minSize="10">
         <Pane title="Preview" testId="pane-preview">
-          <PreviewPane workspaceId={workspaceId} />
+          <PreviewPane previews={api.previews} />
         </Pane>
       </Panel>
     </Group>

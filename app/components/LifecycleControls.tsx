@@ -1,11 +1,11 @@
 import { useEffect, useRef, useState } from "react";
-import type { ImportResult, SaveResult } from "../../protocol/workspace";
-import { ApiRequestError, apiJson } from "../api";
+import type { WorkspaceApi } from "../api/workspace";
+import { useAction } from "../hooks/useAction";
 import type { StatusView } from "../hooks/useWorkspaceStatus";
 import "./LifecycleControls.css";
 
 interface Props {
-  workspaceId: string;
+  api: WorkspaceApi;
   status: StatusView;
   /** Wakes the workspace and reloads its status. */
   onWake: () => Promise<void>;
@@ -20,32 +20,23 @@ const PROCESSES_NOTE =
  * Save now, "saved N minutes ago", and the workspace menu: stop, export,
  * import. A failed restore offers its two ways out: start fresh or import.
  */
-export function LifecycleControls({ workspaceId, status, onWake, onChanged }: Props) {
-  const [busy, setBusy] = useState<string | undefined>();
-  const [error, setError] = useState<string | undefined>();
+export function LifecycleControls({ api, status, onWake, onChanged }: Props) {
+  const action = useAction();
+  const busy = action.busy;
   const fileInput = useRef<HTMLInputElement>(null);
-  const base = `/api/workspaces/${workspaceId}`;
 
-  const act = async (label: string, action: () => Promise<unknown>) => {
-    setBusy(label);
-    setError(undefined);
-    try {
-      await action();
-    } catch (e) {
-      setError(e instanceof ApiRequestError ? e.message : String(e));
-    } finally {
-      setBusy(undefined);
-      await onChanged();
-    }
+  const act = async (label: string, run: () => Promise<unknown>) => {
+    await action.run(run, label);
+    await onChanged();
   };
 
-  const save = () => act("Saving…", () => apiJson<SaveResult>(`${base}/save`, { method: "POST" }));
-  const stop = () => act("Stopping…", () => apiJson<SaveResult>(`${base}/stop`, { method: "POST" }));
+  const save = () => act("Saving…", () => api.save());
+  const stop = () => act("Stopping…", () => api.stop());
   const reset = () => {
     if (!window.confirm("Start this workspace fresh, without the files of the snapshot that failed to restore?"))
       return;
     void act("Resetting…", async () => {
-      await apiJson<void>(`${base}/reset`, { method: "POST" });
+      await api.reset();
       await onWake();
     });
   };
@@ -53,11 +44,7 @@ export function LifecycleControls({ workspaceId, status, onWake, onChanged }: Pr
     if (!window.confirm(`Replace everything in /workspace with the files of ${file.name}?`)) return;
     return act("Importing…", async () => {
       await onWake();
-      await apiJson<ImportResult>(`${base}/import?replace=true`, {
-        method: "POST",
-        headers: { "Content-Type": "application/gzip" },
-        body: file,
-      });
+      await api.importArchive(file);
     });
   };
 
@@ -96,7 +83,7 @@ export function LifecycleControls({ workspaceId, status, onWake, onChanged }: Pr
       <details className="lifecycle-menu">
         <summary data-testid="workspace-menu">Workspace ▾</summary>
         <div className="lifecycle-menu-items" role="menu">
-          <a role="menuitem" href={`${base}/export`} download={`${workspaceId}.tar.gz`} data-testid="export">
+          <a role="menuitem" href={api.exportUrl()} download={`${api.id}.tar.gz`} data-testid="export">
             Export /workspace (.tar.gz)
           </a>
           <button
@@ -139,9 +126,9 @@ export function LifecycleControls({ workspaceId, status, onWake, onChanged }: Pr
         }}
       />
       {busy && !running && <span className="lifecycle-busy">{busy}</span>}
-      {error && (
+      {action.error && (
         <span className="status-error" role="alert" data-testid="lifecycle-error">
-          {error}
+          {action.error}
         </span>
       )}
     </span>

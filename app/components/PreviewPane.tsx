@@ -1,8 +1,8 @@
 import { useState } from "react";
 import type { DevServerState, ListeningPort } from "../../protocol/previews";
-import { ApiRequestError } from "../api";
+import type { PreviewsApi } from "../api/previews";
+import { useAction } from "../hooks/useAction";
 import { useOwnerAccess, usePreviewOverview } from "../hooks/usePreviews";
-import { previewsApi } from "../previews-api";
 import { SharePanel } from "./SharePanel";
 import "./preview.css";
 
@@ -21,30 +21,25 @@ const DEVICES = [
  * its own preview hostname in a frame, with a URL bar, reload, open in a new
  * tab, device widths, the Run button's dev server, and share links.
  */
-export function PreviewPane({ workspaceId }: { workspaceId: string }) {
-  const { overview, error: overviewError, refresh } = usePreviewOverview(workspaceId);
+export function PreviewPane({ previews }: { previews: PreviewsApi }) {
+  const { overview, error: overviewError, refresh } = usePreviewOverview(previews);
   const [chosenPort, setChosenPort] = useState<number>();
   const [path, setPath] = useState("/");
   const [pathDraft, setPathDraft] = useState("/");
   const [reloads, setReloads] = useState(0);
   const [device, setDevice] = useState(0);
   const [sharing, setSharing] = useState(false);
-  const [actionError, setActionError] = useState<string>();
+  const action = useAction();
 
   const ports = overview?.ports ?? [];
   const port = chosenPort ?? (ports.find((p) => p.port === DEFAULT_PORT) ?? ports[0])?.port ?? DEFAULT_PORT;
   const listening = ports.find((p) => p.port === port);
-  const { access, error: accessError } = useOwnerAccess(workspaceId, listening ? port : undefined);
+  const { access, error: accessError } = useOwnerAccess(previews, listening ? port : undefined);
   const src = access ? new URL(path.replace(/^\/*/, ""), access.url).toString() : undefined;
   const width = DEVICES[device]?.width;
 
-  const act = async (action: () => Promise<unknown>) => {
-    setActionError(undefined);
-    try {
-      await action();
-    } catch (e) {
-      setActionError(e instanceof ApiRequestError ? e.message : String(e));
-    }
+  const act = async (run: () => Promise<unknown>) => {
+    await action.run(run);
     await refresh();
   };
 
@@ -117,10 +112,10 @@ export function PreviewPane({ workspaceId }: { workspaceId: string }) {
           Share
         </button>
       </div>
-      {sharing && listening && <SharePanel workspaceId={workspaceId} port={port} onClose={() => setSharing(false)} />}
-      {(actionError ?? accessError ?? overviewError) && (
+      {sharing && listening && <SharePanel previews={previews} port={port} onClose={() => setSharing(false)} />}
+      {(action.error ?? accessError ?? overviewError) && (
         <p className="preview-error" role="alert">
-          {actionError ?? accessError ?? overviewError}
+          {action.error ?? accessError ?? overviewError}
         </p>
       )}
       {listening?.loopbackOnly && (
@@ -146,7 +141,7 @@ export function PreviewPane({ workspaceId }: { workspaceId: string }) {
             port={port}
             devServer={overview?.devServer}
             loading={!overview && !overviewError}
-            onRun={() => act(() => previewsApi.runDevServer(workspaceId))}
+            onRun={() => act(() => previews.runDevServer())}
           />
         )}
       </div>
@@ -155,11 +150,7 @@ export function PreviewPane({ workspaceId }: { workspaceId: string }) {
           <span>
             Run: <code>{overview.devServer.command}</code> is running
           </span>
-          <button
-            type="button"
-            data-testid="preview-stop"
-            onClick={() => act(() => previewsApi.stopDevServer(workspaceId))}
-          >
+          <button type="button" data-testid="preview-stop" onClick={() => act(() => previews.stopDevServer())}>
             Stop
           </button>
         </div>

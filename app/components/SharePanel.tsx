@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import type { ShareLink } from "../../protocol/previews";
-import { ApiRequestError } from "../api";
-import { previewsApi } from "../previews-api";
+import type { PreviewsApi } from "../api/previews";
+import { useAction } from "../hooks/useAction";
 
 const TTLS = [
   { label: "5 minutes", seconds: 300 },
@@ -11,41 +11,40 @@ const TTLS = [
 ] as const;
 
 /** Share links for one port: create with a lifetime, copy, see time left, revoke. */
-export function SharePanel({ workspaceId, port, onClose }: { workspaceId: string; port: number; onClose: () => void }) {
+export function SharePanel({ previews, port, onClose }: { previews: PreviewsApi; port: number; onClose: () => void }) {
   const [ttl, setTtl] = useState<number>(3600);
   const [shares, setShares] = useState<ShareLink[]>([]);
-  const [error, setError] = useState<string>();
   const [copied, setCopied] = useState<string>();
+  const action = useAction();
   const now = useNow();
 
   const load = useCallback(async () => {
-    try {
-      setShares(await previewsApi.shares(workspaceId, port));
-    } catch (e) {
-      setError(message(e));
-    }
-  }, [workspaceId, port]);
+    setShares(await previews.shares(port));
+  }, [previews, port]);
 
+  const { run } = action;
   useEffect(() => {
-    void load();
-  }, [load]);
+    void run(load);
+  }, [run, load]);
 
-  const act = async (action: () => Promise<unknown>) => {
-    setError(undefined);
-    try {
-      await action();
-    } catch (e) {
-      setError(message(e));
-    }
-    await load();
-  };
+  /** A change, then the list again (also after a failure, which stays shown). */
+  const act = (change: () => Promise<unknown>) =>
+    action.run(async () => {
+      try {
+        await change();
+      } finally {
+        await load().catch(() => undefined);
+      }
+    });
 
   const copy = async (share: ShareLink) => {
     try {
       await navigator.clipboard.writeText(share.url);
       setCopied(share.id);
     } catch {
-      setError("The browser did not allow copying: select the link and copy it yourself.");
+      await action.run(() => {
+        throw new Error("The browser did not allow copying: select the link and copy it yourself.");
+      });
     }
   };
 
@@ -66,20 +65,16 @@ export function SharePanel({ workspaceId, port, onClose }: { workspaceId: string
             </option>
           ))}
         </select>
-        <button
-          type="button"
-          data-testid="share-create"
-          onClick={() => act(() => previewsApi.share(workspaceId, port, ttl))}
-        >
+        <button type="button" data-testid="share-create" onClick={() => act(() => previews.share(port, ttl))}>
           Create link
         </button>
         <button type="button" aria-label="Close sharing" onClick={onClose}>
           ✕
         </button>
       </div>
-      {error && (
+      {action.error && (
         <p className="preview-error" role="alert">
-          {error}
+          {action.error}
         </p>
       )}
       {live.length === 0 ? (
@@ -104,7 +99,7 @@ export function SharePanel({ workspaceId, port, onClose }: { workspaceId: string
               <button
                 type="button"
                 data-testid="share-revoke"
-                onClick={() => act(() => previewsApi.revoke(workspaceId, port, share.id))}
+                onClick={() => act(() => previews.revoke(port, share.id))}
               >
                 Revoke
               </button>
@@ -135,8 +130,4 @@ export function timeLeft(ms: number): string {
   if (h > 0) return `${h}h ${m}m left`;
   if (m > 0) return `${m}m left`;
   return `${s}s left`;
-}
-
-function message(e: unknown): string {
-  return e instanceof ApiRequestError ? e.message : String(e);
 }

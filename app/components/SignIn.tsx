@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from "react";
-import { ApiRequestError } from "../api";
+import { useAction } from "../hooks/useAction";
 
 interface Props {
   onSignIn: (password: string) => Promise<void>;
@@ -8,19 +8,16 @@ interface Props {
 
 export function SignIn({ onSignIn, notice }: Props) {
   const [password, setPassword] = useState("");
-  const [error, setError] = useState<string | undefined>(notice);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
+  // The notice (why the session ended) shows until the first attempt.
+  const [showNotice, setShowNotice] = useState(true);
+  const error = action.error ?? (showNotice ? notice : undefined);
+  const busy = action.busy !== undefined;
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await onSignIn(password);
-    } catch (err) {
-      setError(err instanceof ApiRequestError ? err.message : String(err));
-      setBusy(false);
-    }
+    setShowNotice(false);
+    void action.run(() => onSignIn(password));
   };
 
   return (

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
-import { DEFAULT_TERMINAL, type TerminalInfo } from "../../protocol/terminal";
-import { apiJson } from "../api";
+import { DEFAULT_TERMINAL } from "../../protocol/terminal";
+import type { TerminalsApi } from "../api/workspace";
+import { useAction } from "../hooks/useAction";
 import type { ConnectionState } from "../terminal/terminal-connection";
 import { TerminalView } from "./TerminalView";
 import "./terminal.css";
@@ -14,18 +15,21 @@ const STATE_LABEL: Record<ConnectionState, string> = {
 };
 
 /** Terminal tabs of a workspace: one tmux session each, kept across reloads. */
-export function TerminalPanel({ workspaceId }: { workspaceId: string }) {
+export function TerminalPanel({ terminals }: { terminals: TerminalsApi }) {
   const [names, setNames] = useState<string[] | undefined>(undefined);
   const [active, setActive] = useState<string>(DEFAULT_TERMINAL);
   const [states, setStates] = useState<Record<string, ConnectionState>>({});
   const [searchOpen, setSearchOpen] = useState(false);
-  const storageKey = `cloud-ide.terminal.${workspaceId}`;
+  const action = useAction();
+  const storageKey = `cloud-ide.terminal.${terminals.workspaceId}`;
 
   // The tabs are the workspace's tmux sessions, so a reload finds them all.
   useEffect(() => {
     let cancelled = false;
-    apiJson<TerminalInfo[]>(`/api/workspaces/${workspaceId}/terminals`)
+    terminals
+      .list()
       .then((list) => list.map((t) => t.name))
+      // Not listed (asleep, starting): the default terminal connects and says why.
       .catch(() => [] as string[])
       .then((found) => {
         if (cancelled) return;
@@ -37,7 +41,7 @@ export function TerminalPanel({ workspaceId }: { workspaceId: string }) {
     return () => {
       cancelled = true;
     };
-  }, [workspaceId, storageKey]);
+  }, [terminals, storageKey]);
 
   const activate = useCallback(
     (name: string) => {
@@ -61,7 +65,8 @@ export function TerminalPanel({ workspaceId }: { workspaceId: string }) {
   };
 
   const closeTerminal = async (name: string) => {
-    const info = await apiJson<TerminalInfo[]>(`/api/workspaces/${workspaceId}/terminals`)
+    const info = await terminals
+      .list()
       .then((list) => list.find((t) => t.name === name))
       .catch(() => undefined);
     if (info?.busy && !window.confirm(`"${info.command}" is still running in ${name}. End it?`)) return;
@@ -70,7 +75,7 @@ export function TerminalPanel({ workspaceId }: { workspaceId: string }) {
     setNames(next);
     if (active === name) activate(next[Math.max(0, (names ?? []).indexOf(name) - 1)] ?? (next[0] as string));
     // Unmounting the view closed its socket; now end the tmux session itself.
-    await fetch(`/api/workspaces/${workspaceId}/terminals/${name}`, { method: "DELETE" }).catch(() => undefined);
+    await action.run(() => terminals.remove(name));
   };
 
   const state = states[active] ?? "connecting";
@@ -93,6 +98,7 @@ export function TerminalPanel({ workspaceId }: { workspaceId: string }) {
               type="button"
               className="terminal-tab-close"
               aria-label={`Close terminal ${name}`}
+              title={`Close terminal ${name}`}
               data-testid={`terminal-close-${name}`}
               onClick={() => void closeTerminal(name)}
             >
@@ -104,6 +110,7 @@ export function TerminalPanel({ workspaceId }: { workspaceId: string }) {
           type="button"
           className="terminal-new"
           aria-label="New terminal"
+          title="New terminal"
           data-testid="terminal-new"
           onClick={addTerminal}
         >
@@ -123,11 +130,16 @@ export function TerminalPanel({ workspaceId }: { workspaceId: string }) {
           {STATE_LABEL[state]}
         </span>
       </div>
+      {action.error && (
+        <p className="terminal-error" role="alert">
+          Could not end the terminal: {action.error}
+        </p>
+      )}
       <div className="terminal-stack">
         {names?.map((name) => (
           <TerminalView
             key={name}
-            workspaceId={workspaceId}
+            terminals={terminals}
             name={name}
             active={name === active}
             searchOpen={searchOpen}

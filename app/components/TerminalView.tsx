@@ -6,6 +6,7 @@ import { WebglAddon } from "@xterm/addon-webgl";
 import { Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
 import { useEffect, useRef, useState } from "react";
+import type { TerminalsApi } from "../api/workspace";
 import { terminalRegistry } from "../terminal/registry";
 import { type ConnectionState, TerminalConnection } from "../terminal/terminal-connection";
 
@@ -33,7 +34,7 @@ const THEME = {
 };
 
 interface Props {
-  workspaceId: string;
+  terminals: TerminalsApi;
   name: string;
   active: boolean;
   searchOpen: boolean;
@@ -42,7 +43,7 @@ interface Props {
 }
 
 /** One terminal: xterm.js with its addons, connected to tmux session `name`. */
-export function TerminalView({ workspaceId, name, active, searchOpen, onToggleSearch, onStateChange }: Props) {
+export function TerminalView({ terminals, name, active, searchOpen, onToggleSearch, onStateChange }: Props) {
   const host = useRef<HTMLDivElement>(null);
   const fit = useRef<FitAddon | undefined>(undefined);
   const search = useRef<SearchAddon | undefined>(undefined);
@@ -96,7 +97,7 @@ export function TerminalView({ workspaceId, name, active, searchOpen, onToggleSe
     });
 
     const connection = new TerminalConnection({
-      workspaceId,
+      terminals,
       name,
       onStateChange: (state) => callbacks.current.onStateChange(name, state),
     });
@@ -118,7 +119,7 @@ export function TerminalView({ workspaceId, name, active, searchOpen, onToggleSe
       terminalRegistry.remove(name, entry);
       terminal.dispose();
     };
-  }, [workspaceId, name]);
+  }, [terminals, name]);
 
   useEffect(() => {
     if (!active) return;

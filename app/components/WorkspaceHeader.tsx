@@ -1,11 +1,12 @@
 import type { ReactNode } from "react";
 import type { WorkspaceSummary } from "../../protocol/workspaces";
+import type { WorkspaceApi } from "../api/workspace";
 import type { StatusView } from "../hooks/useWorkspaceStatus";
 import { LifecycleControls } from "./LifecycleControls";
 import { StatusBadge } from "./StatusBadge";
 
 interface Props {
-  workspaceId: string;
+  api: WorkspaceApi;
   name?: string;
   status: StatusView;
   onRetry: () => Promise<void>;
@@ -17,7 +18,8 @@ interface Props {
   userMenu: ReactNode;
 }
 
-export function WorkspaceHeader({ workspaceId, name, status, onRetry, onPoll, workspaces, onSwitch, userMenu }: Props) {
+export function WorkspaceHeader({ api, name, status, onRetry, onPoll, workspaces, onSwitch, userMenu }: Props) {
+  const workspaceId = api.id;
   return (
     <header className="workspace-header">
       <button type="button" className="brand link" onClick={() => onSwitch("")} title="All workspaces">
@@ -55,7 +57,7 @@ export function WorkspaceHeader({ workspaceId, name, status, onRetry, onPoll, wo
         </span>
       )}
       <span className="spacer" />
-      <LifecycleControls workspaceId={workspaceId} status={status} onWake={onRetry} onChanged={onPoll} />
+      <LifecycleControls api={api} status={status} onWake={onRetry} onChanged={onPoll} />
       {userMenu}
     </header>
   );

@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from "react";
 import type { WorkspaceSummary, WorkspaceTemplate } from "../../protocol/workspaces";
+import { useAction } from "../hooks/useAction";
 import type { useWorkspaces } from "../hooks/useWorkspaces";
 
 interface Props {
@@ -11,17 +12,10 @@ interface Props {
 export function WorkspaceList({ workspaces, onOpen }: Props) {
   const [name, setName] = useState("");
   const [template, setTemplate] = useState<WorkspaceTemplate>("vite-react");
-  const [error, setError] = useState<string | undefined>();
+  const action = useAction();
+  const act = action.run;
+  const error = action.error;
   const list = workspaces.workspaces;
-
-  const act = async (action: () => Promise<unknown>) => {
-    setError(undefined);
-    try {
-      await action();
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    }
-  };
 
   const create = (event: FormEvent) => {
     event.preventDefault();
@@ -85,8 +79,8 @@ export function WorkspaceList({ workspaces, onOpen }: Props) {
 interface ItemProps {
   workspace: WorkspaceSummary;
   onOpen: () => void;
-  onRename: (name: string) => Promise<void>;
-  onDelete: () => Promise<void>;
+  onRename: (name: string) => Promise<unknown>;
+  onDelete: () => Promise<unknown>;
 }
 
 function WorkspaceItem({ workspace, onOpen, onRename, onDelete }: ItemProps) {

@@ -1,64 +1,22 @@
-import { indentWithTab } from "@codemirror/commands";
 import { MergeView } from "@codemirror/merge";
-import { Compartment, EditorState, type Extension, Prec } from "@codemirror/state";
-import { oneDark } from "@codemirror/theme-one-dark";
-import { EditorView, keymap } from "@codemirror/view";
-import { basicSetup } from "codemirror";
+import { EditorState } from "@codemirror/state";
+import { EditorView } from "@codemirror/view";
 import { useEffect, useRef } from "react";
-import { languageFor } from "./languages";
+import { compareExtensions } from "./buffer-extensions";
+import type { EditorModel } from "./editor-model";
 
-/** Extensions every buffer gets; `onSave` runs on Ctrl/Cmd+S. Search and replace come from basicSetup (Ctrl/Cmd+F). */
-export function bufferExtensions(path: string, readOnly: boolean, onSave: () => void, onChange: () => void): Extension {
-  return [
-    basicSetup,
-    oneDark,
-    keymap.of([indentWithTab]),
-    Prec.highest(
-      keymap.of([
-        {
-          key: "Mod-s",
-          preventDefault: true,
-          run: () => {
-            onSave();
-            return true;
-          },
-        },
-      ]),
-    ),
-    languageFor(path),
-    readOnlyCompartment.of([EditorState.readOnly.of(readOnly), EditorView.editable.of(!readOnly)]),
-    EditorView.updateListener.of((update) => {
-      if (update.docChanged) onChange();
-    }),
-  ];
-}
-
-export const readOnlyCompartment = new Compartment();
-
-/** Shows one EditorState at a time; switching tabs swaps states so each keeps its undo history. */
-export function CodeEditor({ state, onView }: { state: EditorState; onView: (view: EditorView | undefined) => void }) {
+/** The one CodeMirror view; the model puts the active buffer's state into it. */
+export function CodeEditor({ model }: { model: EditorModel }) {
   const parent = useRef<HTMLDivElement>(null);
-  const view = useRef<EditorView | undefined>(undefined);
   useEffect(() => {
     if (!parent.current) return;
-    const created = new EditorView({ state, parent: parent.current });
-    view.current = created;
-    onView(created);
+    const view = new EditorView({ parent: parent.current });
+    model.attachView(view);
     return () => {
-      onView(undefined);
-      created.destroy();
-      view.current = undefined;
+      model.attachView(undefined);
+      view.destroy();
     };
-    // The view is made once; state changes are applied below.
-    // eslint-disable-next-line
-  }, [state, onView]);
-  useEffect(() => {
-    const current = view.current;
-    if (current && current.state !== state) {
-      current.setState(state);
-      current.focus();
-    }
-  }, [state]);
+  }, [model]);
   return <div className="code-editor" ref={parent} data-testid="code-editor" />;
 }
 
@@ -77,10 +35,10 @@ export function CompareView({
   const parent = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!parent.current) return;
-    const shared = [basicSetup, oneDark, languageFor(path)];
+    const shared = compareExtensions(path);
     const merge = new MergeView({
       a: { doc: mine, extensions: shared },
-      b: { doc: disk, extensions: [...shared, EditorState.readOnly.of(true), EditorView.editable.of(false)] },
+      b: { doc: disk, extensions: [shared, EditorState.readOnly.of(true), EditorView.editable.of(false)] },
       parent: parent.current,
     });
     onView(merge);

@@ -1,5 +1,6 @@
 import { useEffect, useMemo } from "react";
 import type { FileChange, FileChangesEvent } from "../../protocol/files";
+import type { FilesApi } from "../api/files";
 
 export type FileEventListener = (event: { kind: "changes"; changes: FileChange[] } | { kind: "resync" }) => void;
 
@@ -47,11 +48,8 @@ export class FileEvents {
   }
 }
 
-export function useFileEvents(workspaceId: string): FileEvents {
-  const events = useMemo(
-    () => new FileEvents(`/api/workspaces/${encodeURIComponent(workspaceId)}/files/watch`),
-    [workspaceId],
-  );
+export function useFileEvents(files: FilesApi): FileEvents {
+  const events = useMemo(() => new FileEvents(files.watchUrl()), [files]);
   useEffect(() => {
     events.open();
     return () => events.close();

@@ -1,23 +1,34 @@
-import { useMemo, useRef, useState } from "react";
-import type { EditorHandle } from "../editor/EditorPane";
+import { useEffect, useMemo, useSyncExternalStore } from "react";
+import type { FilesApi } from "../api/files";
+import { EditorModel } from "../editor/editor-model";
+import { registerUnsaved } from "../unsaved-work";
 import { useFileEvents } from "./file-events";
-import { FilesApi } from "./files-api";
+import { FileTreeModel } from "./file-tree-model";
 
-/** Wires the file tree and the editor of one workspace together (shared API client and change stream). */
-export function useWorkspaceFiles(workspaceId: string) {
-  const api = useMemo(() => new FilesApi(workspaceId), [workspaceId]);
-  const events = useFileEvents(workspaceId);
-  const editorRef = useRef<EditorHandle>(null);
-  const [activePath, setActivePath] = useState<string | undefined>();
-  return {
-    tree: {
-      api,
-      events,
-      activePath,
-      onOpen: (path: string) => editorRef.current?.open(path),
-      onRenamed: (from: string, to: string) => editorRef.current?.renamed(from, to),
-      onDeleted: (path: string) => editorRef.current?.deleted(path),
-    },
-    editor: { api, events, ref: editorRef, onActiveChange: setActivePath },
-  };
+/**
+ * The file tree and the editor buffers of one workspace, fed by one change
+ * stream; the tree tells the editor what it opened, renamed and deleted.
+ */
+export function useWorkspaceFiles(files: FilesApi) {
+  const events = useFileEvents(files);
+  const editor = useMemo(() => new EditorModel(files), [files]);
+  const tree = useMemo(
+    () =>
+      new FileTreeModel(files, {
+        open: (path) => void editor.open(path),
+        renamed: (from, to) => editor.renamed(from, to),
+        deleted: (path) => editor.deleted(path),
+      }),
+    [files, editor],
+  );
+  useEffect(() => {
+    const unsubscribe = [events.subscribe(tree.onFileEvent), events.subscribe(editor.onFileEvent)];
+    return () => {
+      for (const stop of unsubscribe) stop();
+    };
+  }, [events, tree, editor]);
+  // Leaving the page with unsaved work asks first (app/unsaved-work.ts).
+  useEffect(() => registerUnsaved("editor", () => editor.isDirty()), [editor]);
+  const { active } = useSyncExternalStore(editor.subscribe, editor.getSnapshot);
+  return { files, tree, editor, activePath: active };
 }

@@ -1,24 +1,24 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { PreviewAccess, PreviewsOverview } from "../../protocol/previews";
-import { ApiRequestError } from "../api";
-import { previewsApi } from "../previews-api";
+import { errorMessage } from "../api/http";
+import type { PreviewsApi } from "../api/previews";
 
 const POLL_MS = 2_000;
 /** The owner's grant lasts an hour; renew well before. */
 const RENEW_MS = 10 * 60_000;
 
 /** Listening ports and the Run button's dev server, polled while the pane is mounted. */
-export function usePreviewOverview(workspaceId: string) {
+export function usePreviewOverview(previews: PreviewsApi) {
   const [overview, setOverview] = useState<PreviewsOverview>();
   const [error, setError] = useState<string>();
   const refresh = useCallback(async () => {
     try {
-      setOverview(await previewsApi.overview(workspaceId));
+      setOverview(await previews.overview());
       setError(undefined);
     } catch (e) {
-      setError(e instanceof ApiRequestError ? e.message : String(e));
+      setError(errorMessage(e));
     }
-  }, [workspaceId]);
+  }, [previews]);
 
   useEffect(() => {
     let stopped = false;
@@ -38,7 +38,7 @@ export function usePreviewOverview(workspaceId: string) {
 }
 
 /** The owner's preview URL for a port, renewed while the pane shows it. */
-export function useOwnerAccess(workspaceId: string, port: number | undefined) {
+export function useOwnerAccess(previews: PreviewsApi, port: number | undefined) {
   const [access, setAccess] = useState<PreviewAccess>();
   const [error, setError] = useState<string>();
   const current = useRef<PreviewAccess>(undefined);
@@ -48,7 +48,7 @@ export function useOwnerAccess(workspaceId: string, port: number | undefined) {
     let stopped = false;
     const open = async () => {
       try {
-        const next = await previewsApi.open(workspaceId, port);
+        const next = await previews.open(port);
         if (stopped) return;
         // Same URL on renewal: keep the object so the frame does not reload.
         if (current.current?.url !== next.url) {
@@ -57,7 +57,7 @@ export function useOwnerAccess(workspaceId: string, port: number | undefined) {
         }
         setError(undefined);
       } catch (e) {
-        if (!stopped) setError(e instanceof ApiRequestError ? e.message : String(e));
+        if (!stopped) setError(errorMessage(e));
       }
     };
     void open();
@@ -66,7 +66,7 @@ export function useOwnerAccess(workspaceId: string, port: number | undefined) {
       stopped = true;
       clearInterval(timer);
     };
-  }, [workspaceId, port]);
+  }, [previews, port]);
 
   return { access: access?.port === port ? access : undefined, error };
 }

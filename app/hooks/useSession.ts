@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import type { SessionInfo } from "../../protocol/session";
-import { ApiRequestError, apiJson } from "../api";
+import { ApiRequestError } from "../api/http";
+import { sessionApi } from "../api/session";
 
 export type SessionState =
   | { state: "loading" }
@@ -13,7 +14,7 @@ export function useSession() {
 
   const refresh = useCallback(async () => {
     try {
-      const info = await apiJson<SessionInfo>("/api/session");
+      const info = await sessionApi.get();
       setSession({ state: "signed-in", user: info.user });
     } catch (error) {
       setSession({
@@ -29,18 +30,15 @@ export function useSession() {
 
   const signIn = useCallback(
     async (password: string) => {
-      await apiJson<void>("/api/session", {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ password }),
-      });
+      await sessionApi.signIn(password);
       await refresh();
     },
     [refresh],
   );
 
   const signOut = useCallback(async () => {
-    await apiJson<void>("/api/session", { method: "DELETE" }).catch(() => undefined);
+    // Signed out here whatever the server says: a failed sign-out leaves only an expiring cookie.
+    await sessionApi.signOut().catch(() => undefined);
     setSession({ state: "signed-out" });
   }, []);
 

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { ErrorCode } from "../../protocol/errors";
 import type { WorkspaceStatus } from "../../protocol/workspace";
-import { ApiRequestError, apiJson } from "../api";
+import { ApiRequestError } from "../api/http";
+import type { WorkspaceApi } from "../api/workspace";
 
 /** Polling while nothing moves; a start or save is followed closely. */
 const IDLE_POLL_MS = 10_000;
@@ -15,7 +16,7 @@ export type StatusView = Omit<WorkspaceStatus, "id">;
  * container), then follows its state with `?wake=0`, which does not count as
  * use: an open tab alone does not keep a workspace awake, an open terminal does.
  */
-export function useWorkspaceStatus(workspaceId: string) {
+export function useWorkspaceStatus(api: WorkspaceApi) {
   const [status, setStatus] = useState<StatusView>({ state: "starting" });
   const current = useRef(status);
   current.current = status;
@@ -25,13 +26,13 @@ export function useWorkspaceStatus(workspaceId: string) {
   const fetchStatus = useCallback(
     async (wake: boolean): Promise<StatusView> => {
       try {
-        return await apiJson<WorkspaceStatus>(`/api/workspaces/${workspaceId}/status${wake ? "" : "?wake=0"}`);
+        return await api.status({ wake });
       } catch (error) {
         const err = error instanceof ApiRequestError ? error : new ApiRequestError(0, "UNKNOWN", String(error));
         return { ...current.current, state: "failed", error: { code: err.code as ErrorCode, message: err.message } };
       }
     },
-    [workspaceId],
+    [api],
   );
 
   /** Wakes or starts the workspace and shows the result. */

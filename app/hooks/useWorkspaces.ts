@@ -1,12 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import type { WorkspaceSummary, WorkspaceTemplate } from "../../protocol/workspaces";
-import { apiJson } from "../api";
-
-const json = (method: string, body: unknown): RequestInit => ({
-  method,
-  headers: { "Content-Type": "application/json" },
-  body: JSON.stringify(body),
-});
+import { errorMessage } from "../api/http";
+import { workspacesApi } from "../api/workspace";
 
 /** The signed-in user's workspaces and the actions on them. */
 export function useWorkspaces() {
@@ -15,10 +10,10 @@ export function useWorkspaces() {
 
   const refresh = useCallback(async () => {
     try {
-      setWorkspaces(await apiJson<WorkspaceSummary[]>("/api/workspaces"));
+      setWorkspaces(await workspacesApi.list());
       setError(undefined);
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorMessage(err));
     }
   }, []);
 
@@ -28,7 +23,7 @@ export function useWorkspaces() {
 
   const create = useCallback(
     async (name: string, template: WorkspaceTemplate = "vite-react") => {
-      const created = await apiJson<WorkspaceSummary>("/api/workspaces", json("POST", { name, template }));
+      const created = await workspacesApi.create(name, template);
       await refresh();
       return created;
     },
@@ -37,7 +32,7 @@ export function useWorkspaces() {
 
   const rename = useCallback(
     async (id: string, name: string) => {
-      await apiJson<WorkspaceSummary>(`/api/workspaces/${id}`, json("PATCH", { name }));
+      await workspacesApi.rename(id, name);
       await refresh();
     },
     [refresh],
@@ -45,7 +40,7 @@ export function useWorkspaces() {
 
   const remove = useCallback(
     async (id: string) => {
-      await apiJson<void>(`/api/workspaces/${id}`, { method: "DELETE" });
+      await workspacesApi.remove(id);
       await refresh();
     },
     [refresh],

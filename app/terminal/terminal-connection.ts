@@ -11,6 +11,7 @@
  */
 import type { IDisposable, ITerminalAddon, Terminal } from "@xterm/xterm";
 import { FLOW_ACK_EVERY_BYTES, type TerminalClientMessage, type TerminalServerMessage } from "../../protocol/terminal";
+import type { TerminalsApi } from "../api/workspace";
 
 export type ConnectionState = "connecting" | "connected" | "reconnecting" | "exited" | "sleeping";
 
@@ -33,7 +34,7 @@ export function reconnectDelay(attempt: number, random = Math.random()): number 
 }
 
 export interface TerminalConnectionOptions {
-  workspaceId: string;
+  terminals: TerminalsApi;
   name: string;
   onStateChange?: (state: ConnectionState) => void;
 }
@@ -107,15 +108,9 @@ export class TerminalConnection implements ITerminalAddon {
   }
 
   private url(wake: boolean): string {
-    const { workspaceId, name } = this.options;
-    const url = new URL(`/ws/workspaces/${workspaceId}/terminals/${name}`, window.location.href);
-    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-    if (this.terminal) {
-      url.searchParams.set("cols", String(this.terminal.cols));
-      url.searchParams.set("rows", String(this.terminal.rows));
-    }
-    if (!wake) url.searchParams.set("wake", "0");
-    return url.toString();
+    const { terminals, name } = this.options;
+    const size = this.terminal ? { cols: this.terminal.cols, rows: this.terminal.rows } : undefined;
+    return terminals.socketUrl(name, size, wake);
   }
 
   /**

@@ -1,4 +1,10 @@
-import { type ErrorBody, isErrorBody } from "../protocol/errors";
+import { type ErrorBody, isErrorBody } from "../../protocol/errors";
+
+/**
+ * The one place the app talks HTTP to the Worker: every request of the app
+ * goes through {@link apiFetch} (uploads, which need progress events, go
+ * through XHR in files.ts and fail with the same error type).
+ */
 
 /** An `/api/` call that failed; `code` comes from the server when it sent one. */
 export class ApiRequestError extends Error {
@@ -10,6 +16,12 @@ export class ApiRequestError extends Error {
     super(message);
     this.name = "ApiRequestError";
   }
+}
+
+/** What a person should read about a failure, whatever threw it. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
 }
 
 const NETWORK_RETRIES = 2;
@@ -34,6 +46,12 @@ async function fetchWithRetry(path: string, init: RequestInit): Promise<Response
   }
 }
 
+/** The error an answer that is not ok stands for, from its JSON error body when it has one. */
+export function errorFromBody(status: number, body: unknown, fallback: string): ApiRequestError {
+  const error: ErrorBody | undefined = isErrorBody(body) ? body : undefined;
+  return new ApiRequestError(status, error?.code ?? `HTTP_${status}`, error?.message ?? fallback);
+}
+
 /**
  * Calls the Worker's API; a response that is not ok becomes an
  * {@link ApiRequestError} with the server's code and message when it sent them.
@@ -42,16 +60,21 @@ export async function apiFetch(path: string, init: RequestInit = {}): Promise<Re
   const response = await fetchWithRetry(path, init);
   if (response.ok) return response;
   const body: unknown = await response.json().catch(() => undefined);
-  const error: ErrorBody | undefined = isErrorBody(body) ? body : undefined;
-  throw new ApiRequestError(
-    response.status,
-    error?.code ?? `HTTP_${response.status}`,
-    error?.message ?? `The server answered ${response.status} ${response.statusText}.`,
-  );
+  throw errorFromBody(response.status, body, `The server answered ${response.status} ${response.statusText}.`);
 }
 
 /** {@link apiFetch} for JSON answers. */
 export async function apiJson<T>(path: string, init?: RequestInit): Promise<T> {
   const response = await apiFetch(path, { ...init, headers: { Accept: "application/json", ...init?.headers } });
   return (response.status === 204 ? undefined : await response.json().catch(() => undefined)) as T;
+}
+
+/** A JSON request body. */
+export function jsonBody(method: string, body: unknown): RequestInit {
+  return { method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
+}
+
+/** `/api/workspaces/{id}` and below. */
+export function workspacePath(workspaceId: string, suffix = ""): string {
+  return `/api/workspaces/${encodeURIComponent(workspaceId)}${suffix}`;
 }

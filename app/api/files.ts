@@ -1,7 +1,6 @@
-import { isErrorBody } from "../../protocol/errors";
 import type { DirectoryListing, FileInfo } from "../../protocol/files";
 import { UPLOAD_CHUNK_BYTES } from "../../protocol/files";
-import { ApiRequestError, apiFetch, apiJson } from "../api";
+import { ApiRequestError, apiFetch, apiJson, errorFromBody, jsonBody, workspacePath } from "./http";
 
 /** The browser side of `/api/workspaces/{id}/files...` (worker/routes/files.ts). */
 export class FilesApi {
@@ -9,7 +8,12 @@ export class FilesApi {
 
   url(suffix: string, query: Record<string, string> = {}): string {
     const search = new URLSearchParams(query).toString();
-    return `/api/workspaces/${encodeURIComponent(this.workspaceId)}/files${suffix}${search ? `?${search}` : ""}`;
+    return workspacePath(this.workspaceId, `/files${suffix}${search ? `?${search}` : ""}`);
+  }
+
+  /** The server-sent events stream of changes (read by app/files/file-events.ts). */
+  watchUrl(): string {
+    return this.url("/watch");
   }
 
   /** `wake: false` for re-reads the page makes by itself: they must not wake a sleeping workspace. */
@@ -40,11 +44,7 @@ export class FilesApi {
   }
 
   move(from: string, to: string): Promise<FileInfo> {
-    return apiJson(this.url("/move"), {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ from, to }),
-    });
+    return apiJson(this.url("/move"), jsonBody("POST", { from, to }));
   }
 
   async remove(path: string, recursive: boolean): Promise<void> {
@@ -82,7 +82,7 @@ export class FilesApi {
       } while (offset < file.size);
     } catch (error) {
       // Whatever part arrived is removed (best effort; nothing there is fine too).
-      void fetch(this.url("/upload", { path, upload: token }), { method: "DELETE" }).catch(() => {});
+      void apiFetch(this.url("/upload", { path, upload: token }), { method: "DELETE" }).catch(() => {});
       throw error;
     }
   }
@@ -131,31 +131,11 @@ function xhrPut(url: string, body: Blob, onProgress: (loaded: number) => void, s
       } catch {
         body = undefined;
       }
-      reject(
-        new ApiRequestError(
-          xhr.status,
-          isErrorBody(body) ? body.code : `HTTP_${xhr.status}`,
-          isErrorBody(body) ? body.message : `The upload failed with ${xhr.status}.`,
-        ),
-      );
+      reject(errorFromBody(xhr.status, body, `The upload failed with ${xhr.status}.`));
     };
     xhr.onerror = () => reject(new ApiRequestError(0, "NETWORK", "The upload was interrupted."));
     xhr.onabort = () => reject(new DOMException("Upload cancelled", "AbortError"));
     signal?.addEventListener("abort", () => xhr.abort(), { once: true });
     xhr.send(body);
   });
-}
-
-/** Joins a folder path ("." is the root) and a name. */
-export function joinPath(dir: string, name: string): string {
-  return dir === "." ? name : `${dir}/${name}`;
-}
-
-export function parentOf(path: string): string {
-  const index = path.lastIndexOf("/");
-  return index === -1 ? "." : path.slice(0, index);
-}
-
-export function nameOf(path: string): string {
-  return path.slice(path.lastIndexOf("/") + 1);
 }

@@ -1,0 +1,40 @@
+import type { DevServerState, PreviewAccess, PreviewsOverview, ShareLink } from "../../protocol/previews";
+import { apiJson, jsonBody, workspacePath } from "./http";
+
+/** The browser side of `/api/workspaces/{id}/previews...` (worker/routes/previews.ts). */
+export class PreviewsApi {
+  constructor(readonly workspaceId: string) {}
+
+  private path(suffix = ""): string {
+    return workspacePath(this.workspaceId, `/previews${suffix}`);
+  }
+
+  overview(): Promise<PreviewsOverview> {
+    return apiJson(this.path());
+  }
+
+  /** The owner's own URL for a port, renewed. */
+  open(port: number): Promise<PreviewAccess> {
+    return apiJson(this.path(`/${port}`), { method: "POST" });
+  }
+
+  runDevServer(): Promise<DevServerState> {
+    return apiJson(this.path("/dev-server"), { method: "POST" });
+  }
+
+  stopDevServer(): Promise<void> {
+    return apiJson(this.path("/dev-server"), { method: "DELETE" });
+  }
+
+  async shares(port: number): Promise<ShareLink[]> {
+    return (await apiJson<{ shares: ShareLink[] }>(this.path(`/${port}/shares`))).shares;
+  }
+
+  share(port: number, ttlSeconds: number): Promise<ShareLink> {
+    return apiJson(this.path(`/${port}/shares`), jsonBody("POST", { ttlSeconds }));
+  }
+
+  revoke(port: number, shareId: string): Promise<void> {
+    return apiJson(this.path(`/${port}/shares/${encodeURIComponent(shareId)}`), { method: "DELETE" });
+  }
+}

@@ -1,0 +1,86 @@
+import type { TerminalInfo } from "../../protocol/terminal";
+import type { ImportResult, SaveResult, WorkspaceStatus } from "../../protocol/workspace";
+import type { WorkspaceSummary, WorkspaceTemplate } from "../../protocol/workspaces";
+import { FilesApi } from "./files";
+import { apiFetch, apiJson, jsonBody, workspacePath } from "./http";
+import { PreviewsApi } from "./previews";
+
+/** The signed-in user's workspaces: `/api/workspaces` (worker/routes/workspaces.ts). */
+export const workspacesApi = {
+  list: () => apiJson<WorkspaceSummary[]>("/api/workspaces"),
+  create: (name: string, template: WorkspaceTemplate) =>
+    apiJson<WorkspaceSummary>("/api/workspaces", jsonBody("POST", { name, template })),
+  rename: (id: string, name: string) => apiJson<WorkspaceSummary>(workspacePath(id), jsonBody("PATCH", { name })),
+  remove: (id: string) => apiJson<void>(workspacePath(id), { method: "DELETE" }),
+};
+
+/** Terminals of a workspace: `/api/workspaces/{id}/terminals` and the terminal WebSocket. */
+export class TerminalsApi {
+  constructor(readonly workspaceId: string) {}
+
+  list(): Promise<TerminalInfo[]> {
+    return apiJson(workspacePath(this.workspaceId, "/terminals"));
+  }
+
+  /** Ends a terminal's tmux session. */
+  async remove(name: string): Promise<void> {
+    await apiFetch(workspacePath(this.workspaceId, `/terminals/${encodeURIComponent(name)}`), { method: "DELETE" });
+  }
+
+  /** The terminal WebSocket's URL; `wake: false` for reconnects that must not wake a sleeping workspace. */
+  socketUrl(name: string, size: { cols: number; rows: number } | undefined, wake: boolean): string {
+    const url = new URL(`/ws/workspaces/${encodeURIComponent(this.workspaceId)}/terminals/${name}`, location.href);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    if (size) {
+      url.searchParams.set("cols", String(size.cols));
+      url.searchParams.set("rows", String(size.rows));
+    }
+    if (!wake) url.searchParams.set("wake", "0");
+    return url.toString();
+  }
+}
+
+/** Everything about one workspace: its state and lifecycle, files, previews and terminals. */
+export class WorkspaceApi {
+  readonly files: FilesApi;
+  readonly previews: PreviewsApi;
+  readonly terminals: TerminalsApi;
+
+  constructor(readonly id: string) {
+    this.files = new FilesApi(id);
+    this.previews = new PreviewsApi(id);
+    this.terminals = new TerminalsApi(id);
+  }
+
+  /** `wake: false` only reports, and does not count as use. */
+  status({ wake }: { wake: boolean }): Promise<WorkspaceStatus> {
+    return apiJson(workspacePath(this.id, wake ? "/status" : "/status?wake=0"));
+  }
+
+  save(): Promise<SaveResult> {
+    return apiJson(workspacePath(this.id, "/save"), { method: "POST" });
+  }
+
+  /** Saves, then stops the container. */
+  stop(): Promise<SaveResult> {
+    return apiJson(workspacePath(this.id, "/stop"), { method: "POST" });
+  }
+
+  /** After a failed restore: a new workspace from its template. */
+  reset(): Promise<void> {
+    return apiJson(workspacePath(this.id, "/reset"), { method: "POST" });
+  }
+
+  /** Replaces /workspace with a .tar.gz archive. */
+  importArchive(file: Blob): Promise<ImportResult> {
+    return apiJson(workspacePath(this.id, "/import?replace=true"), {
+      method: "POST",
+      headers: { "Content-Type": "application/gzip" },
+      body: file,
+    });
+  }
+
+  exportUrl(): string {
+    return workspacePath(this.id, "/export");
+  }
+}

@@ -1,0 +1,542 @@
+import {
+  Compartment,
+  EditorSelection,
+  EditorState,
+  type Extension,
+  type Text,
+  type TransactionSpec,
+} from "@codemirror/state";
+import { EditorView } from "@codemirror/view";
+import type { FilesApi } from "../api/files";
+import { ApiRequestError, errorMessage } from "../api/http";
+import type { FileEventListener } from "../files/file-events";
+import { nameOf } from "../files/paths";
+import { bufferExtensions } from "./buffer-extensions";
+import { decodeText, imageTypeFor } from "./languages";
+
+/** Above this a file opens read-only (CodeMirror stays usable, but editing it here is unwise). */
+const READ_ONLY_BYTES = 5 * 1024 * 1024;
+/** Above this a file is not loaded at all: size and a download link. */
+const NO_LOAD_BYTES = 50 * 1024 * 1024;
+
+export type BufferKind = "loading" | "text" | "image" | "binary" | "too-large" | "error";
+
+/** A change on disk that meets unsaved edits, or a file deleted under its buffer. */
+export type Conflict = { disk: string; etag: string } | { deleted: true };
+
+/** What the page shows about one open file (immutable: a change makes a new object). */
+export interface BufferInfo {
+  readonly path: string;
+  readonly kind: BufferKind;
+  readonly size: number;
+  /** Disk version the buffer is based on (sent as If-Match); "" when none. */
+  readonly etag: string;
+  readonly dirty: boolean;
+  readonly readOnly: boolean;
+  readonly imageUrl?: string;
+  readonly error?: string;
+  readonly conflict?: Conflict;
+  readonly comparing?: boolean;
+  readonly saving?: boolean;
+  /** A failed save, for the person to read. */
+  readonly message?: string;
+}
+
+export interface EditorSnapshot {
+  readonly buffers: readonly BufferInfo[];
+  readonly active: string | undefined;
+}
+
+/** A place in a file, 1-based as editors and language servers show it. */
+export interface Position {
+  line: number;
+  column: number;
+}
+
+/** A text edit in 1-based positions (a language server's edits, converted). */
+export interface TextEdit {
+  from: Position;
+  to: Position;
+  insert: string;
+}
+
+interface Buffer {
+  info: BufferInfo;
+  /** Text last read or saved: the buffer is dirty when the document differs. */
+  saved: string;
+  /** The document and its undo history; the view's state while the view shows it. */
+  state?: EditorState;
+  /** Where to put the cursor once the buffer shows. */
+  reveal?: Position;
+  loading?: Promise<void>;
+}
+
+/** Holds the providers' extensions in each state, so adding one keeps undo history. */
+const provided = new Compartment();
+
+/** Extra CodeMirror extensions for a buffer (language servers add theirs here). */
+export type ExtensionProvider = (path: string) => Extension;
+
+/**
+ * The open files of a workspace: one buffer per path, their CodeMirror states
+ * (document, selection, undo history), saving with If-Match, and what a change
+ * on disk does to each (a clean buffer reloads, a dirty one gets a conflict).
+ * React reads it through `useSyncExternalStore(model.subscribe, model.getSnapshot)`;
+ * the one CodeMirror view attaches itself with {@link attachView} and shows
+ * the active buffer.
+ */
+export class EditorModel {
+  private readonly buffers = new Map<string, Buffer>();
+  private order: string[] = [];
+  private active: string | undefined;
+  private snapshot: EditorSnapshot = { buffers: [], active: undefined };
+  private readonly listeners = new Set<() => void>();
+  private view: EditorView | undefined;
+  /** The path whose state the view shows. */
+  private viewPath: string | undefined;
+  private readonly providers = new Set<ExtensionProvider>();
+
+  constructor(private readonly files: FilesApi) {}
+
+  // --- reading (for React and for features built on top) ---
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  readonly getSnapshot = (): EditorSnapshot => this.snapshot;
+
+  /** The open buffers, in tab order. */
+  list(): readonly BufferInfo[] {
+    return this.snapshot.buffers;
+  }
+
+  get(path: string): BufferInfo | undefined {
+    return this.buffers.get(path)?.info;
+  }
+
+  get activePath(): string | undefined {
+    return this.active;
+  }
+
+  /** The live editor state of a text buffer (the view's while it shows it). */
+  state(path: string): EditorState | undefined {
+    if (this.view && this.viewPath === path) return this.view.state;
+    return this.buffers.get(path)?.state;
+  }
+
+  /** The buffer's current text, edits included. */
+  text(path: string): string | undefined {
+    return this.state(path)?.doc.toString();
+  }
+
+  isDirty(): boolean {
+    return this.order.some((path) => this.buffers.get(path)?.info.dirty);
+  }
+
+  // --- opening, showing, closing ---
+
+  /**
+   * Opens a file (or shows it when open) and makes it active, unless
+   * `background`; with `at`, puts the cursor there (1-based line and column)
+   * and scrolls to it. Resolves once the file is loaded.
+   */
+  async open(path: string, at?: Position, { background = false } = {}): Promise<void> {
+    let buffer = this.buffers.get(path);
+    if (!buffer) {
+      buffer = { info: { path, kind: "loading", size: 0, etag: "", dirty: false, readOnly: false }, saved: "" };
+      this.buffers.set(path, buffer);
+      this.order = [...this.order, path];
+      buffer.loading = this.load(path);
+      this.emit();
+    }
+    if (at) buffer.reveal = at;
+    if (!background) this.activate(path);
+    await buffer.loading;
+    this.applyReveal(path);
+  }
+
+  /** Shows an open buffer. */
+  activate(path: string | undefined): void {
+    if (path !== undefined && !this.buffers.has(path)) return;
+    if (this.active === path) return;
+    this.active = path;
+    this.showActive();
+    this.emit();
+  }
+
+  /**
+   * Closes a buffer. Unsaved changes are lost, so unless `force` the person
+   * is asked first; returns whether it closed.
+   */
+  close(path: string, { force = false } = {}): boolean {
+    const buffer = this.buffers.get(path);
+    if (!buffer) return true;
+    if (!force && buffer.info.dirty && !confirm(`"${nameOf(path)}" has unsaved changes. Close it and lose them?`)) {
+      return false;
+    }
+    if (buffer.info.imageUrl) URL.revokeObjectURL(buffer.info.imageUrl);
+    const index = this.order.indexOf(path);
+    this.buffers.delete(path);
+    this.order = this.order.filter((p) => p !== path);
+    if (this.viewPath === path) this.viewPath = undefined;
+    if (this.active === path) {
+      this.active = this.order[Math.min(index, this.order.length - 1)] ?? this.order.at(-1);
+      this.showActive();
+    }
+    this.emit();
+    return true;
+  }
+
+  // --- the view ---
+
+  /** The CodeMirror view mounts (or unmounts, with undefined): it shows the active buffer. */
+  attachView(view: EditorView | undefined): void {
+    this.storeViewState();
+    this.view = view;
+    this.viewPath = undefined;
+    this.showActive();
+  }
+
+  /** Adds extensions to every buffer, now and later; returns a function that removes them. */
+  addExtensions(provider: ExtensionProvider): () => void {
+    this.providers.add(provider);
+    this.rebuildStates();
+    return () => {
+      this.providers.delete(provider);
+      this.rebuildStates();
+    };
+  }
+
+  // --- editing and saving ---
+
+  /**
+   * Applies edits to a buffer, opening it first when it is not open (the
+   * buffer becomes dirty; nothing is written until it is saved). Edits are
+   * given against the text before any of them, as a language server sends them.
+   */
+  async applyEdits(path: string, edits: readonly TextEdit[]): Promise<void> {
+    await this.open(path, undefined, { background: true });
+    const state = this.state(path);
+    if (!state || this.get(path)?.kind !== "text") throw new Error(`${path} is not a text file.`);
+    const changes = edits.map((edit) => ({
+      from: offsetOf(state.doc, edit.from),
+      to: offsetOf(state.doc, edit.to),
+      insert: edit.insert,
+    }));
+    this.updateState(path, { changes });
+  }
+
+  /** Saves a text buffer to disk (If-Match its disk version). Failures show on the buffer. */
+  async save(path = this.active): Promise<void> {
+    const buffer = path === undefined ? undefined : this.buffers.get(path);
+    if (!buffer || path === undefined) return;
+    const { info } = buffer;
+    const text = this.text(path);
+    if (info.kind !== "text" || info.readOnly || text === undefined || info.saving) return;
+    this.patch(path, { saving: true, message: undefined });
+    try {
+      const saved = await this.files.save(path, text, info.etag || undefined);
+      const current = this.buffers.get(path);
+      if (!current) return;
+      current.saved = text;
+      this.patch(path, {
+        saving: false,
+        etag: saved.etag,
+        dirty: this.text(path) !== text,
+        conflict: undefined,
+        size: saved.size,
+      });
+    } catch (cause) {
+      if (cause instanceof ApiRequestError && cause.code === "FILE_CHANGED") {
+        this.patch(path, { saving: false });
+        await this.checkDisk(path, true);
+      } else {
+        this.patch(path, { saving: false, message: `Not saved: ${errorMessage(cause)}` });
+      }
+    }
+  }
+
+  async saveAll(): Promise<void> {
+    await Promise.all(this.order.filter((p) => this.get(p)?.dirty).map((p) => this.save(p)));
+  }
+
+  /**
+   * Reads a buffer's file again: a clean buffer takes the disk version
+   * (keeping its undo history and cursor), a dirty one gets a conflict bar.
+   * For changes the page made itself (a rename across files, a git checkout).
+   */
+  reload(path: string): Promise<void> {
+    return this.checkDisk(path, true);
+  }
+
+  // --- conflicts ---
+
+  /** Keep mine (optionally the text edited in the compare view), or take the disk version. */
+  resolveConflict(path: string, choice: "mine" | "disk", mine?: string): void {
+    const buffer = this.buffers.get(path);
+    const conflict = buffer?.info.conflict;
+    if (!buffer || !conflict) return;
+    if (choice === "disk") {
+      if ("deleted" in conflict) {
+        this.close(path, { force: true });
+        return;
+      }
+      this.replaceText(path, conflict.disk);
+      buffer.saved = conflict.disk;
+      this.patch(path, { etag: conflict.etag, dirty: false, conflict: undefined, comparing: false });
+      return;
+    }
+    // The next save overwrites the disk.
+    if (mine !== undefined) this.replaceText(path, mine);
+    this.patch(path, {
+      etag: "deleted" in conflict ? "" : conflict.etag,
+      dirty: true,
+      conflict: undefined,
+      comparing: false,
+    });
+  }
+
+  setComparing(path: string, comparing: boolean): void {
+    // The compare view replaces the editor: keep what the view holds.
+    if (comparing && this.viewPath === path) this.storeViewState();
+    this.patch(path, { comparing });
+    if (!comparing) this.showActive();
+  }
+
+  // --- what happened elsewhere ---
+
+  /** A file or folder was renamed in the tree: its buffers follow. */
+  renamed(from: string, to: string): void {
+    const moved = (p: string) => p === from || p.startsWith(`${from}/`);
+    if (!this.order.some(moved)) return;
+    this.storeViewState();
+    this.viewPath = undefined;
+    const renamed = (p: string) => (moved(p) ? to + p.slice(from.length) : p);
+    for (const old of this.order.filter(moved)) {
+      const buffer = this.buffers.get(old) as Buffer;
+      const path = renamed(old);
+      this.buffers.delete(old);
+      // A new path may mean another language: the state is made again with the same text.
+      const text = buffer.state?.doc.toString();
+      this.buffers.set(path, {
+        ...buffer,
+        info: { ...buffer.info, path },
+        state: text === undefined ? undefined : this.makeState(path, text, buffer.info.readOnly),
+      });
+    }
+    this.order = this.order.map(renamed);
+    if (this.active !== undefined) this.active = renamed(this.active);
+    this.showActive();
+    this.emit();
+  }
+
+  /** A file or folder was deleted in the tree: clean buffers close, dirty ones say so. */
+  deleted(path: string): void {
+    for (const open of [...this.order]) {
+      if (open !== path && !open.startsWith(`${path}/`)) continue;
+      if (this.get(open)?.dirty) this.patch(open, { conflict: { deleted: true }, etag: "" });
+      else this.close(open, { force: true });
+    }
+  }
+
+  /** Changes from the watch stream (app/files/file-events.ts). */
+  readonly onFileEvent: FileEventListener = (event) => {
+    if (event.kind === "resync") {
+      for (const path of this.order) void this.checkDisk(path);
+      return;
+    }
+    for (const change of event.changes) {
+      for (const path of this.order) {
+        if (path === change.path || path === change.from || path.startsWith(`${change.path}/`)) {
+          void this.checkDisk(path);
+        }
+      }
+    }
+  };
+
+  // --- inside ---
+
+  private async load(path: string): Promise<void> {
+    try {
+      const info = await this.files.stat(path);
+      if (info.type === "directory") throw new Error(`${path} is a folder.`);
+      if (info.size > NO_LOAD_BYTES) {
+        this.patch(path, { kind: "too-large", size: info.size, etag: info.etag });
+        return;
+      }
+      const { bytes, etag } = await this.files.read(path);
+      const buffer = this.buffers.get(path);
+      if (!buffer) return;
+      const image = imageTypeFor(path);
+      if (image) {
+        const imageUrl = URL.createObjectURL(new Blob([bytes as BlobPart], { type: image }));
+        if (buffer.info.imageUrl) URL.revokeObjectURL(buffer.info.imageUrl);
+        this.patch(path, { kind: "image", size: bytes.byteLength, etag, imageUrl });
+        return;
+      }
+      const text = decodeText(bytes);
+      if (text === undefined) {
+        this.patch(path, { kind: "binary", size: bytes.byteLength, etag });
+        return;
+      }
+      const readOnly = bytes.byteLength > READ_ONLY_BYTES;
+      buffer.saved = text;
+      buffer.state = this.makeState(path, text, readOnly);
+      this.patch(path, { kind: "text", size: bytes.byteLength, etag, dirty: false, readOnly, conflict: undefined });
+      if (this.active === path) this.showActive();
+    } catch (cause) {
+      this.patch(path, { kind: "error", error: errorMessage(cause) });
+    }
+  }
+
+  /** Compares the disk with the buffer after a change event (or a refused save, or a reload). */
+  private async checkDisk(path: string, force = false): Promise<void> {
+    const info = this.get(path);
+    if (!info || info.kind === "loading") return;
+    if (info.saving && !force) return;
+    if (info.kind !== "text") return this.load(path);
+    let disk: { bytes: Uint8Array; etag: string };
+    try {
+      disk = await this.files.read(path);
+    } catch (cause) {
+      if (cause instanceof ApiRequestError && cause.status === 404) {
+        this.patch(path, { conflict: { deleted: true }, dirty: true, etag: "" });
+      }
+      return;
+    }
+    const buffer = this.buffers.get(path);
+    if (!buffer || (disk.etag === buffer.info.etag && !force)) return;
+    const text = decodeText(disk.bytes) ?? "";
+    const mine = this.text(path) ?? buffer.saved;
+    if (mine === text) {
+      buffer.saved = text;
+      this.patch(path, { etag: disk.etag, dirty: false, conflict: undefined });
+      return;
+    }
+    if (!buffer.info.dirty) {
+      // Clean: take the disk version silently, keeping the cursor where it can stay.
+      this.replaceText(path, text);
+      buffer.saved = text;
+      this.patch(path, { etag: disk.etag, dirty: false, conflict: undefined });
+      return;
+    }
+    this.patch(path, { conflict: { disk: text, etag: disk.etag } });
+  }
+
+  private makeState(path: string, text: string, readOnly: boolean): EditorState {
+    return EditorState.create({
+      doc: text,
+      extensions: [
+        bufferExtensions(path, readOnly, {
+          onSave: () => void this.save(path),
+          onChange: () => this.updateDirty(path),
+        }),
+        provided.of(this.providedExtensions(path)),
+      ],
+    });
+  }
+
+  private providedExtensions(path: string): Extension {
+    return [...this.providers].map((provide) => provide(path));
+  }
+
+  /** Gives every text buffer the current providers' extensions (text, cursor and undo history stay). */
+  private rebuildStates(): void {
+    for (const path of this.order) {
+      if (this.state(path)) this.updateState(path, { effects: provided.reconfigure(this.providedExtensions(path)) });
+    }
+  }
+
+  /** A transaction on a buffer: through the view when it shows it (so it draws), else on the stored state. */
+  private updateState(path: string, spec: TransactionSpec): void {
+    if (this.view && this.viewPath === path) {
+      this.view.dispatch(spec);
+      return;
+    }
+    const buffer = this.buffers.get(path);
+    if (!buffer?.state) return;
+    buffer.state = buffer.state.update(spec).state;
+    this.updateDirty(path);
+  }
+
+  /** Replaces the whole text as one undoable change, keeping the cursor where it can stay. */
+  private replaceText(path: string, text: string): void {
+    const state = this.state(path);
+    if (!state) return;
+    this.updateState(path, {
+      changes: { from: 0, to: state.doc.length, insert: text },
+      selection: { anchor: Math.min(state.selection.main.head, text.length) },
+    });
+  }
+
+  private updateDirty(path: string): void {
+    const buffer = this.buffers.get(path);
+    const state = this.state(path);
+    if (!buffer || !state) return;
+    const dirty = state.doc.length !== buffer.saved.length || state.doc.toString() !== buffer.saved;
+    if (dirty !== buffer.info.dirty) this.patch(path, { dirty });
+  }
+
+  private storeViewState(): void {
+    const buffer = this.viewPath === undefined ? undefined : this.buffers.get(this.viewPath);
+    if (buffer && this.view) buffer.state = this.view.state;
+  }
+
+  /** Puts the active buffer's state into the view (storing the one it showed). */
+  private showActive(): void {
+    const view = this.view;
+    if (!view) return;
+    const buffer = this.active === undefined ? undefined : this.buffers.get(this.active);
+    if (this.viewPath !== undefined && this.viewPath === this.active) return;
+    this.storeViewState();
+    if (!buffer?.state || buffer.info.comparing) {
+      this.viewPath = undefined;
+      return;
+    }
+    this.viewPath = this.active;
+    view.setState(buffer.state);
+    this.applyReveal(this.active as string);
+  }
+
+  private applyReveal(path: string): void {
+    const buffer = this.buffers.get(path);
+    const at = buffer?.reveal;
+    const state = this.state(path);
+    if (!buffer || !at || !state) return;
+    buffer.reveal = undefined;
+    const anchor = offsetOf(state.doc, at);
+    if (this.view && this.viewPath === path) {
+      this.view.dispatch({
+        selection: EditorSelection.cursor(anchor),
+        effects: EditorView.scrollIntoView(anchor, { y: "center" }),
+      });
+      this.view.focus();
+    } else {
+      // Not showing yet: the cursor waits in the state, and the view scrolls to it when shown.
+      buffer.state = state.update({ selection: EditorSelection.cursor(anchor), scrollIntoView: true }).state;
+    }
+  }
+
+  private patch(path: string, change: Partial<BufferInfo>): void {
+    const buffer = this.buffers.get(path);
+    if (!buffer) return;
+    buffer.info = { ...buffer.info, ...change };
+    this.emit();
+  }
+
+  private emit(): void {
+    this.snapshot = {
+      buffers: this.order.map((path) => (this.buffers.get(path) as Buffer).info),
+      active: this.active,
+    };
+    for (const listener of this.listeners) listener();
+  }
+}
+
+/** The document offset of a 1-based line and column, clamped into the document. */
+export function offsetOf(doc: Text, { line, column }: Position): number {
+  const lineInfo = doc.line(Math.max(1, Math.min(doc.lines, Math.floor(line))));
+  return lineInfo.from + Math.max(0, Math.min(lineInfo.length, Math.floor(column) - 1));
+}
