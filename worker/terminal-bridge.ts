@@ -17,6 +17,7 @@ import {
 import { describe } from "./errors";
 import { SHELL_ENV, WORKSPACE_ROOT } from "./sandbox/environment";
 import type { Sandbox, SandboxProcess } from "./sandbox/sandbox";
+import { ResizePump } from "./terminal-resize";
 
 /** Opens terminal `name` for a WebSocket upgrade request; the caller has checked the name. */
 export async function openTerminal(
@@ -44,14 +45,23 @@ export async function openTerminal(
       cwd: WORKSPACE_ROOT,
       signal: abort.signal,
     });
-    // Docker 20.10 starts exec PTYs at 0x0 whatever size was asked for.
-    tmux.resize(cols, rows);
   } catch (error) {
     console.error(`terminal ${name}: ${describe(error)}`);
     return refuseTerminal(`The terminal could not start: ${describe(error)}`, [client, server]);
   }
+  // Every resize goes through one pump, in order (terminal-resize.ts).
+  const sizes = new ResizePump((c, r) => {
+    try {
+      tmux.resize(c, r);
+    } catch (error) {
+      // The process is gone; its exit ends the bridge.
+      console.warn(`terminal ${name}: resize: ${describe(error)}`);
+    }
+  });
+  // Docker 20.10 starts exec PTYs at 0x0 whatever size was asked for.
+  sizes.resize(cols, rows);
 
-  bridge(server, tmux, abort, connection, () => sessionEnded(sandbox, name));
+  bridge(server, tmux, sizes, abort, connection, () => sessionEnded(sandbox, name));
   send(server, { type: "ready" });
   return new Response(null, { status: 101, webSocket: client });
 }
@@ -93,6 +103,7 @@ function answerAndClose(
 function bridge(
   server: WebSocket,
   tmux: SandboxProcess,
+  sizes: ResizePump,
   abort: AbortController,
   connection: { begin(): void; end(): void } | undefined,
   ended: () => Promise<boolean>,
@@ -103,6 +114,7 @@ function bridge(
   let closed = false;
   const markExited = () => {
     exited = true;
+    sizes.stop();
   };
   tmux.exitCode.then(markExited, markExited);
 
@@ -127,7 +139,7 @@ function bridge(
       }
       const message = parseClientMessage(event.data);
       if (message?.type === "resize") {
-        if (!exited) tmux.resize(message.cols, message.rows);
+        if (!exited) sizes.resize(message.cols, message.rows);
       } else if (message?.type === "ack") {
         flowControl = true;
         acked = Math.max(acked, Math.min(message.bytes, sent));
@@ -147,6 +159,7 @@ function bridge(
     closed = true;
     wake();
     // End only this tmux client; the session and its shell keep running.
+    sizes.stop();
     if (!exited) abort.abort();
   };
   server.addEventListener("close", onGone);
