@@ -14,6 +14,20 @@ export type ContainerState = "starting" | "running" | "saving" | "sleeping" | "s
 /** The steps of a start, in order. Waking from a snapshot begins with `restoring-snapshot`. */
 export type BootPhase = "restoring-snapshot" | "starting-container" | "ready";
 
+/**
+ * The running container replaced one that vanished without a save (removed
+ * from outside, a host failure): what it came back from, so the page can say
+ * what was lost. Reported until the workspace next sleeps on purpose.
+ */
+export interface RestoreNotice {
+  /** When the new container started (ISO 8601). */
+  at: string;
+  /** The latest snapshot, or the workspace's template when nothing had been saved. */
+  from: "snapshot" | "template";
+  /** When that snapshot was taken (ISO 8601): changes made after it are gone. Null for the template. */
+  savedAt: string | null;
+}
+
 /** `GET /api/workspaces/{id}/status` */
 export interface WorkspaceStatus {
   id: string;
@@ -28,6 +42,10 @@ export interface WorkspaceStatus {
   snapshotId?: string | null;
   /** Seconds without connections or requests after which the workspace saves and sleeps. */
   idleTimeoutSeconds?: number;
+  /** The container image a running workspace started from (shown for support). */
+  image?: string;
+  /** Set when the running container replaced one that vanished: see {@link RestoreNotice}. */
+  restored?: RestoreNotice;
   error?: ErrorBody;
 }
 

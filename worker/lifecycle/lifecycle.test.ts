@@ -255,6 +255,24 @@ describe("the lifecycle", () => {
     expect(await lifecycle.wake("w")).toMatchObject({ state: "running", snapshotId: saved.snapshotId });
     expect(sandbox.starts.at(-1)).toMatchObject({ containerSnapshot: { id: saved.snapshotId } });
     expect([...sandbox.disk].sort()).toEqual(["before-snapshot", "template"]);
+    // The page is told what came back, and from when.
+    expect((await lifecycle.status("w")).restored).toMatchObject({ from: "snapshot", savedAt: saved.savedAt });
+    // A sleep on purpose ends that news.
+    await lifecycle.stop();
+    expect((await lifecycle.status("w")).restored).toBeUndefined();
+  });
+
+  it("says a vanished container that had nothing saved came back from the template, and a first start says nothing", async () => {
+    const { lifecycle, sandbox } = setup();
+    await lifecycle.ensureRunning();
+    expect((await lifecycle.status("w")).restored).toBeUndefined();
+    await sandbox.write("never-saved");
+    sandbox.vanish();
+    expect(await lifecycle.wake("w")).toMatchObject({
+      state: "running",
+      restored: { from: "template", savedAt: null },
+    });
+    expect(sandbox.disk.has("never-saved")).toBe(false);
   });
 
   it("a status probe that finds the container dead starts it again from the latest snapshot", async () => {
@@ -315,6 +333,8 @@ describe("the lifecycle", () => {
     await lifecycle.ensureRunning();
     expect(sandbox.starts.at(-1)).toEqual({ image: "sandbox-image", enableInternet: true });
     expect(sandbox.disk.has("template")).toBe(true);
+    // Chosen by the person: no loss to report.
+    expect((await lifecycle.status("w")).restored).toBeUndefined();
   });
 
   it("deleting a sleeping workspace, or one that is stopping, leaves nothing to start", async () => {

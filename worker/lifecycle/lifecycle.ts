@@ -1,5 +1,5 @@
 import { type ErrorBody, ErrorCode } from "../../protocol/errors";
-import type { BootPhase, SaveResult, WorkspaceStatus } from "../../protocol/workspace";
+import type { BootPhase, RestoreNotice, SaveResult, WorkspaceStatus } from "../../protocol/workspace";
 import { Activity } from "../activity";
 import type { AlarmScheduler } from "../alarms";
 import { AppError, describe } from "../errors";
@@ -31,6 +31,10 @@ const LAST_ACTIVE_KEY = "lifecycle:last-active";
  * latest snapshot.
  */
 const SLEPT_KEY = "lifecycle:slept";
+/** Set once a container has started: a later start without SLEPT_KEY replaces one that vanished. */
+const STARTED_KEY = "lifecycle:started";
+/** The RestoreNotice of the running container, until the workspace next sleeps on purpose. */
+const RESTORED_KEY = "lifecycle:restored";
 /** Touched right before each snapshot; files newer than it changed after the save began. */
 const MARKER = `${IDE_STATE_DIR}/saved-at`;
 /** Where user changes live. `-xdev` keeps find off /proc and mounts. */
@@ -280,6 +284,7 @@ export class Lifecycle {
       await sandbox.destroy().catch(() => {});
       throw deleted();
     }
+    await this.noteVanished(snapshot);
     await this.deps.storage.delete(SLEPT_KEY);
     await this.deps
       .afterStart?.(Boolean(snapshot))
@@ -293,6 +298,28 @@ export class Lifecycle {
       await sandbox.destroy().catch(() => {});
       throw deleted();
     }
+  }
+
+  /**
+   * A start that follows a container which vanished (one ran, and nobody
+   * stopped it) lost what changed after the latest snapshot: remember what
+   * the new one came back from, for the page to say so.
+   */
+  private async noteVanished(snapshot: SnapshotRecord | undefined): Promise<void> {
+    const { storage } = this.deps;
+    const [started, slept] = await Promise.all([storage.get<boolean>(STARTED_KEY), storage.get<boolean>(SLEPT_KEY)]);
+    if (!started) {
+      await storage.put(STARTED_KEY, true);
+      return;
+    }
+    if (slept) return;
+    const notice: RestoreNotice = {
+      at: new Date().toISOString(),
+      from: snapshot ? "snapshot" : "template",
+      savedAt: snapshot ? new Date(snapshot.savedAt).toISOString() : null,
+    };
+    console.warn(`${this.deps.tag}: its container vanished; the new one came from the ${notice.from}`);
+    await storage.put(RESTORED_KEY, notice);
   }
 
   private fail(failure: ErrorBody, failuresBefore: number): void {
@@ -395,11 +422,13 @@ export class Lifecycle {
   async status(id: string): Promise<WorkspaceStatus> {
     const snapshot = await this.deps.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
     const settings = await this.deps.settings();
+    const restored = await this.deps.storage.get<RestoreNotice>(RESTORED_KEY);
     const base = {
       id,
       lastSavedAt: snapshot ? new Date(snapshot.savedAt).toISOString() : null,
       snapshotId: snapshot?.id ?? null,
       idleTimeoutSeconds: Math.round(settings.idleMs / 1000),
+      ...(restored ? { restored } : {}),
     };
     const state = this.observe();
     switch (state.kind) {
@@ -407,7 +436,13 @@ export class Lifecycle {
         return { ...base, state: "starting", phase: state.phase };
       case "running":
       case "saving":
-        return { ...base, state: state.kind, phase: "ready", kernel: state.kernel };
+        return {
+          ...base,
+          state: state.kind,
+          phase: "ready",
+          kernel: state.kernel,
+          image: this.deps.startOptions().image,
+        };
       // Its container is still there for the moment it takes to go.
       case "stopping":
         return { ...base, state: "running", phase: "ready" };
@@ -452,6 +487,9 @@ export class Lifecycle {
       const snapshot = await this.deps.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
       if (snapshot) await this.deps.storage.put(ABANDONED_KEY, snapshot);
       await this.deps.storage.delete(SNAPSHOT_KEY);
+      // Starting from the template is the person's choice here, not a loss to report.
+      await this.deps.storage.delete(STARTED_KEY);
+      await this.deps.storage.delete(RESTORED_KEY);
       this.transition({ kind: "stopped" });
     });
   }
@@ -500,6 +538,7 @@ export class Lifecycle {
     stopping.done = (async () => {
       // Before the container goes: a restarted object must know it sleeps.
       await storage.put(SLEPT_KEY, true);
+      await storage.delete(RESTORED_KEY);
       await sandbox.destroy();
       await alarms.cancel(CHECK_TASK);
     })();
