@@ -25,6 +25,21 @@ describe("the resize pump", () => {
     expect(sent).toEqual(["101x19", "131x24", "131x24", "131x24"]);
   });
 
+  it("does not hold a new size back for the re-sends: it goes one gap after the last resize", () => {
+    const sent: string[] = [];
+    const pump = new ResizePump((cols, rows) => sent.push(`${cols}x${rows}`), 250, 2);
+    pump.resize(101, 19);
+    vi.advanceTimersByTime(100);
+    pump.resize(101, 19);
+    expect(sent).toEqual(["101x19"]);
+    // The first re-send went at 250 ms; the next would wait until 750 ms.
+    vi.advanceTimersByTime(300);
+    pump.resize(131, 24);
+    expect(sent).toEqual(["101x19", "101x19"]);
+    vi.advanceTimersByTime(100);
+    expect(sent).toEqual(["101x19", "101x19", "131x24"]);
+  });
+
   it("sends nothing once stopped", () => {
     const apply = vi.fn();
     const pump = new ResizePump(apply, 250, 2);
