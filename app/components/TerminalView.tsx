@@ -72,7 +72,6 @@ export function TerminalView({ terminals, name, active, searchOpen, onToggleSear
     terminal.loadAddon(new ClipboardAddon());
     terminal.open(element);
     loadWebgl(terminal);
-    if (element.clientWidth > 0) fitAddon.fit();
 
     terminal.attachCustomKeyEventHandler((event) => {
       if (event.type !== "keydown" || !event.ctrlKey || !event.shiftKey) return true;
@@ -105,9 +104,19 @@ export function TerminalView({ terminals, name, active, searchOpen, onToggleSear
     const entry = { terminal, connection };
     terminalRegistry.add(name, entry);
 
-    const observer = new ResizeObserver(() => {
-      if (element.clientWidth > 0 && element.clientHeight > 0) fitAddon.fit();
+    // Fit first, then attach at the real size: the first connection waits
+    // for the font and for the element to have its size.
+    let fontReady = false;
+    const fitAndStart = () => {
+      if (!fontReady || element.clientWidth === 0 || element.clientHeight === 0) return;
+      fitAddon.fit();
+      connection.start();
+    };
+    void document.fonts.ready.then(() => {
+      fontReady = true;
+      fitAndStart();
     });
+    const observer = new ResizeObserver(fitAndStart);
     observer.observe(element);
 
     fit.current = fitAddon;

@@ -48,6 +48,7 @@ export class TerminalConnection implements ITerminalAddon {
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   private lastHeard = 0;
   private disposed = false;
+  private started = false;
   private exitCode: number | undefined;
   /** The server said the workspace sleeps: reconnect only when the user types (or it wakes). */
   private asleep = false;
@@ -76,6 +77,16 @@ export class TerminalConnection implements ITerminalAddon {
     window.addEventListener("visibilitychange", this.wakeUp);
     window.addEventListener("online", this.wakeUp);
     this.heartbeat = setInterval(() => this.checkAlive(), 2_000);
+  }
+
+  /**
+   * Opens the first connection. The view calls this once the terminal has
+   * its real size: attaching at a guessed size and growing right after makes
+   * tmux pull history into the grown pane (lines a program had cleared).
+   */
+  start(): void {
+    if (this.started || this.disposed) return;
+    this.started = true;
     this.connect();
   }
 

@@ -131,9 +131,36 @@ describe("the terminal", () => {
     await page.setViewportSize({ width: 1800, height: 1100 });
     await expect.poll(async () => (await size()).cols, { timeout: 10_000 }).toBeGreaterThan(first.cols);
     const { cols, rows } = await size();
-    await typeLine(page, "clear; stty size");
+    // The PTY's resize lands a moment after the page's (the server cannot
+    // know when: the engine's resize is fire and forget), while keys go
+    // straight to the shell: ask until the shell sees the page's size.
     // tmux keeps one row for its status line.
-    await waitForScreen(page, new RegExp(`^${rows - 1} ${cols}$`, "m"));
+    const expected = new RegExp(`^${rows - 1} ${cols}$`, "m");
+    await expect
+      .poll(
+        async () => {
+          await typeLine(page, "clear; stty size");
+          return waitForScreen(page, /^\d+ \d+$/m, 5_000);
+        },
+        { timeout: 20_000, interval: 500 },
+      )
+      .toMatch(expected);
+    await page.context().close();
+  });
+
+  it("attaches at its real size after a reload, so tmux does not redraw cleared lines", async () => {
+    const { page } = await openTerminalPage();
+    const attached: { cols: number; rows: number }[] = [];
+    page.on("websocket", (ws) => {
+      const url = new URL(ws.url());
+      if (url.pathname.includes("/terminals/")) {
+        attached.push({ cols: Number(url.searchParams.get("cols")), rows: Number(url.searchParams.get("rows")) });
+      }
+    });
+    await reload(page);
+    await connected(page);
+    const size = await hook<{ cols: number; rows: number }>(page, "terminalSize");
+    expect(attached).toEqual([size]);
     await page.context().close();
   });
 
