@@ -1,20 +1,68 @@
-import type { ReactNode } from "react";
-import { Group, Panel, Separator, useDefaultLayout } from "react-resizable-panels";
+import { useEffect, useState } from "react";
 import type { WorkspaceApi } from "../api/workspace";
 import { useRegisterCommands } from "../commands/useCommands";
 import { EditorPane } from "../editor/EditorPane";
+import type { EditorModel } from "../editor/editor-model";
 import { useWorkspaceFiles } from "../files/useWorkspaceFiles";
+import { COMPACT_LAYOUT, useMediaQuery } from "../hooks/useMediaQuery";
 import { FileTree } from "./FileTree";
+import type { PaneId } from "./Pane";
 import { PreviewPane } from "./PreviewPane";
+import { SplitLayout } from "./SplitLayout";
+import { TabbedLayout } from "./TabbedLayout";
 import { TerminalPanel } from "./TerminalPanel";
 
 /**
- * The IDE's frame: file tree | (editor over terminal) | preview. Every split is
- * resizable and remembered in localStorage.
+ * The workspace's four panes: side by side on a desktop (SplitLayout), as
+ * tabs on phones and tablets (TabbedLayout).
  */
-export function IdeLayout({ api }: { api: WorkspaceApi }) {
+export function IdeLayout({ api, onTerminalConnected }: { api: WorkspaceApi; onTerminalConnected?: () => void }) {
   const files = useWorkspaceFiles(api.files);
-  const { editor } = files;
+  const { editor, activePath } = files;
+  const compact = useMediaQuery(COMPACT_LAYOUT);
+  const [maximized, setMaximized] = useState<PaneId>();
+  const [tab, setTab] = useState<PaneId>("terminal");
+  const toggleMaximized = (pane: PaneId) => setMaximized((current) => (current === pane ? undefined : pane));
+  useEditorCommands(editor);
+  useRegisterCommands(
+    () => [
+      {
+        id: "layout.maximize",
+        title: "Maximize or restore the focused pane",
+        keys: ["Mod-Shift-Enter"],
+        global: true,
+        run: () => {
+          const focused = document.activeElement?.closest<HTMLElement>("[data-pane]")?.dataset.pane as PaneId;
+          setMaximized((current) => (current ? undefined : (focused ?? "terminal")));
+        },
+      },
+    ],
+    [],
+  );
+  // On a phone, opening a file shows it.
+  useEffect(() => {
+    if (activePath) setTab("editor");
+  }, [activePath]);
+
+  const panes: Record<PaneId, React.ReactNode> = {
+    files: <FileTree model={files.tree} activePath={activePath} />,
+    editor: <EditorPane model={editor} files={api.files} />,
+    terminal: <TerminalPanel terminals={api.terminals} onConnected={onTerminalConnected} />,
+    preview: <PreviewPane previews={api.previews} />,
+  };
+  if (compact) return <TabbedLayout panes={panes} active={tab} onActivate={setTab} />;
+  return (
+    <SplitLayout
+      panes={panes}
+      hasOpenFiles={activePath !== undefined}
+      maximized={maximized}
+      onMaximize={toggleMaximized}
+    />
+  );
+}
+
+/** The editor's commands, for the keys and the palette. */
+function useEditorCommands(editor: EditorModel) {
   useRegisterCommands(
     () => [
       { id: "editor.save", title: "Save file", keys: ["Mod-s"], run: () => editor.save() },
@@ -30,52 +78,5 @@ export function IdeLayout({ api }: { api: WorkspaceApi }) {
       },
     ],
     [editor],
-  );
-  const columns = useDefaultLayout({ id: "ide-columns", storage: localStorage });
-  const center = useDefaultLayout({ id: "ide-center", storage: localStorage });
-  return (
-    <Group
-      className="ide-body"
-      orientation="horizontal"
-      defaultLayout={columns.defaultLayout}
-      onLayoutChanged={columns.onLayoutChanged}
-    >
-      <Panel id="files" defaultSize="18" minSize="10">
-        <Pane title="Files" testId="pane-files">
-          <FileTree model={files.tree} activePath={files.activePath} />
-        </Pane>
-      </Panel>
-      <Separator className="separator separator-vertical" />
-      <Panel id="center" defaultSize="52" minSize="25">
-        <Group orientation="vertical" defaultLayout={center.defaultLayout} onLayoutChanged={center.onLayoutChanged}>
-          <Panel id="editor" defaultSize="60" minSize="15">
-            <Pane title="Editor" testId="pane-editor">
-              <EditorPane model={editor} files={api.files} />
-            </Pane>
-          </Panel>
-          <Separator className="separator separator-horizontal" />
-          <Panel id="terminal" defaultSize="40" minSize="10">
-            <Pane title="Terminal" testId="pane-terminal">
-              <TerminalPanel terminals={api.terminals} />
-            </Pane>
-          </Panel>
-        </Group>
-      </Panel>
-      <Separator className="separator separator-vertical" />
-      <Panel id="preview" defaultSize="30" minSize="10">
-        <Pane title="Preview" testId="pane-preview">
-          <PreviewPane previews={api.previews} />
-        </Pane>
-      </Panel>
-    </Group>
-  );
-}
-
-function Pane({ title, testId, children }: { title: string; testId: string; children: ReactNode }) {
-  return (
-    <section className="pane" data-testid={testId} aria-label={title}>
-      <h2 className="pane-title">{title}</h2>
-      <div className="pane-body">{children}</div>
-    </section>
   );
 }

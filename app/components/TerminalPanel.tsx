@@ -2,24 +2,31 @@ import { useCallback, useEffect, useState } from "react";
 import { DEFAULT_TERMINAL } from "../../protocol/terminal";
 import type { TerminalsApi } from "../api/workspace";
 import { useAction } from "../hooks/useAction";
+import { TOUCH_SCREEN, useMediaQuery } from "../hooks/useMediaQuery";
+import { terminalRegistry } from "../terminal/registry";
 import type { ConnectionState } from "../terminal/terminal-connection";
+import { terminalText } from "../terminal/touch";
+import { TerminalKeyBar } from "./TerminalKeyBar";
+import { TerminalTabs } from "./TerminalTabs";
+import { TerminalTextSheet } from "./TerminalTextSheet";
 import { TerminalView } from "./TerminalView";
 import "./terminal.css";
 
-const STATE_LABEL: Record<ConnectionState, string> = {
-  connecting: "Connecting…",
-  connected: "Connected",
-  reconnecting: "Reconnecting…",
-  exited: "Exited",
-  sleeping: "Workspace asleep",
-};
-
 /** Terminal tabs of a workspace: one tmux session each, kept across reloads. */
-export function TerminalPanel({ terminals }: { terminals: TerminalsApi }) {
+export function TerminalPanel({
+  terminals,
+  onConnected,
+}: {
+  terminals: TerminalsApi;
+  /** A terminal (re)connected: the container may be a new one, so the page looks at the status again. */
+  onConnected?: () => void;
+}) {
   const [names, setNames] = useState<string[] | undefined>(undefined);
   const [active, setActive] = useState<string>(DEFAULT_TERMINAL);
   const [states, setStates] = useState<Record<string, ConnectionState>>({});
   const [searchOpen, setSearchOpen] = useState(false);
+  const [selecting, setSelecting] = useState<string>();
+  const touch = useMediaQuery(TOUCH_SCREEN);
   const action = useAction();
   const storageKey = `cloud-ide.terminal.${terminals.workspaceId}`;
 
@@ -51,9 +58,13 @@ export function TerminalPanel({ terminals }: { terminals: TerminalsApi }) {
     [storageKey],
   );
 
-  const onStateChange = useCallback((name: string, state: ConnectionState) => {
-    setStates((previous) => ({ ...previous, [name]: state }));
-  }, []);
+  const onStateChange = useCallback(
+    (name: string, state: ConnectionState) => {
+      setStates((previous) => ({ ...previous, [name]: state }));
+      if (state === "connected") onConnected?.();
+    },
+    [onConnected],
+  );
 
   const addTerminal = () => {
     const taken = new Set(names);
@@ -78,58 +89,17 @@ export function TerminalPanel({ terminals }: { terminals: TerminalsApi }) {
     await action.run(() => terminals.remove(name));
   };
 
-  const state = states[active] ?? "connecting";
   return (
     <div className="terminal-panel">
-      <div className="terminal-tabs" role="tablist" aria-label="Terminals">
-        {names?.map((name) => (
-          <div key={name} className={name === active ? "terminal-tab active" : "terminal-tab"}>
-            <button
-              type="button"
-              role="tab"
-              aria-selected={name === active}
-              data-testid={`terminal-tab-${name}`}
-              onClick={() => activate(name)}
-            >
-              <span className={`dot dot-${states[name] ?? "connecting"}`} aria-hidden />
-              {name}
-            </button>
-            <button
-              type="button"
-              className="terminal-tab-close"
-              aria-label={`Close terminal ${name}`}
-              title={`Close terminal ${name}`}
-              data-testid={`terminal-close-${name}`}
-              onClick={() => void closeTerminal(name)}
-            >
-              ×
-            </button>
-          </div>
-        ))}
-        <button
-          type="button"
-          className="terminal-new"
-          aria-label="New terminal"
-          title="New terminal"
-          data-testid="terminal-new"
-          onClick={addTerminal}
-        >
-          +
-        </button>
-        <span className="terminal-tabs-spacer" />
-        <button
-          type="button"
-          className="terminal-search-toggle"
-          aria-label="Search the terminal (Ctrl+Shift+F)"
-          title="Search (Ctrl+Shift+F)"
-          onClick={() => setSearchOpen((open) => !open)}
-        >
-          ⌕
-        </button>
-        <span className={`connection-status state-${state}`} data-testid="connection-status" data-state={state}>
-          {STATE_LABEL[state]}
-        </span>
-      </div>
+      <TerminalTabs
+        names={names ?? []}
+        active={active}
+        states={states}
+        onActivate={activate}
+        onClose={(name) => void closeTerminal(name)}
+        onNew={addTerminal}
+        onToggleSearch={() => setSearchOpen((open) => !open)}
+      />
       {action.error && (
         <p className="terminal-error" role="alert">
           Could not end the terminal: {action.error}
@@ -147,7 +117,18 @@ export function TerminalPanel({ terminals }: { terminals: TerminalsApi }) {
             onStateChange={onStateChange}
           />
         ))}
+        {selecting !== undefined && <TerminalTextSheet text={selecting} onClose={() => setSelecting(undefined)} />}
       </div>
+      {touch && (
+        <TerminalKeyBar
+          connection={() => terminalRegistry.get(active)?.connection}
+          applicationCursor={() => terminalRegistry.get(active)?.terminal.modes.applicationCursorKeysMode ?? false}
+          onSelect={() => {
+            const terminal = terminalRegistry.get(active)?.terminal;
+            setSelecting(terminal ? terminalText(terminal) : "");
+          }}
+        />
+      )}
     </div>
   );
 }

@@ -5,10 +5,13 @@ import { WebLinksAddon } from "@xterm/addon-web-links";
 import { WebglAddon } from "@xterm/addon-webgl";
 import { Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
-import { useEffect, useRef, useState } from "react";
+import { useContext, useEffect, useRef, useState } from "react";
 import type { TerminalsApi } from "../api/workspace";
+import { CommandsContext } from "../commands/useCommands";
+import { TOUCH_SCREEN } from "../hooks/useMediaQuery";
 import { terminalRegistry } from "../terminal/registry";
 import { type ConnectionState, TerminalConnection } from "../terminal/terminal-connection";
+import { attachTouch } from "../terminal/touch";
 
 const THEME = {
   background: "#181825",
@@ -48,8 +51,9 @@ export function TerminalView({ terminals, name, active, searchOpen, onToggleSear
   const fit = useRef<FitAddon | undefined>(undefined);
   const search = useRef<SearchAddon | undefined>(undefined);
   const terminalRef = useRef<Terminal | undefined>(undefined);
-  const callbacks = useRef({ onToggleSearch, onStateChange });
-  callbacks.current = { onToggleSearch, onStateChange };
+  const commands = useContext(CommandsContext);
+  const callbacks = useRef({ onToggleSearch, onStateChange, commands });
+  callbacks.current = { onToggleSearch, onStateChange, commands };
 
   useEffect(() => {
     const element = host.current;
@@ -74,6 +78,8 @@ export function TerminalView({ terminals, name, active, searchOpen, onToggleSear
     loadWebgl(terminal);
 
     terminal.attachCustomKeyEventHandler((event) => {
+      // The page's global commands (maximize) pass through to the window.
+      if (event.type === "keydown" && callbacks.current.commands?.forEvent(event, { globalOnly: true })) return false;
       if (event.type !== "keydown" || !event.ctrlKey || !event.shiftKey) return true;
       const key = event.key.toLowerCase();
       if (key === "c") {
@@ -119,10 +125,13 @@ export function TerminalView({ terminals, name, active, searchOpen, onToggleSear
     const observer = new ResizeObserver(fitAndStart);
     observer.observe(element);
 
+    const detachTouch = matchMedia(TOUCH_SCREEN).matches ? attachTouch(element, terminal) : () => {};
+
     fit.current = fitAddon;
     search.current = searchAddon;
     terminalRef.current = terminal;
     return () => {
+      detachTouch();
       observer.disconnect();
       selection.dispose();
       terminalRegistry.remove(name, entry);

@@ -49,6 +49,7 @@ export class TerminalConnection implements ITerminalAddon {
   private lastHeard = 0;
   private disposed = false;
   private started = false;
+  private armed: { ctrl: boolean; alt: boolean; onUsed: () => void } | undefined;
   private exitCode: number | undefined;
   /** The server said the workspace sleeps: reconnect only when the user types (or it wakes). */
   private asleep = false;
@@ -249,7 +250,38 @@ export class TerminalConnection implements ITerminalAddon {
     }
   }
 
-  private input(data: string): void {
+  /**
+   * Modifiers for the next input (the touch key bar's Ctrl and Alt, held for
+   * one key of the on-screen keyboard): Ctrl makes a control character,
+   * Alt prefixes Escape. `onUsed` runs once they were applied.
+   */
+  armModifiers(modifiers: { ctrl: boolean; alt: boolean }, onUsed: () => void): void {
+    this.armed = modifiers.ctrl || modifiers.alt ? { ...modifiers, onUsed } : undefined;
+  }
+
+  /** Sends keys as if typed (the touch key bar). */
+  type(data: string): void {
+    this.input(data);
+  }
+
+  private applyModifiers(data: string): string {
+    const armed = this.armed;
+    if (!armed) return data;
+    this.armed = undefined;
+    armed.onUsed();
+    let out = data;
+    if (armed.ctrl && data.length === 1) {
+      const code = data.toUpperCase().charCodeAt(0);
+      // Ctrl+@ to Ctrl+_ (Ctrl+A is 1, Ctrl+[ is Escape); Ctrl+Space is NUL.
+      if (code >= 64 && code <= 95) out = String.fromCharCode(code - 64);
+      else if (data === " ") out = "\0";
+      else if (data === "?") out = "\x7f";
+    }
+    return armed.alt ? `\x1b${out}` : out;
+  }
+
+  private input(raw: string): void {
+    const data = this.applyModifiers(raw);
     if (this.state === "sleeping") {
       this.setState("connecting");
       this.attempts = 0;
