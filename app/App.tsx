@@ -2,6 +2,7 @@ import { type ReactNode, useEffect, useMemo } from "react";
 import { workspaceApi } from "./api";
 import { CommandsContext, useCommandRegistry } from "./commands/useCommands";
 import { IdeLayout } from "./components/IdeLayout";
+import { LossNotice } from "./components/LossNotice";
 import { SignIn } from "./components/SignIn";
 import { UserMenu } from "./components/UserMenu";
 import { WorkspaceHeader } from "./components/WorkspaceHeader";
@@ -76,7 +77,8 @@ function WorkspacePage({ workspaceId, userMenu, navigate }: PageProps & { worksp
           onSwitch={(id) => navigate(id ? `/workspaces/${id}` : "/")}
           userMenu={userMenu}
         />
-        <IdeLayout api={api} />
+        <LossNotice workspaceId={workspaceId} restored={status.restored} />
+        <IdeLayout api={api} onTerminalConnected={poll} />
       </div>
     </CommandsContext>
   );

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import type { WorkspaceApi } from "../api/workspace";
 import { useAction } from "../hooks/useAction";
 import type { StatusView } from "../hooks/useWorkspaceStatus";
+import { ago } from "../time";
 import "./LifecycleControls.css";
 
 interface Props {
@@ -81,7 +82,9 @@ export function LifecycleControls({ api, status, onWake, onChanged }: Props) {
         </>
       )}
       <details className="lifecycle-menu">
-        <summary data-testid="workspace-menu">Workspace ▾</summary>
+        <summary data-testid="workspace-menu" aria-label="Workspace menu">
+          <span className="label">Workspace</span> ▾
+        </summary>
         <div className="lifecycle-menu-items" role="menu">
           <a role="menuitem" href={api.exportUrl()} download={`${api.id}.tar.gz`} data-testid="export">
             Export /workspace (.tar.gz)
@@ -147,13 +150,4 @@ function LastSaved({ at }: { at: string | null }) {
       {at ? `saved ${ago(now - Date.parse(at))}` : "not saved yet"}
     </span>
   );
-}
-
-export function ago(ms: number): string {
-  const minutes = Math.floor(Math.max(0, ms) / 60_000);
-  if (minutes < 1) return "just now";
-  if (minutes < 60) return `${minutes} minute${minutes === 1 ? "" : "s"} ago`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 48) return `${hours} hour${hours === 1 ? "" : "s"} ago`;
-  return `${Math.floor(hours / 24)} days ago`;
 }

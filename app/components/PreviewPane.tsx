@@ -11,9 +11,9 @@ const DEFAULT_PORT = 5173;
 
 const DEVICES = [
   { label: "Full width", width: undefined },
-  { label: "Desktop 1280", width: 1280 },
-  { label: "Tablet 768", width: 768 },
-  { label: "Phone 375", width: 375 },
+  { label: "1280 desktop", width: 1280 },
+  { label: "768 tablet", width: 768 },
+  { label: "375 phone", width: 375 },
 ] as const;
 
 /**
@@ -77,8 +77,15 @@ export function PreviewPane({ previews }: { previews: PreviewsApi }) {
             spellCheck={false}
           />
         </form>
-        <button type="button" title="Reload" data-testid="preview-reload" onClick={() => setReloads((n) => n + 1)}>
-          ⟳
+        <button
+          type="button"
+          title="Reload"
+          aria-label="Reload the preview"
+          data-testid="preview-reload"
+          onClick={() => setReloads((n) => n + 1)}
+        >
+          <span aria-hidden="true">⟳</span>
+          <span className="label">Reload</span>
         </button>
         <a
           className={`button-link${src ? "" : " disabled"}`}
@@ -86,9 +93,11 @@ export function PreviewPane({ previews }: { previews: PreviewsApi }) {
           target="_blank"
           rel="noopener noreferrer"
           title="Open in a new tab"
+          aria-label="Open the preview in a new tab"
           data-testid="preview-open"
         >
-          ↗
+          <span aria-hidden="true">↗</span>
+          <span className="label">Open</span>
         </a>
         <select
           aria-label="Device width"

@@ -51,8 +51,8 @@ export function SharePanel({ previews, port, onClose }: { previews: PreviewsApi;
   const live = shares.filter((s) => Date.parse(s.expiresAt) > now);
   return (
     <section className="share-panel" data-testid="share-panel" aria-label={`Share port ${port}`}>
+      <p className="share-intro">Anyone with the link can see port {port} until it expires.</p>
       <div className="share-create">
-        <span>Anyone with the link can see port {port} until it expires.</span>
         <select
           aria-label="Link lifetime"
           data-testid="share-ttl"
@@ -68,7 +68,8 @@ export function SharePanel({ previews, port, onClose }: { previews: PreviewsApi;
         <button type="button" data-testid="share-create" onClick={() => act(() => previews.share(port, ttl))}>
           Create link
         </button>
-        <button type="button" aria-label="Close sharing" onClick={onClose}>
+        <span className="spacer" />
+        <button type="button" aria-label="Close sharing" title="Close sharing" onClick={onClose}>
           ✕
         </button>
       </div>
@@ -83,26 +84,32 @@ export function SharePanel({ previews, port, onClose }: { previews: PreviewsApi;
         <ul className="share-list">
           {live.map((share) => (
             <li key={share.id} data-testid="share-item" data-share-id={share.id}>
-              <input
+              {/* The whole link, wrapped, selectable: a textarea sized to its content. */}
+              <textarea
                 readOnly
+                rows={1}
                 aria-label="Share link"
                 data-testid="share-url"
+                className="share-url"
                 value={share.url}
                 onFocus={(e) => e.target.select()}
               />
-              <button type="button" data-testid="share-copy" onClick={() => copy(share)}>
-                {copied === share.id ? "Copied" : "Copy"}
-              </button>
-              <span className="share-left" data-testid="share-time-left">
-                {timeLeft(Date.parse(share.expiresAt) - now)}
-              </span>
-              <button
-                type="button"
-                data-testid="share-revoke"
-                onClick={() => act(() => previews.revoke(port, share.id))}
-              >
-                Revoke
-              </button>
+              <div className="share-actions">
+                <button type="button" data-testid="share-copy" onClick={() => copy(share)}>
+                  {copied === share.id ? "Copied" : "Copy"}
+                </button>
+                <span className="share-left" data-testid="share-time-left">
+                  {timeLeft(Date.parse(share.expiresAt) - now)}
+                </span>
+                <span className="spacer" />
+                <button
+                  type="button"
+                  data-testid="share-revoke"
+                  onClick={() => act(() => previews.revoke(port, share.id))}
+                >
+                  Revoke
+                </button>
+              </div>
             </li>
           ))}
         </ul>

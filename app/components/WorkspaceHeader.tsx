@@ -4,6 +4,7 @@ import type { WorkspaceApi } from "../api/workspace";
 import type { StatusView } from "../hooks/useWorkspaceStatus";
 import { LifecycleControls } from "./LifecycleControls";
 import { StatusBadge } from "./StatusBadge";
+import { WorkspaceDetails } from "./WorkspaceDetails";
 
 interface Props {
   api: WorkspaceApi;
@@ -18,6 +19,7 @@ interface Props {
   userMenu: ReactNode;
 }
 
+/** The workspace's name (a switcher) and state; its details (id, kernel, image, last save) behind a click. */
 export function WorkspaceHeader({ api, name, status, onRetry, onPoll, workspaces, onSwitch, userMenu }: Props) {
   const workspaceId = api.id;
   return (
@@ -27,11 +29,12 @@ export function WorkspaceHeader({ api, name, status, onRetry, onPoll, workspaces
       </button>
       <select
         className="workspace-switcher"
-        aria-label="Switch workspace"
+        aria-label="Workspace"
+        data-testid="workspace-name"
         value={workspaceId}
         onChange={(e) => onSwitch(e.target.value)}
       >
-        {!workspaces.some((w) => w.id === workspaceId) && <option value={workspaceId}>{name ?? workspaceId}</option>}
+        {!workspaces.some((w) => w.id === workspaceId) && <option value={workspaceId}>{name ?? "Workspace"}</option>}
         {workspaces.map((w) => (
           <option key={w.id} value={w.id}>
             {w.name}
@@ -39,15 +42,8 @@ export function WorkspaceHeader({ api, name, status, onRetry, onPoll, workspaces
         ))}
         <option value="">All workspaces…</option>
       </select>
-      <code className="workspace-name" data-testid="workspace-id" title="Workspace id">
-        {workspaceId}
-      </code>
       <StatusBadge state={status.state} phase={status.phase} />
-      {status.kernel && (
-        <code className="kernel" data-testid="container-kernel" title="uname -a inside the container">
-          {status.kernel}
-        </code>
-      )}
+      <WorkspaceDetails workspaceId={workspaceId} status={status} />
       {status.state === "failed" && (
         <span className="status-error" role="alert" data-testid="container-error">
           {status.error?.message ?? "The container failed."}{" "}

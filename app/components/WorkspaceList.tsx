@@ -1,7 +1,11 @@
 import { type FormEvent, useState } from "react";
+import type { WorkspaceStatus } from "../../protocol/workspace";
 import type { WorkspaceSummary, WorkspaceTemplate } from "../../protocol/workspaces";
 import { useAction } from "../hooks/useAction";
+import { useWorkspaceStates } from "../hooks/useWorkspaceStates";
 import type { useWorkspaces } from "../hooks/useWorkspaces";
+import { ago } from "../time";
+import { StatusBadge } from "./StatusBadge";
 
 interface Props {
   workspaces: ReturnType<typeof useWorkspaces>;
@@ -16,6 +20,7 @@ export function WorkspaceList({ workspaces, onOpen }: Props) {
   const act = action.run;
   const error = action.error;
   const list = workspaces.workspaces;
+  const states = useWorkspaceStates(list?.map((w) => w.id) ?? []);
 
   const create = (event: FormEvent) => {
     event.preventDefault();
@@ -65,6 +70,7 @@ export function WorkspaceList({ workspaces, onOpen }: Props) {
             <WorkspaceItem
               key={w.id}
               workspace={w}
+              status={states.get(w.id)}
               onOpen={() => onOpen(w.id)}
               onRename={(newName) => act(() => workspaces.rename(w.id, newName))}
               onDelete={() => act(() => workspaces.remove(w.id))}
@@ -78,12 +84,13 @@ export function WorkspaceList({ workspaces, onOpen }: Props) {
 
 interface ItemProps {
   workspace: WorkspaceSummary;
+  status: WorkspaceStatus | undefined;
   onOpen: () => void;
   onRename: (name: string) => Promise<unknown>;
   onDelete: () => Promise<unknown>;
 }
 
-function WorkspaceItem({ workspace, onOpen, onRename, onDelete }: ItemProps) {
+function WorkspaceItem({ workspace, status, onOpen, onRename, onDelete }: ItemProps) {
   const [mode, setMode] = useState<"view" | "rename" | "confirm-delete">("view");
   const [draft, setDraft] = useState(workspace.name);
 
@@ -107,7 +114,11 @@ function WorkspaceItem({ workspace, onOpen, onRename, onDelete }: ItemProps) {
           <button type="button" className="workspace-open" onClick={onOpen}>
             {workspace.name}
           </button>
-          <span className="workspace-meta">created {new Date(workspace.createdAt).toLocaleString()}</span>
+          {status && <StatusBadge state={status.state} />}
+          <span className="workspace-meta" data-testid="workspace-last-saved">
+            {status?.lastSavedAt ? `saved ${ago(Date.now() - Date.parse(status.lastSavedAt))}` : "not saved yet"} ·
+            created {new Date(workspace.createdAt).toLocaleString()}
+          </span>
           {mode === "confirm-delete" ? (
             <span className="confirm" role="alert">
               Delete “{workspace.name}” with all its files?{" "}

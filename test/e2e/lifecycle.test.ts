@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser } from "../support/browser";
+import { launchBrowser, reload } from "../support/browser";
 import { runContainers } from "../support/containers";
 import { removeWhatWeMade } from "../support/lifecycle";
 import { createWorkspace, openWorkspace } from "../support/session";
@@ -45,6 +45,32 @@ describe("saving and sleeping from the header", () => {
     expect(errors).toEqual([]);
   });
 
+  it("says at once what was lost when the container is removed from outside before any save", async () => {
+    const id = await createWorkspace();
+    const before = new Set(runContainers());
+    const { page, errors } = await openWorkspace(browser, id);
+    await connected(page);
+    await waitForScreen(page, /\/workspace# /);
+    const [container] = runContainers().filter((name) => !before.has(name));
+    expect(container, "the workspace's container").toBeDefined();
+    expect(await page.getByTestId("loss-notice").count()).toBe(0);
+    await typeLine(page, "echo never-saved > unsaved.txt; echo wrote-$((2+3))");
+    await waitForScreen(page, /wrote-5/);
+
+    execFileSync("docker", ["rm", "-f", container as string], { stdio: "ignore" });
+    const notice = page.getByTestId("loss-notice");
+    await notice.waitFor({ timeout: 120_000 });
+    expect(await notice.getAttribute("data-from")).toBe("template");
+    expect(await notice.textContent()).toMatch(/Nothing had been saved yet/);
+    // Dismissed, it stays dismissed after a reload.
+    await page.getByTestId("loss-notice-dismiss").click();
+    await notice.waitFor({ state: "detached" });
+    await reload(page);
+    await page.locator('[data-testid="container-state"][data-state="running"]').waitFor({ timeout: 60_000 });
+    expect(await page.getByTestId("loss-notice").count()).toBe(0);
+    expect(errors).toEqual([]);
+  }, 240_000);
+
   it("reconnects an open terminal to a container restored from the last save when the container is removed", async () => {
     const id = await createWorkspace();
     const before = new Set(runContainers());
@@ -70,6 +96,10 @@ describe("saving and sleeping from the header", () => {
     const after = await waitForScreen(page, /No such file or directory/);
     expect(after).toMatch(/kept-42/);
     expect(after).toMatch(/cannot access 'lost.txt'/);
+    const notice = page.getByTestId("loss-notice");
+    await notice.waitFor({ timeout: 30_000 });
+    expect(await notice.getAttribute("data-from")).toBe("snapshot");
+    expect(await notice.textContent()).toMatch(/came back from the last save/);
     expect(errors).toEqual([]);
   }, 240_000);
 });

@@ -20,12 +20,18 @@ describe("the workspace page", () => {
 
     const state = page.getByTestId("container-state");
     await state.and(page.locator('[data-state="running"]')).waitFor({ timeout: 60_000 });
+    // The header names the workspace and its state; the details are behind a click.
+    expect(await page.getByTestId("workspace-id").isVisible()).toBe(false);
+    await page.getByTestId("workspace-details").click();
+    await page.getByTestId("container-kernel").waitFor();
     const kernel = await page.getByTestId("container-kernel").textContent();
 
     const started = runContainers().filter((name) => !before.has(name));
     expect(started).toHaveLength(1);
     expect(kernel).toBe(dockerExec(started[0] as string, ["uname", "-a"]));
     expect(await page.getByTestId("workspace-id").textContent()).toBe(id);
+    expect(await page.getByTestId("workspace-name").inputValue()).toBe(id);
+    expect(await page.getByTestId("workspace-name").locator("option:checked").textContent()).toBe("test workspace");
     for (const pane of ["pane-files", "pane-editor", "pane-terminal", "pane-preview"]) {
       expect(await page.getByTestId(pane).isVisible(), pane).toBe(true);
     }

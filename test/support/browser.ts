@@ -1,4 +1,4 @@
-import { type Browser, chromium, type Page, type Response } from "playwright-core";
+import { type Browser, type BrowserContextOptions, chromium, type Page, type Response } from "playwright-core";
 import { inject } from "vitest";
 
 /**
@@ -24,8 +24,12 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /** Opens a page of the IDE under test and records what goes wrong in it. */
-export async function openPage(browser: Browser, path = "/"): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+export async function openPage(
+  browser: Browser,
+  path = "/",
+  options: BrowserContextOptions = {},
+): Promise<{ page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, ...options });
   // Two shared cores run the IDE, its containers and the browser: be patient.
   context.setDefaultTimeout(60_000);
   const page = await context.newPage();

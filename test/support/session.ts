@@ -3,7 +3,7 @@
  * touches a workspace goes through these helpers, so the sign-in rules apply
  * to all of them.
  */
-import type { Browser, Page } from "playwright-core";
+import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { inject } from "vitest";
 import WebSocket from "ws";
 import { api } from "./api";
@@ -54,11 +54,15 @@ export async function createWorkspace(
 }
 
 /** Signs in through the sign-in page (when there is one) and opens a workspace in a new page. */
-export async function openWorkspace(browser: Browser, id: string): Promise<{ page: Page; errors: string[] }> {
-  const opened = await openPage(browser, `/workspaces/${id}`);
+export async function openWorkspace(
+  browser: Browser,
+  id: string,
+  options?: BrowserContextOptions,
+): Promise<{ page: Page; errors: string[] }> {
+  const opened = await openPage(browser, `/workspaces/${id}`, options);
   const { page } = opened;
   // The app first asks who is signed in, then shows sign-in or the workspace.
-  await page.locator('[data-testid="sign-in"], [data-testid="workspace-id"]').first().waitFor();
+  await page.locator('[data-testid="sign-in"], [data-testid="workspace-name"]').first().waitFor();
   if (await page.getByTestId("sign-in").isVisible()) {
     await page.getByLabel("Password").fill(inject("password"));
     await page.getByRole("button", { name: "Sign in" }).click();
