@@ -514,8 +514,9 @@ export class EditorModel {
       });
       this.view.focus();
     } else {
-      // Not showing yet: the cursor waits in the state, and the view scrolls to it when shown.
-      buffer.state = state.update({ selection: EditorSelection.cursor(anchor), scrollIntoView: true }).state;
+      // Not showing yet: the cursor waits in the state; `reveal` stays, so the view scrolls there once it shows it.
+      buffer.state = state.update({ selection: EditorSelection.cursor(anchor) }).state;
+      buffer.reveal = at;
     }
   }
 

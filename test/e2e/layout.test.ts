@@ -21,6 +21,8 @@ const PHONE: BrowserContextOptions = {
   hasTouch: true,
 };
 
+const TABLET: BrowserContextOptions = { ...PHONE, viewport: { width: 820, height: 1180 }, deviceScaleFactor: 2 };
+
 let browser: Browser;
 const workspaces: string[] = [];
 beforeAll(async () => {
@@ -155,9 +157,9 @@ describe("the layout", () => {
   });
 });
 
-describe("on a phone (390x844, touch)", () => {
+describe("on a phone (390x844) and a tablet (820x1180), with touch", () => {
   it("shows panes as tabs, and types through the key bar and the on-screen keyboard", async () => {
-    const { page, id, errors } = await openRunning(PHONE);
+    const { page, errors } = await openRunning(PHONE);
     await connected(page);
     await waitForScreen(page, /\/workspace# /);
     expect(await page.getByTestId("pane-terminal").isVisible()).toBe(true);
@@ -193,19 +195,28 @@ describe("on a phone (390x844, touch)", () => {
     expect(await page.getByTestId("pane-editor").isVisible()).toBe(true);
     expect(await toolbarProblems(page, TOOLBARS.join(", "))).toEqual([]);
     await page.screenshot({ path: join(SCREENSHOTS, "390x844-editor.png") });
-
-    // The preview's toolbar and a share link fit too.
-    await ownerApi(`/api/workspaces/${id}/previews/dev-server`, { method: "POST" });
-    await page.getByTestId("pane-tab-preview").tap();
-    const pane = page.getByTestId("pane-preview");
-    await pane.getByTestId("preview-frame").waitFor({ timeout: 120_000 });
-    await pane.getByTestId("preview-share").tap();
-    await pane.getByTestId("share-create").tap();
-    await pane.getByTestId("share-url").waitFor();
-    expect(await toolbarProblems(page, TOOLBARS.join(", "))).toEqual([]);
-    expect(await fullyVisible(page, "share-url")).toBe(true);
-    await page.screenshot({ path: join(SCREENSHOTS, "390x844-preview.png") });
     expect(errors).toEqual([]);
     await page.context().close();
   }, 180_000);
+
+  for (const [name, device] of [
+    ["390x844", PHONE],
+    ["820x1180", TABLET],
+  ] as const) {
+    it(`fits the preview's toolbar and a whole share link at ${name}`, async () => {
+      const { page, id, errors } = await openRunning(device);
+      await ownerApi(`/api/workspaces/${id}/previews/dev-server`, { method: "POST" });
+      await page.getByTestId("pane-tab-preview").tap();
+      const pane = page.getByTestId("pane-preview");
+      await pane.getByTestId("preview-frame").waitFor({ timeout: 120_000 });
+      await pane.getByTestId("preview-share").tap();
+      await pane.getByTestId("share-create").tap();
+      await pane.getByTestId("share-url").waitFor();
+      expect(await toolbarProblems(page, TOOLBARS.join(", "))).toEqual([]);
+      expect(await fullyVisible(page, "share-url")).toBe(true);
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}-preview.png`) });
+      expect(errors).toEqual([]);
+      await page.context().close();
+    }, 180_000);
+  }
 });
