@@ -96,6 +96,12 @@ const TOOLBARS = [
   ".terminal-key-bar",
 ];
 
+/** Waits until the preview shows the template's page (for the screenshot). */
+async function previewShows(page: Page): Promise<void> {
+  const frame = await page.getByTestId("preview-frame").elementHandle({ timeout: 120_000 });
+  await (await frame?.contentFrame())?.getByText("Hello from your workspace").waitFor({ timeout: 60_000 });
+}
+
 async function openRunning(options: BrowserContextOptions) {
   const id = await createWorkspace("layout e2e");
   workspaces.push(id);
@@ -130,6 +136,7 @@ describe("the layout", () => {
       for (const label of ["Reload the preview", "Open the preview in a new tab", "New terminal"]) {
         expect(await page.getByLabel(label).count(), label).toBe(1);
       }
+      await previewShows(page);
       await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
       expect(errors).toEqual([]);
       await page.context().close();
@@ -218,6 +225,7 @@ describe("on a phone (390x844) and a tablet (820x1180), with touch", () => {
       await pane.getByTestId("share-url").waitFor();
       expect(await toolbarProblems(page, TOOLBARS.join(", "))).toEqual([]);
       expect(await fullyVisible(page, "share-url")).toBe(true);
+      await previewShows(page);
       await page.screenshot({ path: join(SCREENSHOTS, `${name}-preview.png`) });
       expect(errors).toEqual([]);
       await page.context().close();

@@ -1,0 +1,75 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { FileEntry } from "../../protocol/files";
+import type { FilesApi } from "../api/files";
+import { FileTreeModel, flatten } from "./file-tree-model";
+
+const entry = (name: string, type: FileEntry["type"] = "file"): FileEntry => ({ name, type, size: 1, modifiedAt: 0 });
+
+/** Folders in memory, listed as the files API lists them (a fake for this unit test only). */
+function memoryTree(dirs: Record<string, FileEntry[]>) {
+  const moves: [string, string][] = [];
+  const files = {
+    list: async (path: string) => {
+      const entries = dirs[path];
+      if (!entries) throw new Error(`${path} does not exist.`);
+      return { entries };
+    },
+    move: async (from: string, to: string) => {
+      moves.push([from, to]);
+      return {};
+    },
+  };
+  return { files: files as unknown as FilesApi, dirs, moves };
+}
+
+describe("the file tree model", () => {
+  beforeEach(() => {
+    const store = new Map<string, string>();
+    vi.stubGlobal("localStorage", {
+      getItem: (key: string) => store.get(key) ?? null,
+      setItem: (key: string, value: string) => store.set(key, value),
+    });
+  });
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("lists folders first in natural order, hides dot files unless asked", () => {
+    const folders = new Map([
+      [".", { entries: [entry("b10"), entry("b9"), entry("src", "directory"), entry(".env")] }],
+    ]);
+    const names = (showHidden: boolean) => flatten(folders, new Set(["."]), showHidden, undefined).map((r) => r.name);
+    expect(names(false)).toEqual(["src", "b9", "b10"]);
+    expect(names(true)).toEqual(["src", ".env", "b9", "b10"]);
+  });
+
+  it("opens a folder when revealing a file in it, and follows live changes", async () => {
+    const { files, dirs } = memoryTree({ ".": [entry("src", "directory")], src: [entry("a.ts")] });
+    const editor = { open: vi.fn(), renamed: vi.fn(), deleted: vi.fn() };
+    const model = new FileTreeModel(files, editor);
+    await model.load(".");
+    model.reveal("src/a.ts");
+    await vi.waitFor(() => expect(model.getSnapshot().rows.map((r) => r.path)).toEqual(["src", "src/a.ts"]));
+    expect(model.getSnapshot().selected).toBe("src/a.ts");
+
+    dirs.src = [entry("a.ts"), entry("b.ts")];
+    model.onFileEvent({ kind: "changes", changes: [{ type: "created", path: "src/b.ts" }] });
+    await vi.waitFor(() => expect(model.getSnapshot().rows.map((r) => r.path)).toContain("src/b.ts"));
+
+    const row = model.getSnapshot().rows.find((r) => r.path === "src/b.ts");
+    if (row) model.activate(row);
+    expect(editor.open).toHaveBeenCalledWith("src/b.ts");
+  });
+
+  it("renames in place and tells the editor; refuses a name with a slash", async () => {
+    const { files, moves } = memoryTree({ ".": [entry("a.ts")] });
+    const editor = { open: vi.fn(), renamed: vi.fn(), deleted: vi.fn() };
+    const model = new FileTreeModel(files, editor);
+    await model.load(".");
+    model.startRename("a.ts");
+    await model.commitEdit("b.ts");
+    expect(moves).toEqual([["a.ts", "b.ts"]]);
+    expect(editor.renamed).toHaveBeenCalledWith("a.ts", "b.ts");
+    model.startRename("b.ts");
+    await expect(model.commitEdit("x/y")).rejects.toThrow(/cannot contain/);
+    expect(model.getSnapshot().editing).toBeUndefined();
+  });
+});
