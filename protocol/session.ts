@@ -12,3 +12,27 @@ export interface SessionInfo {
 export interface SignInRequest {
   password: string;
 }
+
+/** One of the user's live sessions: `GET /api/sessions`. */
+export interface SessionSummary {
+  /** Names the session for `DELETE /api/sessions/{id}`; not a credential. */
+  id: string;
+  via: "password" | "access";
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  /** Milliseconds since the epoch; updated at most once a minute. */
+  lastUsedAt: number;
+  /** When it ends by itself (7 days after sign-in; an Access session when its token expires). */
+  expiresAt: number;
+  userAgent: string;
+  /** The session this request came with. */
+  current: boolean;
+}
+
+/** `GET /api/sessions` */
+export interface SessionList {
+  sessions: SessionSummary[];
+}
+
+/** Where an Access user ends their Cloudflare Access session (then signs in again through Access). */
+export const ACCESS_LOGOUT_PATH = "/cdn-cgi/access/logout";

@@ -1,13 +1,24 @@
 import { DurableObject } from "cloudflare:workers";
+import type { SessionSummary } from "../protocol/session";
 import type { WorkspaceSummary } from "../protocol/workspaces";
+import { SessionStore } from "./auth/session-store";
+
+/** The Directory object of one user. */
+export function userDirectory(env: Env, userId: string): DurableObjectStub<Directory> {
+  return env.Directory.getByName(`user:${userId}`);
+}
 
 /**
- * One user's list of workspaces (a Durable Object named `user:{id}`). The
- * Workspace objects themselves record their owner too; this is the index.
+ * One user's list of workspaces (a Durable Object named `user:{id}`), and
+ * their sessions (worker/auth/session-store.ts). The Workspace objects
+ * themselves record their owner too; this is the index.
  */
 export class Directory extends DurableObject<Env> {
+  private readonly sessions: SessionStore;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.sessions = new SessionStore(ctx.storage.sql, ctx.storage.kv);
     ctx.storage.sql.exec(
       "CREATE TABLE IF NOT EXISTS workspaces (id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at TEXT NOT NULL)",
     );
@@ -41,5 +52,31 @@ export class Directory extends DurableObject<Env> {
     const existed = this.get(id) !== undefined;
     this.ctx.storage.sql.exec("DELETE FROM workspaces WHERE id = ?", id);
     return existed;
+  }
+
+  // Sessions: each sign-in is a row here, so ending it takes effect at once.
+
+  startSession(id: string, userAgent: string, lifetimeMs: number): void {
+    this.sessions.start(id, userAgent, lifetimeMs);
+  }
+
+  useSession(id: string): boolean {
+    return this.sessions.use(id);
+  }
+
+  useAccessSession(id: string, token: { issuedAt: number; expiresAt: number }, userAgent: string): boolean {
+    return this.sessions.useAccess(id, token, userAgent);
+  }
+
+  endSession(id: string): boolean {
+    return this.sessions.end(id);
+  }
+
+  endAllSessions(): void {
+    this.sessions.endAll();
+  }
+
+  listSessions(current: string | undefined): SessionSummary[] {
+    return this.sessions.list(current);
   }
 }

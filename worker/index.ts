@@ -13,7 +13,7 @@ import { handlePreviewRequest, previewHostLabel, withoutPreviewHeader } from "./
 import { fileRoutes } from "./routes/files";
 import { lifecycleRoutes } from "./routes/lifecycle";
 import { previewRoutes } from "./routes/previews";
-import { sessionRoutes } from "./routes/session";
+import { sessionListRoutes, sessionRoutes } from "./routes/session";
 import { terminalRoutes, terminalSocketRoutes } from "./routes/terminals";
 import { workspaceRoutes } from "./routes/workspaces";
 import { securityHeaders } from "./security-headers";
@@ -35,6 +35,7 @@ app.route("/api/session", sessionRoutes);
 app.use("/api/*", requireUser);
 app.use("/ws/*", requireUser);
 
+app.route("/api/sessions", sessionListRoutes);
 app.route("/api/workspaces", workspaceRoutes);
 app.route("/api/workspaces", terminalRoutes);
 app.route("/ws/workspaces", terminalSocketRoutes);

@@ -1,11 +1,10 @@
-import { importJWK, SignJWT } from "jose";
 import { describe, expect, inject, it } from "vitest";
 import WebSocket from "ws";
 import { signSession } from "../../worker/auth/session-token";
-import { ACCESS_AUD } from "../support/access-team";
 import { api } from "../support/api";
 import { runContainers } from "../support/containers";
 import { createWorkspace, ownerApi, ownerCookie } from "../support/session";
+import { accessToken, accessUser } from "../support/users";
 
 const origin = () => inject("baseUrl");
 const json = (method: string, body: unknown, headers: Record<string, string> = {}): RequestInit => ({
@@ -15,19 +14,13 @@ const json = (method: string, body: unknown, headers: Record<string, string> = {
 });
 
 /** A session cookie signed with the server's secret: valid in form, for any user and expiry. */
-async function forgedCookie(sub: string, exp = Math.floor(Date.now() / 1000) + 3600, secret = inject("sessionSecret")) {
-  return `cloud_ide_session=${await signSession({ sub, via: "password", exp }, secret)}`;
-}
-
-async function accessToken(email: string, options: { aud?: string; expiresIn?: string; key?: "team" | "other" } = {}) {
-  const key = await importJWK(inject("accessPrivateJwk"), "RS256");
-  return new SignJWT({ email })
-    .setProtectedHeader({ alg: "RS256", kid: "test-key" })
-    .setIssuer(inject("accessTeamDomain"))
-    .setAudience(options.aud ?? ACCESS_AUD)
-    .setIssuedAt()
-    .setExpirationTime(options.expiresIn ?? "10m")
-    .sign(key);
+async function forgedCookie(
+  sub: string,
+  exp = Math.floor(Date.now() / 1000) + 3600,
+  secret = inject("sessionSecret"),
+  sid = "no-such-session",
+) {
+  return `cloud_ide_session=${await signSession({ sub, via: "password", sid, exp }, secret)}`;
 }
 
 /**
@@ -77,10 +70,10 @@ describe("every /api/ and /ws/ route needs a session", () => {
 
   it("shows another user's workspace as 404, never 403", async () => {
     const id = await createWorkspace("owner's");
-    const mallory = await forgedCookie("mallory@example.com");
+    const mallory = await accessUser("mallory@example.com");
     const asMallory = (init: RequestInit = {}) => ({
       ...init,
-      headers: { ...(init.headers as Record<string, string>), Cookie: mallory, Origin: origin() },
+      headers: { ...(init.headers as Record<string, string>), ...mallory },
     });
     expect(await (await api("/api/workspaces", asMallory())).json()).toEqual([]);
     for (const [method, path] of [

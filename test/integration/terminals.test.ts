@@ -1,10 +1,10 @@
 import { describe, expect, inject, it } from "vitest";
 import WebSocket from "ws";
 import { FLOW_WINDOW_BYTES, type TerminalInfo } from "../../protocol/terminal";
-import { signSession } from "../../worker/auth/session-token";
 import { api } from "../support/api";
 import { createWorkspace, ownerApi, ownerWebSocket } from "../support/session";
 import { marker, openTerminalSocket } from "../support/terminal-client";
+import { accessUser } from "../support/users";
 
 /**
  * Whether a WebSocket handshake was refused. (Under `vite dev` a refused
@@ -233,13 +233,7 @@ describe("workspace isolation", () => {
   it("keeps another user away from the owner's terminals", async () => {
     const id = await createWorkspace();
     const owner = await openTerminalSocket(id, "private");
-    const mallory = {
-      Cookie: `cloud_ide_session=${await signSession(
-        { sub: "mallory@example.com", via: "password", exp: Math.floor(Date.now() / 1000) + 3600 },
-        inject("sessionSecret"),
-      )}`,
-      Origin: inject("baseUrl"),
-    };
+    const mallory = await accessUser("mallory@example.com");
     expect((await api(`/api/workspaces/${id}/terminals`, { headers: mallory })).status).toBe(404);
     const del = await api(`/api/workspaces/${id}/terminals/private`, { method: "DELETE", headers: mallory });
     expect(del.status).toBe(404);

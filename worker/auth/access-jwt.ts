@@ -22,8 +22,16 @@ export function teamOrigin(teamDomain: string): string {
   return /^https?:\/\//.test(teamDomain) ? teamDomain.replace(/\/+$/, "") : `https://${teamDomain}`;
 }
 
-/** The verified email, or undefined when Access is off or the token is not valid. */
-export async function accessEmail(request: Request, env: Env): Promise<string | undefined> {
+/** A verified Access token: who, and the token's own times (milliseconds). */
+export interface AccessIdentity {
+  email: string;
+  token: string;
+  issuedAt: number;
+  expiresAt: number;
+}
+
+/** The verified identity, or undefined when Access is off or the token is not valid. */
+export async function accessIdentity(request: Request, env: Env): Promise<AccessIdentity | undefined> {
   const teamDomain = env.ACCESS_TEAM_DOMAIN;
   const audience = env.ACCESS_AUD;
   const token = request.headers.get("Cf-Access-Jwt-Assertion");
@@ -31,7 +39,13 @@ export async function accessEmail(request: Request, env: Env): Promise<string | 
   const issuer = teamOrigin(teamDomain);
   try {
     const { payload } = await jwtVerify(token, teamKeys(issuer), { issuer, audience });
-    return typeof payload.email === "string" && payload.email ? payload.email.toLowerCase() : undefined;
+    if (typeof payload.email !== "string" || !payload.email || typeof payload.exp !== "number") return undefined;
+    return {
+      email: payload.email.toLowerCase(),
+      token,
+      issuedAt: (payload.iat ?? 0) * 1000,
+      expiresAt: payload.exp * 1000,
+    };
   } catch {
     return undefined;
   }

@@ -1,12 +1,15 @@
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
+import { userDirectory } from "../directory";
 import type { AppEnv } from "../workspace-access";
-import { accessEmail } from "./access-jwt";
+import { accessIdentity } from "./access-jwt";
 import { verifySession } from "./session-token";
 
 export interface User {
   id: string;
   via: "password" | "access";
+  /** The live session this request came with (a row in the user's Directory object). */
+  sessionId: string;
 }
 
 /**
@@ -17,13 +20,28 @@ export function sessionCookieName(url: string): string {
   return new URL(url).protocol === "https:" ? "__Host-cloud_ide_session" : "cloud_ide_session";
 }
 
-/** The signed-in user: a valid Cloudflare Access token first, else the session cookie. */
+/**
+ * The signed-in user: a valid Cloudflare Access token first, else the session
+ * cookie; either way only while its session is live in the user's Directory.
+ */
 export async function identify(c: Context<AppEnv>): Promise<User | undefined> {
-  const email = await accessEmail(c.req.raw, c.env);
-  if (email) return { id: email, via: "access" };
+  const userAgent = c.req.header("User-Agent") ?? "";
+  const access = await accessIdentity(c.req.raw, c.env);
+  if (access) {
+    const sessionId = await accessSessionId(access.token);
+    const live = await userDirectory(c.env, access.email).useAccessSession(sessionId, access, userAgent);
+    return live ? { id: access.email, via: "access", sessionId } : undefined;
+  }
   const secret = c.env.SESSION_SECRET;
   const token = getCookie(c, sessionCookieName(c.req.url));
   if (!secret || !token) return undefined;
   const claims = await verifySession(token, secret);
-  return claims ? { id: claims.sub, via: claims.via } : undefined;
+  if (!claims || !(await userDirectory(c.env, claims.sub).useSession(claims.sid))) return undefined;
+  return { id: claims.sub, via: claims.via, sessionId: claims.sid };
+}
+
+/** An Access session is named by its token: `access-` and the first 128 bits of its SHA-256, hex. */
+async function accessSessionId(token: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token)));
+  return `access-${Array.from(digest.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }

@@ -1,12 +1,16 @@
 /**
- * Session tokens: `base64url(JSON claims).base64url(HMAC-SHA256)`, signed with
- * SESSION_SECRET. Stateless: a token is valid until it expires or the secret
- * changes (rotating SESSION_SECRET signs everybody out).
+ * Session cookies: `base64url(JSON claims).base64url(HMAC-SHA256)`, signed with
+ * SESSION_SECRET. The signature proves the Worker made it; the session it
+ * names (`sid`) must also still be live in the user's Directory object
+ * (worker/auth/session-store.ts), so signing out ends it at once. Rotating
+ * SESSION_SECRET signs everybody out.
  */
 export interface SessionClaims {
   /** user id */
   sub: string;
   via: "password" | "access";
+  /** session id: a row in the user's Directory object */
+  sid: string;
   /** expiry, seconds since the epoch */
   exp: number;
 }
@@ -77,6 +81,13 @@ function isClaims(value: unknown): value is SessionClaims {
     typeof c.sub === "string" &&
     c.sub.length > 0 &&
     (c.via === "password" || c.via === "access") &&
+    typeof c.sid === "string" &&
+    c.sid.length > 0 &&
     typeof c.exp === "number"
   );
+}
+
+/** A new session id: 128 random bits, base64url. */
+export function newSessionId(): string {
+  return base64url(crypto.getRandomValues(new Uint8Array(16)));
 }

@@ -1,12 +1,13 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { deleteCookie, setCookie } from "hono/cookie";
 import { ErrorCode } from "../../protocol/errors";
-import type { SessionInfo } from "../../protocol/session";
+import type { SessionInfo, SessionList } from "../../protocol/session";
 import { clientAddress } from "../auth/client-address";
 import { identify, sessionCookieName } from "../auth/identify";
 import { secretsEqual } from "../auth/password";
-import { SESSION_TTL_SECONDS, signSession } from "../auth/session-token";
-import { AppError } from "../errors";
+import { newSessionId, SESSION_TTL_SECONDS, signSession } from "../auth/session-token";
+import { userDirectory } from "../directory";
+import { AppError, notFound } from "../errors";
 import { readJsonObject } from "../http";
 import type { AppEnv } from "../workspace-access";
 
@@ -38,10 +39,10 @@ sessionRoutes.post("/", async (c) => {
     throw new AppError(ErrorCode.WRONG_PASSWORD, "That password is not right.");
   }
   await throttle.succeeded();
-  const token = await signSession(
-    { sub: "owner", via: "password", exp: Math.floor(Date.now() / 1000) + SESSION_TTL_SECONDS },
-    secret,
-  );
+  const sid = newSessionId();
+  await userDirectory(c.env, "owner").startSession(sid, c.req.header("User-Agent") ?? "", SESSION_TTL_SECONDS * 1000);
+  const exp = Math.floor(Date.now() / 1000) + SESSION_TTL_SECONDS;
+  const token = await signSession({ sub: "owner", via: "password", sid, exp }, secret);
   const secure = new URL(c.req.url).protocol === "https:";
   setCookie(c, sessionCookieName(c.req.url), token, {
     httpOnly: true,
@@ -56,14 +57,50 @@ sessionRoutes.post("/", async (c) => {
 sessionRoutes.get("/", async (c) => {
   const user = await identify(c);
   if (!user) throw new AppError(ErrorCode.UNAUTHENTICATED, "Nobody is signed in.");
-  const info: SessionInfo = { user };
+  const info: SessionInfo = { user: { id: user.id, via: user.via } };
   return c.json(info);
 });
 
-sessionRoutes.delete("/", (c) => {
+/** Signs out: ends this session on the server (its cookie stops working everywhere) and clears the cookie. */
+sessionRoutes.delete("/", async (c) => {
+  const user = await identify(c);
+  if (user) await userDirectory(c.env, user.id).endSession(user.sessionId);
+  clearSessionCookie(c);
+  return c.body(null, 204);
+});
+
+/**
+ * `/api/sessions` (after requireUser): the signed-in user's live sessions,
+ * ending one, and "sign out everywhere".
+ */
+export const sessionListRoutes = new Hono<AppEnv>();
+
+sessionListRoutes.get("/", async (c) => {
+  const user = c.get("user");
+  const list: SessionList = { sessions: await userDirectory(c.env, user.id).listSessions(user.sessionId) };
+  return c.json(list);
+});
+
+sessionListRoutes.delete("/:sessionId", async (c) => {
+  const user = c.get("user");
+  const sessionId = c.req.param("sessionId");
+  if (!(await userDirectory(c.env, user.id).endSession(sessionId))) {
+    throw notFound("No such session: it ended already, or it is not yours.");
+  }
+  if (sessionId === user.sessionId) clearSessionCookie(c);
+  return c.body(null, 204);
+});
+
+/** Sign out everywhere: every session of this user ends, this one included. */
+sessionListRoutes.delete("/", async (c) => {
+  await userDirectory(c.env, c.get("user").id).endAllSessions();
+  clearSessionCookie(c);
+  return c.body(null, 204);
+});
+
+function clearSessionCookie(c: Context<AppEnv>): void {
   deleteCookie(c, sessionCookieName(c.req.url), {
     path: "/",
     secure: new URL(c.req.url).protocol === "https:",
   });
-  return c.body(null, 204);
-});
+}
