@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from "react";
-import type { SessionInfo } from "../../protocol/session";
+import { ACCESS_LOGOUT_PATH, type SessionInfo } from "../../protocol/session";
 import { ApiRequestError } from "../api/http";
 import { sessionApi } from "../api/session";
 
@@ -36,11 +36,21 @@ export function useSession() {
     [refresh],
   );
 
-  const signOut = useCallback(async () => {
-    // Signed out here whatever the server says: a failed sign-out leaves only an expiring cookie.
-    await sessionApi.signOut().catch(() => undefined);
-    setSession({ state: "signed-out" });
-  }, []);
+  /** Ends this session (or every session of the user) on the server. */
+  const signOut = useCallback(
+    async (everywhere = false) => {
+      // Signed out here whatever the server says: a failed sign-out leaves only an expiring cookie.
+      await (everywhere ? sessionApi.signOutEverywhere() : sessionApi.signOut()).catch(() => undefined);
+      // Cloudflare Access would sign an Access user straight in again with the token it holds:
+      // its own logout ends that too, and the next visit signs in through Access afresh.
+      if (session.state === "signed-in" && session.user.via === "access") {
+        window.location.assign(ACCESS_LOGOUT_PATH);
+        return;
+      }
+      setSession({ state: "signed-out" });
+    },
+    [session],
+  );
 
   return { session, signIn, signOut };
 }

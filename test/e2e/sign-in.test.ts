@@ -84,6 +84,43 @@ describe("signing in and managing workspaces", () => {
     expect(errors).toEqual([]);
   });
 
+  it("lists the sessions in the user menu, ends another browser's, and signs out everywhere", async () => {
+    const signIn = async () => {
+      const opened = await openPage(browser, "/");
+      await opened.page.getByLabel("Password").fill(inject("password"));
+      await opened.page.getByRole("button", { name: "Sign in" }).click();
+      await opened.page.getByTestId("workspace-list").waitFor();
+      return opened.page;
+    };
+    const first = await signIn();
+    const second = await signIn();
+    const third = await signIn();
+
+    await first.getByRole("button", { name: "Sessions" }).click();
+    const list = first.getByTestId("session-list");
+    // This browser is marked; the other two can be ended.
+    await list.locator('[data-testid="session"][data-current="true"]').getByText("this browser").waitFor();
+    expect(await list.locator('[data-testid="session"][data-current="false"]').count()).toBeGreaterThanOrEqual(2);
+    expect(await list.getByText(/Chrome on Linux/).count()).toBeGreaterThanOrEqual(3);
+
+    // End the newest other session: that is the third browser's (listed by last use).
+    const before = await list.locator('[data-testid="session"]').count();
+    await list
+      .locator('[data-testid="session"][data-current="false"]')
+      .first()
+      .getByRole("button", { name: "End" })
+      .click();
+    await expect.poll(() => list.locator('[data-testid="session"]').count()).toBe(before - 1);
+    await reload(third);
+    await third.getByTestId("sign-in").waitFor();
+
+    // Sign out everywhere from the first: the second is signed out too.
+    await list.getByRole("button", { name: "Sign out everywhere" }).click();
+    await first.getByTestId("sign-in").waitFor();
+    await reload(second);
+    await second.getByTestId("sign-in").waitFor();
+  });
+
   it("renames a workspace and deletes one after confirming", async () => {
     const { page } = await openPage(browser, "/");
     await page.getByLabel("Password").fill(inject("password"));
