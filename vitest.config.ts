@@ -5,6 +5,8 @@ import { defineConfig } from "vitest/config";
 // run through test/support/global-setup.ts; `e2e` drives Debian's Chromium.
 const system = {
   globalSetup: ["test/support/global-setup.ts"],
+  // Each test deletes the workspaces it made (test/support/cleanup.ts).
+  setupFiles: ["test/support/cleanup.ts"],
   fileParallelism: false,
   testTimeout: 120_000,
   hookTimeout: 300_000,

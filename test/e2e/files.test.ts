@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { launchBrowser } from "../support/browser";
 import { shell, workspaceContainer } from "../support/files";
 import { createWorkspace, openWorkspace } from "../support/session";
@@ -23,20 +23,30 @@ let container: string;
 
 beforeAll(async () => {
   browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+// Each test has a workspace and a page of its own (test/support/cleanup.ts deletes the workspace after it).
+beforeEach(async () => {
   const id = await createWorkspace("files e2e");
   container = await workspaceContainer(id);
   shell(
     container,
     "mkdir -p /workspace/src && printf 'export const a = 1;\\n' > /workspace/src/hello.ts && printf 'first\\n' > /workspace/notes.md",
   );
-  // The first page load of a fresh dev server can be slow on a loaded machine: one retry.
-  ({ page, errors } = await openWorkspace(browser, id).catch(() => openWorkspace(browser, id)));
+  ({ page, errors } = await openWorkspace(browser, id));
   page.on("dialog", (dialog) => void dialog.accept());
   await row("src").waitFor({ timeout: 60_000 });
 });
-afterAll(async () => {
-  await browser?.close();
+afterEach(async () => {
+  await page?.context().close();
 });
+
+/** Waits until the page's terminal is connected. */
+const terminalConnected = () =>
+  page.locator('[data-testid="connection-status"][data-state="connected"]').waitFor({ timeout: 60_000 });
 
 /** What the terminal shows (test hook of app/terminal/registry.ts). */
 const terminalScreen = () =>
@@ -84,7 +94,7 @@ describe("files and editor", () => {
     await page.keyboard.press("Control+s");
     await expect.poll(() => tab("src/hello.ts").getAttribute("data-dirty"), { timeout: 20_000 }).toBe("false");
     expect(shell(container, "cat /workspace/src/hello.ts")).toBe("export const a = 1;\nexport const b = 2;");
-    await page.locator('[data-testid="connection-status"][data-state="connected"]').waitFor({ timeout: 60_000 });
+    await terminalConnected();
     await typeInTerminal("cat src/hello.ts");
     await expect
       .poll(terminalScreen, { timeout: 30_000, interval: 200 })
@@ -92,6 +102,7 @@ describe("files and editor", () => {
   });
 
   it("shows a file created in the terminal", async () => {
+    await terminalConnected();
     await typeInTerminal("echo hi > from-terminal.txt");
     await row("from-terminal.txt").waitFor();
   });

@@ -29,7 +29,7 @@ describe("saving and sleeping from the header", () => {
     await page.getByTestId("last-saved").filter({ hasText: "saved just now" }).waitFor({ timeout: 30_000 });
 
     await page.getByTestId("workspace-menu").click();
-    expect(await page.getByText("Running processes").first().isVisible()).toBe(true);
+    await page.getByText("Running processes").first().waitFor({ state: "visible" });
     expect(await page.getByTestId("export").getAttribute("href")).toBe(`/api/workspaces/${id}/export`);
     await page.getByTestId("stop").click();
     await state("sleeping").waitFor({ timeout: 60_000 });

@@ -41,7 +41,7 @@ describe("previewing the template's dev server", () => {
     // Nothing listens yet: the pane says so (and offers a Run button).
     await pane.getByTestId("preview-empty").waitFor({ timeout: 60_000 });
     expect(await pane.getByTestId("preview-empty").textContent()).toContain("Nothing is listening on port 5173");
-    expect(await pane.getByTestId("preview-run").isVisible()).toBe(true);
+    await pane.getByTestId("preview-run").waitFor({ state: "visible" });
 
     // Start the template's dev server from the terminal, as a user would.
     await page.locator('[data-testid="connection-status"][data-state="connected"]').waitFor({ timeout: 60_000 });

@@ -35,9 +35,10 @@ describe("the terminal", () => {
     const { page, errors } = await openTerminalPage();
     await typeLine(page, "echo hello-$((6*7)) from $(pwd)");
     await waitForScreen(page, /hello-42 from \/workspace/);
-    // With the DOM renderer (no WebGL here) the same text is in the page itself.
+    // Chromium runs without a GPU here (--disable-gpu), so xterm.js draws with
+    // its DOM renderer and the same text is in the page itself.
     const rows = page.locator(".terminal-view:not(.inactive) .xterm-rows");
-    if ((await rows.count()) > 0) expect(await rows.textContent()).toMatch(/hello-42 from \/workspace/);
+    await expect.poll(() => rows.textContent()).toMatch(/hello-42 from \/workspace/);
     expect(await page.getByTestId("connection-status").textContent()).toBe("Connected");
     expect(errors).toEqual([]);
     await page.context().close();
@@ -53,7 +54,7 @@ describe("the terminal", () => {
     // Output from before the reload is still there, and the loop goes on.
     const after = await waitForScreen(page, new RegExp(`tick-${seen + 2}\\b`));
     expect(after).toMatch(new RegExp(`tick-${seen}\\b`));
-    expect(await page.getByTestId(`terminal-tab-main`).isVisible()).toBe(true);
+    await page.getByTestId(`terminal-tab-main`).waitFor({ state: "visible" });
     expect(page.url()).toContain(workspaceId);
     await page.keyboard.press("Control+C");
     await page.context().close();
@@ -115,7 +116,7 @@ describe("the terminal", () => {
     await page.getByTestId("terminal-close-term-2").click();
     await expect.poll(() => asked.length).toBe(1);
     expect(asked[0]).toContain("sleep");
-    expect(await page.getByTestId("terminal-tab-term-2").isVisible()).toBe(true);
+    await page.getByTestId("terminal-tab-term-2").waitFor({ state: "visible" });
 
     page.once("dialog", (dialog) => void dialog.accept());
     await page.getByTestId("terminal-close-term-2").click();

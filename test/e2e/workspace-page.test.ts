@@ -33,7 +33,7 @@ describe("the workspace page", () => {
     expect(await page.getByTestId("workspace-name").inputValue()).toBe(id);
     expect(await page.getByTestId("workspace-name").locator("option:checked").textContent()).toBe("test workspace");
     for (const pane of ["pane-files", "pane-editor", "pane-terminal", "pane-preview"]) {
-      expect(await page.getByTestId(pane).isVisible(), pane).toBe(true);
+      await page.getByTestId(pane).waitFor({ state: "visible" });
     }
     expect(errors).toEqual([]);
   });

@@ -147,7 +147,8 @@ describe("sign-in", () => {
     expect(setCookie).toMatch(/^cloud_ide_session=/);
     expect(setCookie).toMatch(/HttpOnly/i);
     expect(setCookie).toMatch(/SameSite=Lax/i);
-    expect(setCookie).toMatch(/Max-Age=\d+/i);
+    // Valid for 7 days, as the README says.
+    expect(setCookie).toMatch(/Max-Age=604800(;|$)/i);
     expect(setCookie).not.toMatch(/Domain=/i);
     const cookie = setCookie.split(";")[0] as string;
     expect(await (await api("/api/session", { headers: { Cookie: cookie } })).json()).toEqual({

@@ -213,8 +213,10 @@ describe("workspaces that last", () => {
     // The cause goes away (here: the workspace is pointed at a restorable
     // snapshot); after the pause, the next automatic reconnect brings it back.
     await testHooks(id, { snapshotId: restorable.snapshotId });
-    await new Promise((r) => setTimeout(r, 5_500));
-    const again = await openTerminalSocket(id, "main", { wake: false });
+    // Until the pause has passed, each reconnect is told it sleeps (and closes before "ready").
+    const again = await waitFor("an automatic reconnect after the pause", () =>
+      openTerminalSocket(id, "main", { wake: false }).catch(() => undefined),
+    );
     const check = marker();
     again.type(`cat /workspace/donor.txt; ${check.command}\r`);
     expect(await again.waitFor(check.pattern)).toMatch(/\r\nfrom-donor\r\n/);

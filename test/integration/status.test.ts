@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { WorkspaceStatus } from "../../protocol/workspace";
 import { api } from "../support/api";
 import { dockerExec, runContainers } from "../support/containers";
+import { containerId } from "../support/lifecycle";
 import { createWorkspace, ownerApi } from "../support/session";
 
 describe("GET /api/workspaces/{id}/status", () => {
@@ -21,11 +22,16 @@ describe("GET /api/workspaces/{id}/status", () => {
 
   it("answers again from the same container", async () => {
     const id = await createWorkspace();
+    const before = new Set(runContainers());
     const first = (await (await ownerApi(`/api/workspaces/${id}/status`)).json()) as WorkspaceStatus;
-    const count = runContainers().length;
+    const ours = runContainers().filter((name) => !before.has(name));
+    expect(ours).toHaveLength(1);
+    const started = containerId(ours[0] as string);
     const second = (await (await ownerApi(`/api/workspaces/${id}/status`)).json()) as WorkspaceStatus;
     expect(second.kernel).toBe(first.kernel);
-    expect(runContainers()).toHaveLength(count);
+    // The same container answered: it was neither replaced nor joined by another.
+    expect(containerId(ours[0] as string)).toBe(started);
+    expect(runContainers().filter((name) => !before.has(name))).toEqual(ours);
   });
 
   it("refuses a workspace id that is not a lowercase DNS label with 400", async () => {

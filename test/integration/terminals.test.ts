@@ -55,15 +55,21 @@ describe("terminal WebSocket", () => {
   it("follows resize messages (stty size shows one row less for the tmux status line)", async () => {
     const id = await createWorkspace();
     const term = await openTerminalSocket(id, "main", { cols: 90, rows: 25 });
-    term.type("stty size\r");
-    await term.waitFor(/\r\n24 90\r?\n/);
+    // tmux applies a size asynchronously (and the output may come as its
+    // redraw of the screen): ask until the answer shows.
+    const showsSize = (size: RegExp) =>
+      expect
+        .poll(
+          () => {
+            term.type("stty size\r");
+            return size.test(term.output());
+          },
+          { timeout: 60_000, interval: 500 },
+        )
+        .toBe(true);
+    await showsSize(/\b24 90\b/);
     term.ws.send(JSON.stringify({ type: "resize", cols: 101, rows: 33 }));
-    // tmux applies the size asynchronously; ask until it shows.
-    for (let i = 0; i < 20 && !/\n32 101\r?\n/.test(term.output()); i++) {
-      term.type("stty size\r");
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    expect(term.output()).toMatch(/\n32 101\r?\n/);
+    await showsSize(/\b32 101\b/);
     term.ws.close();
   });
 
@@ -103,9 +109,8 @@ describe("terminal WebSocket", () => {
     // Without acknowledgements the server stops once it has sent just over
     // one window (it checks before each read; a slow moment can take a while).
     await expect.poll(() => term.received(), { timeout: 30_000, interval: 100 }).toBeGreaterThan(FLOW_WINDOW_BYTES);
-    // Let a chunk already on its way arrive.
-    await new Promise((r) => setTimeout(r, 500));
-    const stalled = term.received();
+    // Let a chunk already on its way arrive: wait until the count holds still.
+    const stalled = await settled(() => term.received());
     expect(stalled).toBeLessThan(FLOW_WINDOW_BYTES + 256 * 1024);
     await new Promise((r) => setTimeout(r, 1000));
     expect(term.received()).toBe(stalled);
@@ -246,3 +251,20 @@ describe("workspace isolation", () => {
     owner.ws.close();
   });
 });
+
+/** The value once it has not changed for half a second (a count that stopped growing). */
+async function settled(read: () => number, timeoutMs = 30_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let value = read();
+  let since = Date.now();
+  while (Date.now() - since < 500) {
+    if (Date.now() > deadline) throw new Error(`still changing after ${timeoutMs} ms (at ${value})`);
+    await new Promise((r) => setTimeout(r, 100));
+    const next = read();
+    if (next !== value) {
+      value = next;
+      since = Date.now();
+    }
+  }
+  return value;
+}
