@@ -136,6 +136,14 @@ describe("the layout", () => {
       for (const label of ["Reload the preview", "Open the preview in a new tab", "New terminal"]) {
         expect(await page.getByLabel(label).count(), label).toBe(1);
       }
+      // Keyboard focus is visible: the focused control has an outline.
+      await page.getByTestId("preview-reload").focus();
+      await page.keyboard.press("Tab");
+      const outline = await page.evaluate(() => {
+        const focused = document.activeElement as HTMLElement | null;
+        return focused ? getComputedStyle(focused).outlineStyle : "none";
+      });
+      expect(outline).not.toBe("none");
       await previewShows(page);
       await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
       expect(errors).toEqual([]);

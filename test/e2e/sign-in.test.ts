@@ -69,6 +69,15 @@ describe("signing in and managing workspaces", () => {
     }
     await navigate(page, "/");
     for (const name of names) await page.getByRole("button", { name }).waitFor();
+    // Each workspace shows its state and its last save (read without waking it).
+    for (const name of names) {
+      const item = page.locator('[data-testid="workspace-item"]').filter({ hasText: name });
+      await item.getByTestId("container-state").waitFor();
+      expect(await item.getByTestId("container-state").getAttribute("data-state")).toMatch(
+        /^(running|starting|stopped)$/,
+      );
+      expect(await item.getByTestId("workspace-last-saved").textContent()).toMatch(/^not saved yet · created /);
+    }
 
     await page.getByRole("button", { name: names[0] }).click();
     await page.waitForURL(/\/workspaces\/[a-z0-9]{16}$/);
