@@ -10,6 +10,7 @@
 import { createHash } from "node:crypto";
 import {
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -24,6 +25,8 @@ import { detail, probe, run, SetupError, step } from "./run.mjs";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const ENGINE_DIR = join(ROOT, "scripts/local-engine");
+/** npm packages the sidecar stand-in imports (dns-packet and what it depends on). */
+const EGRESS_PACKAGES = ["dns-packet", "@leichtgewicht/ip-codec"];
 
 /** The image the production Dockerfile starts from (Docker Hub). */
 export const PUBLIC_BASE_IMAGE = "node:24-trixie-slim";
@@ -170,9 +173,29 @@ function debianMirror() {
   return match?.[1] ?? "http://deb.debian.org/debian";
 }
 
+/** The sidecar stand-in: its entry point, its modules, and the npm packages it uses. */
+function egressSources() {
+  const files = [join(ENGINE_DIR, "egress-sidecar.mjs")];
+  for (const name of readdirSync(join(ENGINE_DIR, "egress")).sort()) {
+    if (name.endsWith(".mjs")) files.push(join(ENGINE_DIR, "egress", name));
+  }
+  const packages = EGRESS_PACKAGES.map((name) => {
+    const dir = join(ROOT, "node_modules", name);
+    if (!existsSync(join(dir, "package.json"))) {
+      throw new SetupError("EGRESS_IMAGE_FAILED", `${name} is not installed: run npm install`);
+    }
+    return dir;
+  });
+  return { files, packages };
+}
+
 async function ensureEgressImage(baseImage) {
-  const script = readFileSync(join(ENGINE_DIR, "egress-sidecar.mjs"));
-  const tag = `cloud-ide-egress:${recipeHash(script, baseImage)}`;
+  const { files, packages } = egressSources();
+  const tag = `cloud-ide-egress:${recipeHash(
+    ...files.flatMap((file) => [file.slice(ENGINE_DIR.length), readFileSync(file)]),
+    ...packages.map((dir) => readFileSync(join(dir, "package.json"))),
+    baseImage,
+  )}`;
   if (imageExists(tag)) {
     detail(`network sidecar ${tag} present`);
     return tag;
@@ -180,31 +203,16 @@ async function ensureEgressImage(baseImage) {
   step(`Building the network sidecar stand-in ${tag}`);
   const work = mkdtempSync(join(tmpdir(), "cloud-ide-egress-"));
   try {
-    copyFileSync(join(ENGINE_DIR, "egress-sidecar.mjs"), join(work, "egress-sidecar.mjs"));
-    const cert = probe("openssl", [
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-days",
-      "3650",
-      "-subj",
-      "/CN=cloud-ide local egress",
-      "-keyout",
-      join(work, "key.pem"),
-      "-out",
-      join(work, "ca.pem"),
-    ]);
-    if (!cert.ok) throw new SetupError("EGRESS_IMAGE_FAILED", `openssl could not make a CA: ${cert.stderr}`);
+    mkdirSync(join(work, "egress"));
+    for (const file of files) copyFileSync(file, join(work, file.slice(ENGINE_DIR.length + 1)));
+    for (const [i, dir] of packages.entries()) {
+      cpSync(dir, join(work, "node_modules", EGRESS_PACKAGES[i] ?? ""), { recursive: true });
+    }
     writeFileSync(
       join(work, "Dockerfile"),
-      [
-        `FROM ${baseImage}`,
-        "COPY egress-sidecar.mjs ca.pem /opt/egress/",
-        'ENTRYPOINT ["node", "/opt/egress/egress-sidecar.mjs"]',
-        "",
-      ].join("\n"),
+      [`FROM ${baseImage}`, "COPY . /opt/egress/", 'ENTRYPOINT ["node", "/opt/egress/egress-sidecar.mjs"]', ""].join(
+        "\n",
+      ),
     );
     await run("docker", ["build", "-t", tag, work]);
     return tag;

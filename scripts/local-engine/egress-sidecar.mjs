@@ -1,94 +1,198 @@
 // Local stand-in for workerd's network sidecar (`cloudflare/proxy-everything`),
-// used only where that image cannot be pulled. workerd runs every app container
-// in this container's network namespace and talks to it on the ingress port:
-//   GET  /ca       -> a PEM that workerd installs in the app container
-//   PUT  /egress   -> egress settings; we apply `internet.enabled` with iptables
-//   CONNECT        -> `X-Dst-Addr: 127.0.0.1:PORT`: 400 when nothing listens,
-//                     else 200 and bytes relayed both ways (getTcpPort().fetch())
-// It does not intercept outbound HTTP(S); see README "Local platform".
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+// used where that image cannot be pulled. workerd runs every app container in
+// this container's network namespace and drives it on the ingress port
+// (39001, published to the host; only the Docker gateway may connect):
+//   GET  /ca      -> the PEM of this sidecar's interception CA
+//   PUT  /egress  -> egress settings: workerd's egress port, `internet.enabled`,
+//                    `dns.allowHostnames` (non-empty when a Worker intercepts
+//                    outbound HTTP(S)); applied before the answer (204)
+//   CONNECT       -> `X-Dst-Addr: 127.0.0.1:PORT` (a loopback port only): 400
+//                    when nothing listens, else 200 and bytes relayed both
+//                    ways (getTcpPort().fetch())
+// and, inside the namespace: the firewall (egress/firewall.mjs), outbound
+// interception handed to workerd (egress/interceptor.mjs) and DNS
+// (egress/dns.mjs). See README "Local platform".
+import { lookup } from "node:dns/promises";
 import http from "node:http";
 import net from "node:net";
+import { parseArgs } from "node:util";
+import { createAuthority } from "./egress/certificates.mjs";
+import { lookupOriginalDestination } from "./egress/conntrack.mjs";
+import { startDnsServer } from "./egress/dns.mjs";
+import { applyFirewall } from "./egress/firewall.mjs";
+import { startInterceptor } from "./egress/interceptor.mjs";
+import { parseLoopbackTarget } from "./egress/relay-target.mjs";
 
-const args = process.argv.slice(2);
-const arg = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 && i + 1 < args.length ? args[i + 1] : fallback;
+/** Where redirected connections and DNS queries arrive (127.0.0.1), ports the app is unlikely to want. */
+const INTERCEPT_PORT = 41209;
+const DNS_PORT = 41253;
+/** The group the sidecar's own DNS queries run as, so the firewall does not redirect them back here. */
+const FORWARDER_GID = 39053;
+const MAX_SETTINGS_BYTES = 64 * 1024;
+
+const log = (/** @type {string} */ message) => console.log(`egress: ${message}`);
+
+const { values } = parseArgs({
+  strict: false,
+  options: {
+    "http-egress-port": { type: "string" },
+    "http-ingress-address": { type: "string", default: "0.0.0.0:39001" },
+    "docker-gateway-cidr": { type: "string", default: "172.17.0.0/16" },
+  },
+});
+const [ingressHost = "0.0.0.0", ingressPortText = "39001"] = String(values["http-ingress-address"]).split(/:(?=\d+$)/);
+const ingressPort = Number(ingressPortText);
+const bridgeCidr = String(values["docker-gateway-cidr"]);
+
+const gateway = (await lookup("host.docker.internal", { family: 4 })).address;
+const settings = {
+  egressPort: Number(values["http-egress-port"] ?? 0),
+  internet: false,
+  /** @type {string[]} */
+  allowPatterns: [],
 };
-const [host, port] = arg("--http-ingress-address", "0.0.0.0:39001").split(":");
-const ca = readFileSync(new URL("./ca.pem", import.meta.url));
-let internetBlocked = false;
+const firewallState = () => ({
+  gateway,
+  bridgeCidr,
+  ingressPort,
+  egressPort: settings.egressPort,
+  internet: settings.internet,
+  intercept: settings.allowPatterns.length > 0,
+  interceptPort: INTERCEPT_PORT,
+  dnsPort: DNS_PORT,
+  forwarderGid: FORWARDER_GID,
+});
 
-function setInternet(enabled) {
-  const blocked = !enabled;
-  if (blocked === internetBlocked) return;
-  const rules = [
-    ["-o", "lo", "-j", "ACCEPT"],
-    ["-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED", "-j", "ACCEPT"],
-    ["-j", "REJECT"],
-  ];
-  try {
-    for (const rule of rules) {
-      execFileSync("iptables", [blocked ? "-A" : "-D", "OUTPUT", ...rule]);
-    }
-    internetBlocked = blocked;
-    console.log(`egress: internet ${enabled ? "allowed" : "blocked"}`);
-  } catch (error) {
-    console.error(`egress: could not apply iptables rules: ${error.message}`);
-  }
+// Deny-all before anything else: until workerd says otherwise, nothing leaves.
+try {
+  await applyFirewall(firewallState());
+} catch (error) {
+  console.error(`egress: cannot install the firewall, refusing to run: ${error.message}`);
+  process.exit(1);
 }
+process.setgid?.(FORWARDER_GID);
+
+const authority = await createAuthority();
+const originalDestination = (/** @type {"tcp" | "udp"} */ protocol) => (client) =>
+  lookupOriginalDestination(protocol, client);
+await startInterceptor({
+  port: INTERCEPT_PORT,
+  egress: () => ({ host: gateway, port: settings.egressPort }),
+  originalDestination: originalDestination("tcp"),
+  mintLeaf: authority.mintLeaf,
+  log,
+});
+await startDnsServer({
+  port: DNS_PORT,
+  settings: () => ({ internet: settings.internet, allowPatterns: settings.allowPatterns }),
+  originalDestination: originalDestination("udp"),
+  log,
+});
+
+/**
+ * Applies a PUT /egress body. Every field is optional; an empty body is refused.
+ * @param {unknown} body
+ * @returns {string | undefined} what is wrong with it
+ */
+function settingsUpdate(body) {
+  if (typeof body !== "object" || body === null) return "the body is not a JSON object";
+  const { port, internet, dns } =
+    /** @type {{ port?: unknown, internet?: { enabled?: unknown }, dns?: { allowHostnames?: unknown } }} */ (body);
+  if (port === undefined && internet === undefined && dns === undefined) return "nothing to change";
+  if (port !== undefined && !(Number.isInteger(port) && Number(port) >= 1 && Number(port) <= 65535)) {
+    return `invalid port ${JSON.stringify(port)}`;
+  }
+  const enabled = internet?.enabled;
+  if (enabled !== undefined && typeof enabled !== "boolean") return "internet.enabled must be a boolean";
+  const allow = dns?.allowHostnames;
+  if (allow !== undefined && !(Array.isArray(allow) && allow.every((name) => typeof name === "string"))) {
+    return "dns.allowHostnames must be a list of names";
+  }
+  if (port !== undefined) settings.egressPort = Number(port);
+  if (typeof enabled === "boolean") settings.internet = enabled;
+  if (Array.isArray(allow)) settings.allowPatterns = allow.map((name) => name.trim().toLowerCase()).filter(Boolean);
+  return undefined;
+}
+
+/** @param {string} address */
+const isGateway = (address) => address.replace(/^::ffff:/, "") === gateway;
 
 const server = http.createServer((req, res) => {
   if (req.method === "GET" && req.url === "/ca") {
     res.writeHead(200, { "content-type": "application/x-pem-file" });
-    res.end(ca);
+    res.end(authority.certificate);
     return;
   }
   if (req.method === "PUT" && req.url === "/egress") {
-    let body = "";
-    req.setEncoding("utf8");
-    req.on("data", (chunk) => {
-      body += chunk;
+    const chunks = [];
+    let size = 0;
+    req.on("data", (/** @type {Buffer} */ chunk) => {
+      size += chunk.length;
+      if (size > MAX_SETTINGS_BYTES) req.destroy();
+      else chunks.push(chunk);
     });
-    req.on("end", () => {
+    req.on("end", async () => {
+      let body;
       try {
-        const config = JSON.parse(body || "{}");
-        const enabled = config?.internet?.enabled;
-        if (typeof enabled === "boolean") setInternet(enabled);
+        body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "null");
       } catch {
-        // Settings we cannot read leave the current rules in place.
+        res.writeHead(400).end("the body is not JSON\n");
+        return;
       }
-      res.writeHead(200).end();
+      const problem = settingsUpdate(body);
+      if (problem) {
+        res.writeHead(400).end(`${problem}\n`);
+        return;
+      }
+      try {
+        await applyFirewall(firewallState());
+      } catch (error) {
+        log(`could not apply the settings: ${error.message}`);
+        res.writeHead(500).end("the settings could not be applied\n");
+        return;
+      }
+      log(
+        `egress port ${settings.egressPort}, internet ${settings.internet ? "on" : "off"}, ` +
+          `intercepting ${settings.allowPatterns.length > 0 ? settings.allowPatterns.join(" ") : "nothing"}`,
+      );
+      res.writeHead(204).end();
     });
     return;
   }
   res.writeHead(404).end();
 });
 
+// workerd is the only client: it reaches this port through Docker's published
+// port, so its connections come from the gateway. A container on the bridge,
+// or the app in this namespace, is refused before a byte is read.
+server.on("connection", (socket) => {
+  if (isGateway(socket.remoteAddress ?? "")) return;
+  log(`refused a connection from ${socket.remoteAddress}: only workerd, through the gateway ${gateway}, may connect`);
+  socket.destroy();
+});
+
 server.on("connect", (req, clientSocket, head) => {
-  const target = String(req.headers["x-dst-addr"] ?? req.url ?? "");
-  const match = /^(.+):(\d+)$/.exec(target);
-  if (!match) {
-    clientSocket.end("HTTP/1.1 400 Bad Request\r\n\r\n");
+  const target = parseLoopbackTarget(String(req.headers["x-dst-addr"] ?? ""));
+  if (!target) {
+    clientSocket.end("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n");
     return;
   }
-  const upstream = net.connect(Number(match[2]), match[1]);
+  const upstream = net.connect(target.port, target.host);
   let connected = false;
   upstream.once("connect", () => {
     connected = true;
-    clientSocket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+    clientSocket.write("HTTP/1.1 200 OK\r\n\r\n");
     if (head.length > 0) upstream.write(head);
     upstream.pipe(clientSocket);
     clientSocket.pipe(upstream);
   });
   upstream.on("error", () => {
     if (connected) clientSocket.destroy();
-    else clientSocket.end("HTTP/1.1 400 Bad Request\r\n\r\n");
+    else clientSocket.end("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
   });
   clientSocket.on("error", () => upstream.destroy());
 });
 
-server.listen(Number(port), host, () => {
-  console.log(`egress sidecar listening on ${host}:${port}`);
+server.listen(ingressPort, ingressHost, () => {
+  log(`listening on ${ingressHost}:${ingressPort} for workerd at ${gateway}`);
 });

@@ -1,0 +1,4 @@
+export function connectionHints(
+  bytes: Buffer,
+  port: number,
+): { done: false } | { done: true; sni?: string; hostname?: string };

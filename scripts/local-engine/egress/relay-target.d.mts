@@ -1,0 +1,1 @@
+export function parseLoopbackTarget(value: string): { host: string; port: number } | undefined;

@@ -1,0 +1,155 @@
+/**
+ * Pure parts of the local network sidecar (scripts/local-engine/egress/):
+ * the firewall it writes, how it finds where a connection was going and what
+ * it tells workerd about it, and how it answers DNS.
+ */
+import { createServer } from "node:net";
+import { connect } from "node:tls";
+import dnsPacket from "dns-packet";
+import { describe, expect, it } from "vitest";
+import { originalDestination } from "../../scripts/local-engine/egress/conntrack.mjs";
+import { isAllowedName, localAnswer, matchesDnsPattern } from "../../scripts/local-engine/egress/dns.mjs";
+import { ipv4Rules, ipv6Rules } from "../../scripts/local-engine/egress/firewall.mjs";
+import { connectionHints } from "../../scripts/local-engine/egress/interceptor.mjs";
+import { parseLoopbackTarget } from "../../scripts/local-engine/egress/relay-target.mjs";
+
+const state = {
+  gateway: "172.17.0.1",
+  bridgeCidr: "172.17.0.0/16",
+  ingressPort: 39001,
+  egressPort: 41000,
+  internet: false,
+  intercept: false,
+  interceptPort: 41209,
+  dnsPort: 41253,
+  forwarderGid: 39053,
+};
+
+describe("the sidecar's firewall", () => {
+  it("with the Internet off, lets out only loopback and workerd's egress port, and answers DNS itself", () => {
+    const rules = ipv4Rules(state);
+    expect(rules).toContain("-A OUTPUT -p tcp -d 172.17.0.1/32 --dport 41000 -j ACCEPT");
+    expect(rules).toContain("-A OUTPUT -p tcp -j REJECT --reject-with tcp-reset");
+    expect(rules).toContain("-A OUTPUT -j REJECT\n");
+    expect(rules).toContain("--dport 53 -m owner ! --gid-owner 39053 -j REDIRECT --to-ports 41253");
+    expect(rules).not.toContain("--dports 80,443");
+    expect(ipv6Rules(state)).toContain("-A OUTPUT -j REJECT");
+  });
+
+  it("keeps other containers on the bridge out in both directions, whatever the Internet setting", () => {
+    for (const internet of [true, false]) {
+      const rules = ipv4Rules({ ...state, internet });
+      expect(rules).toContain(":INPUT DROP");
+      expect(rules).toContain("-A INPUT -p tcp -s 172.17.0.1/32 --dport 39001 -j ACCEPT");
+      expect(rules).toContain("-A OUTPUT -d 172.17.0.0/16 -j REJECT");
+    }
+  });
+
+  it("with interception on, redirects HTTP and HTTPS to the sidecar", () => {
+    expect(ipv4Rules({ ...state, intercept: true })).toContain(
+      "-A OUTPUT -p tcp -m multiport --dports 80,443 -j REDIRECT --to-ports 41209",
+    );
+  });
+
+  it("with the Internet on and nothing intercepted, neither blocks nor redirects", () => {
+    const rules = ipv4Rules({ ...state, internet: true });
+    expect(rules).not.toContain("REDIRECT");
+    expect(rules).not.toContain("-A OUTPUT -j REJECT");
+    expect(ipv6Rules({ ...state, internet: true })).not.toContain("REJECT");
+  });
+});
+
+describe("finding a redirected connection's destination", () => {
+  const table = [
+    "ipv4     2 tcp      6 431999 ESTABLISHED src=172.17.0.3 dst=11.0.0.1 sport=48490 dport=443 src=127.0.0.1 dst=172.17.0.3 sport=41209 dport=48490 [ASSURED] mark=0 zone=0 use=2",
+    "ipv4     2 udp      17 29 src=172.17.0.3 dst=1.1.1.1 sport=50111 dport=53 [UNREPLIED] src=127.0.0.1 dst=172.17.0.3 sport=41253 dport=50111 mark=0 zone=0 use=2",
+  ].join("\n");
+
+  it("reads the original direction of the client's entry", () => {
+    expect(originalDestination(table, "tcp", { address: "172.17.0.3", port: 48490 })).toEqual({
+      address: "11.0.0.1",
+      port: 443,
+    });
+    expect(originalDestination(table, "udp", { address: "172.17.0.3", port: 50111 })).toEqual({
+      address: "1.1.1.1",
+      port: 53,
+    });
+  });
+
+  it("finds nothing for a connection that was not redirected", () => {
+    expect(originalDestination(table, "tcp", { address: "172.17.0.3", port: 1 })).toBeUndefined();
+    expect(originalDestination(table, "udp", { address: "172.17.0.3", port: 48490 })).toBeUndefined();
+  });
+});
+
+/** The first bytes a real TLS client sends for `servername`. */
+function clientHello(servername: string): Promise<Buffer> {
+  return new Promise((resolve) => {
+    const server = createServer((socket) => {
+      socket.once("data", (chunk: Buffer) => {
+        resolve(chunk);
+        socket.destroy();
+        server.close();
+      });
+    }).listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      connect({ host: "127.0.0.1", port, servername }).on("error", () => {});
+    });
+  });
+}
+
+describe("what the sidecar tells workerd about a connection", () => {
+  it("reads the server name of a TLS ClientHello, once the whole record is there", async () => {
+    const hello = await clientHello("api.egress.test");
+    expect(connectionHints(hello, 443)).toEqual({ done: true, sni: "api.egress.test" });
+    expect(connectionHints(hello.subarray(0, 20), 443)).toEqual({ done: false });
+  });
+
+  it("reads the Host of a plain HTTP request on port 80 only", () => {
+    const request = Buffer.from("GET /x HTTP/1.1\r\nHost: web.egress.test\r\nAccept: */*\r\n\r\n");
+    expect(connectionHints(request, 80)).toEqual({ done: true, hostname: "web.egress.test" });
+    expect(connectionHints(request, 8080)).toEqual({ done: true });
+    expect(connectionHints(Buffer.from("GET /x HTTP/1.1\r\nHost: w"), 80)).toEqual({ done: false });
+    expect(connectionHints(Buffer.from("SSH-2.0-OpenSSH\r\n"), 80)).toEqual({ done: true });
+  });
+});
+
+describe("the sidecar's DNS", () => {
+  it("matches allow patterns like Go's path.Match: * stays within a label", () => {
+    expect(matchesDnsPattern("*", "anything.example")).toBe(true);
+    expect(matchesDnsPattern("*.b.test", "a.b.test")).toBe(true);
+    expect(matchesDnsPattern("*.b.test", "x.a.b.test")).toBe(false);
+    expect(matchesDnsPattern("a.test", "A.Test.")).toBe(true);
+    expect(isAllowedName(["a.test", "*.b.test"], "c.test")).toBe(false);
+    expect(isAllowedName([], "a.test")).toBe(false);
+  });
+
+  it("answers an allowed name with the placeholder addresses and any other with NXDOMAIN", () => {
+    const query = dnsPacket.decode(
+      dnsPacket.encode({
+        type: "query",
+        id: 7,
+        flags: dnsPacket.RECURSION_DESIRED,
+        questions: [{ type: "A", name: "api.egress.test" }],
+      }),
+    );
+    const allowed = dnsPacket.decode(localAnswer(query, true));
+    expect(allowed.id).toBe(7);
+    expect((allowed.flags ?? 0) & 0xf).toBe(0); // NOERROR
+    expect(allowed.answers).toMatchObject([{ type: "A", name: "api.egress.test", data: "11.0.0.1" }]);
+    const refused = dnsPacket.decode(localAnswer(query, false));
+    expect((refused.flags ?? 0) & 0xf).toBe(3); // NXDOMAIN
+    expect(refused.answers).toEqual([]);
+  });
+});
+
+describe("the CONNECT relay's targets", () => {
+  it("are the container's loopback ports only", () => {
+    expect(parseLoopbackTarget("127.0.0.1:8080")).toEqual({ host: "127.0.0.1", port: 8080 });
+    expect(parseLoopbackTarget("[::1]:5173")).toEqual({ host: "::1", port: 5173 });
+    for (const refused of ["172.17.0.5:8080", "10.0.0.1:22", "localhost:80", "127.0.0.1:0", "127.0.0.1:70000", ""]) {
+      expect(parseLoopbackTarget(refused), refused).toBeUndefined();
+    }
+  });
+});
