@@ -9,10 +9,26 @@ try {
 } catch (error) {
   failSetup(error);
 }
+// Imported after setup(): they use npm packages that setup() installs.
+const { startEngineProxy } = await import("./lib/engine-proxy.mjs");
+const { configuredInstanceType, dockerLimits } = await import("./lib/instance-types.mjs");
+// workerd reaches Docker through this (loopback-only sidecar ports, container limits).
+const engine = await startEngineProxy({
+  env,
+  limits: dockerLimits(configuredInstanceType(ROOT)),
+  log: (message) => console.error(message),
+});
 const port = env.PORT ?? "5173";
 step(`Serving the IDE at http://localhost:${port}`);
-const vite = spawn("vite", ["dev"], { cwd: ROOT, env, stdio: "inherit" });
+const vite = spawn("vite", ["dev"], {
+  cwd: ROOT,
+  env: { ...env, WRANGLER_DOCKER_HOST: engine.dockerHost },
+  stdio: "inherit",
+});
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => vite.kill(signal));
 }
-vite.on("exit", (code) => process.exit(code ?? 0));
+vite.on("exit", async (code) => {
+  await engine.close();
+  process.exit(code ?? 0);
+});

@@ -20,6 +20,7 @@ import type { Grant } from "./previews/grants";
 import { previewNotFound } from "./previews/pages";
 import { SWEEP_TASK, WorkspacePreviews } from "./previews/workspace-previews";
 import { WORKSPACE_ROOT } from "./sandbox/environment";
+import { sandboxInstanceType } from "./sandbox/instance-type";
 import { ContainerSandbox, isUnavailable } from "./sandbox/sandbox";
 import { seedTemplate } from "./templates";
 import { endTerminal, listTerminals, openTerminal, refuseTerminal, terminalSleeping } from "./terminal-bridge";
@@ -69,7 +70,8 @@ export class Workspace extends DurableObject<Env> {
       settings: () => this.settings(),
       startOptions: () => ({
         image: this.image(),
-        enableInternet: this.env.SANDBOX_INTERNET !== "false",
+        enableInternet: this.internet(),
+        instance: sandboxInstanceType(this.env.SANDBOX_INSTANCE_TYPE),
       }),
       afterStart: (fromSnapshot) => this.afterStart(fromSnapshot),
       hibernatedSockets: () => ctx.getWebSockets().length,
@@ -157,6 +159,11 @@ export class Workspace extends DurableObject<Env> {
   /** The image a new container starts from (a test subclass may name one that cannot start). */
   protected image(): string {
     return this.sandbox.image;
+  }
+
+  /** Whether a new container may reach the Internet (a test subclass turns it off for one workspace). */
+  protected internet(): boolean {
+    return this.env.SANDBOX_INTERNET !== "false";
   }
 
   override async alarm(): Promise<void> {

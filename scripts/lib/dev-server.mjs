@@ -7,7 +7,9 @@ import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startEngineProxy } from "./engine-proxy.mjs";
 import { startImageLedger } from "./image-ledger.mjs";
+import { configuredInstanceType, dockerLimits } from "./instance-types.mjs";
 import { ROOT } from "./setup.mjs";
 
 /**
@@ -23,6 +25,8 @@ export async function startDevServer(env, { verbose = false, logFile } = {}) {
   const stateDir = mkdtempSync(join(tmpdir(), "cloud-ide-state-"));
   // What this run's containers make, and only that, is removed at the end.
   const ledger = startImageLedger(workerName);
+  // workerd reaches Docker through this (loopback-only sidecar ports, container limits).
+  const engine = await startEngineProxy({ env, limits: dockerLimits(configuredInstanceType(ROOT)) });
   // --bypass-lock: a test run may share the project with a running `npm start`.
   const server = spawn("vite", ["dev", "--bypass-lock"], {
     cwd: ROOT,
@@ -30,6 +34,7 @@ export async function startDevServer(env, { verbose = false, logFile } = {}) {
       ...env,
       PORT: String(port),
       HMR_PORT: String(hmrPort),
+      WRANGLER_DOCKER_HOST: engine.dockerHost,
       CLOUD_IDE_WORKER_NAME: workerName,
       CLOUD_IDE_STATE_DIR: stateDir,
       // The Worker with test hooks (expiring a share link now, a tiny idle limit): worker/testing/test-entry.ts.
@@ -61,6 +66,7 @@ export async function startDevServer(env, { verbose = false, logFile } = {}) {
     }
     log?.end();
     removeContainers(workerName);
+    await engine.close();
     await ledger.removeRecorded();
     rmSync(stateDir, { recursive: true, force: true });
   };

@@ -6,9 +6,11 @@
 #          set-up built a local base image.
 #   pull:  succeeds without the registry when the image is already present.
 #   ps:    the vite plugin's clean-up on exit lists containers by image
-#          (`--filter ancestor=TAG`), and every dev server on this machine runs
-#          the same cached image: it would remove the containers of every other
-#          dev server and test run. Only this dev server's own are listed.
+#          (`--filter ancestor=TAG`) and removes them. Every dev server on this
+#          machine runs the same cached image, so that would remove the
+#          containers of every other dev server and test run, and it would
+#          leave this one's network sidecars behind. It lists this dev
+#          server's containers instead, sidecars included, by name.
 real=${CLOUD_IDE_REAL_DOCKER:-docker}
 cmd=$1
 [ $# -gt 0 ] && shift
@@ -37,13 +39,18 @@ pull)
   exec "$real" pull "$@"
   ;;
 ps)
-  case " $* " in
-  *" --filter ancestor="* | *" --filter=ancestor="*)
-    if [ -n "${CLOUD_IDE_WORKER_NAME:-}" ]; then
-      set -- "$@" --filter "name=^/workerd-${CLOUD_IDE_WORKER_NAME}-[A-Z]"
-    fi
-    ;;
-  esac
+  if [ -n "${CLOUD_IDE_WORKER_NAME:-}" ]; then
+    n=$#
+    while [ "$n" -gt 0 ]; do
+      a=$1; shift; n=$((n - 1))
+      if [ "$a" = "--filter" ] && [ "$n" -gt 0 ] && [ "${1#ancestor=}" != "$1" ]; then
+        shift; n=$((n - 1))
+        set -- "$@" --filter "name=^/workerd-${CLOUD_IDE_WORKER_NAME}-[A-Z]"
+      else
+        set -- "$@" "$a"
+      fi
+    done
+  fi
   exec "$real" ps "$@"
   ;;
 *)

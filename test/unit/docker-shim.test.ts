@@ -20,12 +20,15 @@ function throughShim(args: string[], env: Record<string, string> = {}): string[]
 }
 
 describe("the docker shim", () => {
-  it("scopes the vite plugin's listing by image to this dev server's containers", () => {
+  it("turns the vite plugin's listing by image into this dev server's containers, sidecars included", () => {
     const args = ["ps", "-a", "--filter", "ancestor=cloudflare-dev/sandbox:abc", "--format", "{{.ID}}"];
     expect(throughShim(args, { CLOUD_IDE_WORKER_NAME: "cloud-ide-test-1a2b3c" })).toEqual([
-      ...args,
+      "ps",
+      "-a",
       "--filter",
       "name=^/workerd-cloud-ide-test-1a2b3c-[A-Z]",
+      "--format",
+      "{{.ID}}",
     ]);
   });
 

@@ -4,6 +4,7 @@ import { Activity } from "../activity";
 import type { AlarmScheduler } from "../alarms";
 import { AppError, describe } from "../errors";
 import { IDE_STATE_DIR, WORKSPACE_ROOT } from "../sandbox/environment";
+import type { InstanceType } from "../sandbox/instance-type";
 import type { SandboxControl } from "../sandbox/sandbox";
 import { DiskLock } from "./disk-lock";
 import { failedStartPause, type LifecycleSettings, platformTimeoutMs } from "./settings";
@@ -70,6 +71,8 @@ const START_TIMINGS: StartTimings = {
 export interface StartOptions {
   image: string;
   enableInternet: boolean;
+  /** vCPU, memory and disk; the platform's default when absent. */
+  instance?: InstanceType;
 }
 
 /** The Durable Object storage calls the lifecycle makes (a Map fits it in unit tests). */
@@ -239,14 +242,14 @@ export class Lifecycle {
     // Nothing before the first await: the caller records the state first.
     const snapshot = await this.deps.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
     const { sandbox, tag } = this.deps;
-    const { image, enableInternet } = this.deps.startOptions();
+    const { image, enableInternet, instance } = this.deps.startOptions();
     let kernel: string;
     try {
       // Never fall back to the image when a snapshot exists: that would show
       // an empty workspace as if the user's files were gone.
       const options: ContainerStartupOptions = snapshot
-        ? { containerSnapshot: { id: snapshot.id }, enableInternet }
-        : { image, enableInternet };
+        ? { containerSnapshot: { id: snapshot.id }, enableInternet, instance }
+        : { image, enableInternet, instance };
       // A start can fail on its way up: right after a container vanished the
       // engine may still tear the old one down, and a slow local Docker engine
       // can miss workerd's wait for the network sidecar. Try a few times.

@@ -1,0 +1,128 @@
+/**
+ * Locally, workspaces on one machine are kept apart as containers on
+ * Cloudflare are (issue 11, finding 7): from a terminal in workspace A,
+ * workspace B's servers answer neither on B's bridge address nor through B's
+ * CONNECT relay; the relay is published on this machine's loopback only and
+ * reaches a container's loopback ports only; the app cannot change its own
+ * sidecar's egress settings; and each container has the memory, CPU and
+ * process limits of the sandbox's instance type.
+ */
+import { execFileSync } from "node:child_process";
+import { request } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configuredInstanceType, dockerLimits } from "../../scripts/lib/instance-types.mjs";
+import { removeWhatWeMade, sh, waitFor, wake } from "../support/lifecycle";
+import { createWorkspace } from "../support/session";
+import { openTerminalSocket, type TerminalSocket } from "../support/terminal-client";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+function docker(...args: string[]): string {
+  return execFileSync("docker", args, { encoding: "utf8" }).trim();
+}
+
+/** Runs a command in a terminal and returns its exit status. */
+async function exitStatus(term: TerminalSocket, command: string): Promise<number> {
+  const n = Math.floor(Math.random() * 1e6);
+  term.type(`${command} >/dev/null 2>&1; echo "status-$((${n}+1))=$?"\r`);
+  const output = await term.waitFor(new RegExp(`status-${n + 1}=(\\d+)`), 30_000);
+  return Number(new RegExp(`status-${n + 1}=(\\d+)`).exec(output)?.[1]);
+}
+
+/** A CONNECT through a sidecar's relay from this machine (where workerd is): the status it answers. */
+function relayStatus(hostPort: number, target: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({
+      host: "127.0.0.1",
+      port: hostPort,
+      method: "CONNECT",
+      path: target,
+      headers: { "X-Dst-Addr": target },
+    });
+    req.on("connect", (res, socket) => {
+      socket.destroy();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on("response", (res) => resolve(res.statusCode ?? 0));
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("workspaces on one machine", () => {
+  let a: string;
+  let b: string;
+  let bAddress: string;
+  let bRelay: { ip: string; port: number };
+  let gateway: string;
+  let term: TerminalSocket;
+
+  beforeAll(async () => {
+    const [idA, idB] = await Promise.all([createWorkspace("isolation A"), createWorkspace("isolation B")]);
+    a = (await wake(idA as string)).container;
+    b = (await wake(idB as string)).container;
+    bAddress = docker("inspect", "--format", "{{.NetworkSettings.IPAddress}}", `${b}-proxy`);
+    const [ip, port] =
+      docker("port", `${b}-proxy`, "39001/tcp")
+        .split("\n")[0]
+        ?.split(/:(?=\d+$)/) ?? [];
+    bRelay = { ip: ip ?? "", port: Number(port) };
+    gateway = docker("network", "inspect", "bridge", "--format", "{{(index .IPAM.Config 0).Gateway}}");
+    // B serves on its loopback only (7101), and on every interface (7102).
+    docker("exec", "-d", b, "python3", "-m", "http.server", "--bind", "127.0.0.1", "7101");
+    docker("exec", "-d", b, "python3", "-m", "http.server", "--bind", "0.0.0.0", "7102");
+    await waitFor("B's servers", () => {
+      try {
+        sh(b, "curl -sf -o /dev/null http://127.0.0.1:7101/ && curl -sf -o /dev/null http://127.0.0.1:7102/");
+        return true;
+      } catch {
+        return undefined;
+      }
+    });
+    term = await openTerminalSocket(idA as string, "isolation");
+  });
+
+  afterAll(() => {
+    term?.ws.close();
+    removeWhatWeMade();
+  });
+
+  it("from a terminal in A, B answers neither on its bridge address nor through its relay", async () => {
+    // A's own tools and loopback work: the failures below are the isolation.
+    expect(
+      await exitStatus(
+        term,
+        "python3 -m http.server --bind 127.0.0.1 7103 & sleep 1; curl -sf -m 5 http://127.0.0.1:7103/",
+      ),
+    ).toBe(0);
+    expect(await exitStatus(term, `curl -sf -m 5 http://${bAddress}:7102/`)).not.toBe(0);
+    expect(await exitStatus(term, `curl -sf -m 5 http://${bAddress}:39001/ca`)).not.toBe(0);
+    const throughRelay = `curl -sf -m 5 -p -x http://${gateway}:${bRelay.port} --proxy-header "X-Dst-Addr: 127.0.0.1:7101" http://127.0.0.1:7101/`;
+    expect(await exitStatus(term, throughRelay)).not.toBe(0);
+  });
+
+  it("publishes each relay on this machine's loopback only, reaching the container's loopback ports only", async () => {
+    expect(bRelay.ip).toBe("127.0.0.1");
+    expect(await relayStatus(bRelay.port, "127.0.0.1:7101")).toBe(200);
+    expect(await relayStatus(bRelay.port, `${bAddress}:7102`)).toBe(403);
+    expect(await relayStatus(bRelay.port, `${gateway}:${bRelay.port}`)).toBe(403);
+  });
+
+  it("does not let the app change its own sidecar's egress settings", async () => {
+    const put = `curl -sf -m 5 -X PUT -d '{"internet":{"enabled":true}}' http://127.0.0.1:39001/egress`;
+    expect(await exitStatus(term, put)).not.toBe(0);
+    expect(await exitStatus(term, "curl -sf -m 5 http://127.0.0.1:39001/ca")).not.toBe(0);
+  });
+
+  it("gives each container the memory, CPU and process limits of the sandbox's instance type", () => {
+    const limits = dockerLimits(configuredInstanceType(ROOT));
+    const applied = JSON.parse(docker("inspect", "--format", "{{json .HostConfig}}", a)) as Record<string, number>;
+    expect(applied).toMatchObject(limits);
+    // Seen from inside, as the kernel enforces it (cgroup v1 or v2).
+    const memory = sh(
+      a,
+      "cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.max",
+    );
+    expect(Number(memory)).toBe(limits.Memory);
+  });
+});

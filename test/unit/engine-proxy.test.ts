@@ -1,0 +1,147 @@
+import { describe, expect, it } from "vitest";
+import { engineAddress, rewriteCreate } from "../../scripts/lib/engine-proxy.mjs";
+import { configuredInstanceType, dockerLimits } from "../../scripts/lib/instance-types.mjs";
+
+const limits = dockerLimits("standard-1");
+
+describe("what the engine proxy changes in the containers workerd creates", () => {
+  it("binds the network sidecar's published ports to loopback", () => {
+    const sidecar = {
+      Image: "cloud-ide-egress:abc",
+      Cmd: ["--http-egress-port", "41000", "--http-ingress-address", "0.0.0.0:39001"],
+      ExposedPorts: { "39001/tcp": {} },
+      HostConfig: { PublishAllPorts: true, NetworkMode: "bridge", CapAdd: ["NET_ADMIN"] },
+    };
+    const sent = rewriteCreate("workerd-ide-Workspace-1-proxy", sidecar, limits);
+    expect(sent.HostConfig).toEqual({
+      ...sidecar.HostConfig,
+      PortBindings: { "39001/tcp": [{ HostIp: "127.0.0.1", HostPort: "" }] },
+    });
+    expect(sent.HostConfig.Memory).toBeUndefined();
+  });
+
+  it("gives an app container the instance type's memory, CPU and process limits", () => {
+    const app = {
+      Image: "cloudflare-dev/sandbox:1",
+      HostConfig: { NetworkMode: "container:workerd-ide-Workspace-1-proxy" },
+    };
+    expect(rewriteCreate("workerd-ide-Workspace-1", app, limits).HostConfig).toEqual({
+      NetworkMode: "container:workerd-ide-Workspace-1-proxy",
+      Memory: 4096 * 1024 * 1024,
+      MemorySwap: 4096 * 1024 * 1024,
+      NanoCpus: 500_000_000,
+      PidsLimit: 4096,
+    });
+  });
+
+  it("leaves other containers alone (workerd's snapshot copy helpers)", () => {
+    const helper = { Image: "x", Entrypoint: ["/bin/cp"], HostConfig: { Binds: ["a:/src:ro"] } };
+    expect(rewriteCreate("", helper, limits)).toEqual(helper);
+  });
+
+  it("finds the engine where wrangler would", () => {
+    expect(engineAddress({ DOCKER_HOST: "unix:///run/user/docker.sock" })).toEqual({
+      socketPath: "/run/user/docker.sock",
+    });
+    expect(engineAddress({ WRANGLER_DOCKER_HOST: "tcp://127.0.0.1:2375", DOCKER_HOST: "unix:///x" })).toEqual({
+      host: "127.0.0.1",
+      port: 2375,
+    });
+  });
+});
+
+describe("instance types", () => {
+  it("map to Docker limits, and an unknown one is refused with the known ones", () => {
+    expect(dockerLimits("lite")).toMatchObject({ Memory: 256 * 1024 * 1024, NanoCpus: 62_500_000 });
+    expect(() => dockerLimits("huge")).toThrow(/lite, basic, standard-1/);
+  });
+
+  it("come from wrangler.jsonc", () => {
+    expect(dockerLimits(configuredInstanceType(new URL("../../", import.meta.url).pathname))).toBeDefined();
+  });
+});
+
+describe("the engine proxy's hijacked streams", () => {
+  const output = "x".repeat(4 * 1024 * 1024);
+
+  /** An engine that answers an exec start as Docker does (101, then the stream), and the proxy in front of it. */
+  async function engineAndProxy(onStream: (socket: import("node:net").Socket, stdin: string) => void) {
+    const { createServer } = await import("node:net");
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { startEngineProxy } = await import("../../scripts/lib/engine-proxy.mjs");
+    const dir = mkdtempSync(join(tmpdir(), "engine-proxy-test-"));
+    const engine = createServer({ allowHalfOpen: true }, (socket) => {
+      let received = "";
+      let answered = false;
+      socket.on("data", (chunk) => {
+        received += chunk;
+        const end = received.indexOf("\r\n\r\n");
+        if (answered || end < 0 || received.length < end + 4 + 2) return;
+        answered = true;
+        socket.write("HTTP/1.1 101 UPGRADED\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n");
+        onStream(socket, received.slice(end + 4));
+      });
+    });
+    await new Promise<void>((resolve) => engine.listen(join(dir, "engine.sock"), resolve));
+    const proxy = await startEngineProxy({ env: { DOCKER_HOST: `unix://${join(dir, "engine.sock")}` }, limits });
+    return {
+      path: proxy.dockerHost.slice("unix://".length),
+      close: async () => {
+        await proxy.close();
+        engine.close();
+      },
+    };
+  }
+
+  /** Starts an exec through the proxy and reads the stream until the engine ends it. */
+  async function execThrough(path: string, { endStdin }: { endStdin: boolean }): Promise<string> {
+    const { connect } = await import("node:net");
+    return new Promise<string>((resolve, reject) => {
+      const client = connect({ path, allowHalfOpen: true });
+      const chunks: Buffer[] = [];
+      client.on("data", (chunk: Buffer) => chunks.push(chunk));
+      // Like a runtime pumping a request body into stdin, it keeps writing until the output ends.
+      let feeding: ReturnType<typeof setInterval> | undefined;
+      client.on("end", () => {
+        clearInterval(feeding);
+        client.end();
+        resolve(Buffer.concat(chunks).toString("latin1"));
+      });
+      client.on("error", (error) => {
+        clearInterval(feeding);
+        reject(error);
+      });
+      const request =
+        "POST /exec/1/start HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n" +
+        "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
+      if (endStdin) client.end(request);
+      else {
+        client.write(request);
+        feeding = setInterval(() => client.write("stdin"), 2);
+      }
+    });
+  }
+
+  it("deliver all of the output when the process ends while the client still writes to stdin", async () => {
+    const setup = await engineAndProxy((socket) => socket.end(output));
+    try {
+      const reply = await execThrough(setup.path, { endStdin: false });
+      expect(reply.startsWith("HTTP/1.1 101 UPGRADED\r\n")).toBe(true);
+      expect(reply.length - reply.indexOf("\r\n\r\n") - 4).toBe(output.length);
+    } finally {
+      await setup.close();
+    }
+  });
+
+  it("pass the client's end of stdin on, and still carry the output that follows it", async () => {
+    const setup = await engineAndProxy((socket) => socket.once("end", () => socket.end(output)));
+    try {
+      const reply = await execThrough(setup.path, { endStdin: true });
+      expect(reply.length - reply.indexOf("\r\n\r\n") - 4).toBe(output.length);
+    } finally {
+      await setup.close();
+    }
+  });
+});
