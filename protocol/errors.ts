@@ -40,6 +40,10 @@ export const ErrorCode = {
   FILE_CHANGED: "FILE_CHANGED",
   /** A JSON body was expected. */
   UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
+  /** The body is over this route's limit (the message says which); nothing of it was used. */
+  PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  /** A file body must say its length (Content-Length), so a limit can be applied before it is used. */
+  LENGTH_REQUIRED: "LENGTH_REQUIRED",
   /** A WebSocket route asked without `Upgrade: websocket`. */
   UPGRADE_REQUIRED: "UPGRADE_REQUIRED",
   /** Too many failed sign-ins from this address; see Retry-After. */
@@ -95,6 +99,8 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   WORKSPACE_NOT_EMPTY: 409,
   WORKSPACE_ASLEEP: 409,
   FILE_CHANGED: 412,
+  LENGTH_REQUIRED: 411,
+  PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   UPGRADE_REQUIRED: 426,
   TOO_MANY_ATTEMPTS: 429,

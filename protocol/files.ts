@@ -55,5 +55,11 @@ export interface MoveRequest {
   overwrite?: boolean;
 }
 
-/** Uploads are sent in chunks of this many bytes (below every Workers request-body limit). */
+/** Uploads are sent in chunks of this many bytes (below every Workers request-body limit); larger chunks get 413. */
 export const UPLOAD_CHUNK_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The largest single-request file body (`PUT /files/content`, `POST /import`):
+ * 100 MB, what Workers accept on every plan. Larger files go up in chunks.
+ */
+export const MAX_FILE_BODY_BYTES = 100_000_000;

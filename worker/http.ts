@@ -1,4 +1,5 @@
 import { ERROR_STATUS, type ErrorBody, ErrorCode } from "../protocol/errors";
+import { MAX_JSON_BODY_BYTES, tooLarge } from "./body-limits";
 import { AppError, describe } from "./errors";
 
 /** The JSON answer `{ code, message }` to an expected failure, with the status of its code. */
@@ -33,13 +34,23 @@ export function requestId(request: Request): string {
 
 export { describe };
 
+/** Refused bodies up to this size are read and discarded; larger ones are not read at all. */
+const DRAIN_LIMIT_BYTES = 1024 * 1024;
+
 /**
- * Reads and discards a body the Worker refuses. Under `vite dev`, a request
- * body left unread can make the next request on the same connection fail
- * ("fetch failed" in Miniflare). Streams, so a refused upload is not held.
+ * Reads and discards a small body the Worker refuses. Under `vite dev`, a
+ * request body left unread can make the next request on the same connection
+ * fail ("fetch failed" in Miniflare). A body larger than DRAIN_LIMIT_BYTES, or
+ * of unknown size, is cancelled instead: a refusal must not cost reading
+ * 100 MB from someone who is not even signed in.
  */
 export async function drainBody(request: Request): Promise<void> {
   if (!request.body || request.bodyUsed || request.body.locked) return;
+  const declared = Number(request.headers.get("Content-Length") ?? Number.NaN);
+  if (!(declared <= DRAIN_LIMIT_BYTES)) {
+    await request.body.cancel().catch(() => {});
+    return;
+  }
   const reader = request.body.getReader();
   try {
     while (!(await reader.read()).done) {
@@ -58,8 +69,9 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
     throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, "Send the body as JSON with Content-Type: application/json.");
   }
   let body: unknown;
+  const text = await readText(request, MAX_JSON_BODY_BYTES);
   try {
-    body = await request.json();
+    body = JSON.parse(text);
   } catch {
     throw new AppError(ErrorCode.INVALID_JSON, "The body is not valid JSON.");
   }
@@ -67,4 +79,29 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
     throw new AppError(ErrorCode.INVALID_JSON, "The body must be a JSON object.");
   }
   return body as Record<string, unknown>;
+}
+
+/** The body as text, refused with 413 once it passes `limit` bytes (whatever its Content-Length said). */
+export async function readText(request: Request, limit: number): Promise<string> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
 }

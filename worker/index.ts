@@ -7,6 +7,7 @@
  */
 import { Hono } from "hono";
 import { requireUser, sameOriginOnly } from "./auth/guards";
+import { limitBodies } from "./body-limits";
 import { notFound } from "./errors";
 import { answerError, drainBody } from "./http";
 import { handlePreviewRequest, previewHostLabel, withoutPreviewHeader } from "./preview-host";
@@ -31,9 +32,11 @@ app.get("/api/health", (c) => c.json({ ok: true }));
 
 app.use("/api/*", sameOriginOnly);
 app.use("/ws/*", sameOriginOnly);
+app.use("/api/session", limitBodies);
 app.route("/api/session", sessionRoutes);
 app.use("/api/*", requireUser);
 app.use("/ws/*", requireUser);
+app.use("/api/*", limitBodies);
 
 app.route("/api/sessions", sessionListRoutes);
 app.route("/api/workspaces", workspaceRoutes);

@@ -1,7 +1,8 @@
 import { ErrorCode } from "../../protocol/errors";
 import type { DirectoryListing, FileInfo, FileType, MoveRequest } from "../../protocol/files";
+import { MAX_JSON_BODY_BYTES } from "../body-limits";
 import { AppError } from "../errors";
-import { answerError, drainBody, errorResponse } from "../http";
+import { answerError, drainBody, errorResponse, readText } from "../http";
 import type { Sandbox } from "../sandbox/sandbox";
 import type { WorkspaceRoutes } from "../workspace-router";
 import { fileError } from "./file-errors";
@@ -117,7 +118,14 @@ const HANDLERS: Record<string, Handler> = {
   },
 
   "POST /files/move": async (request, _query, deps) => {
-    const body = (await request.json().catch(() => undefined)) as Partial<MoveRequest> | undefined;
+    const text = await readText(request, MAX_JSON_BODY_BYTES);
+    const body = (() => {
+      try {
+        return JSON.parse(text) as Partial<MoveRequest> | undefined;
+      } catch {
+        return undefined;
+      }
+    })();
     if (!body || typeof body !== "object") {
       throw new AppError(ErrorCode.BAD_REQUEST, 'Send JSON {"from": "a.txt", "to": "b/a.txt"}.');
     }
