@@ -48,6 +48,7 @@ export function PreviewPane({ previews }: { previews: PreviewsApi }) {
       <div className="preview-toolbar" data-testid="preview-toolbar">
         <select
           aria-label="Port"
+          title={listening?.process ? `:${port} ${listening.process}` : `:${port}`}
           data-testid="preview-port"
           value={port}
           onChange={(e) => setChosenPort(Number(e.target.value))}
