@@ -35,3 +35,12 @@ export function previewUnavailable(port: number): Response {
     `The workspace has no server listening on port ${port} on 0.0.0.0 right now. Start it (for example <code>npm run dev</code>) and reload.`,
   );
 }
+
+/** The dev server was there but the connection to it failed, also when tried again (the log has the cause). */
+export function previewConnectionFailed(port: number): Response {
+  return page(
+    502,
+    `The dev server on port ${port} did not answer`,
+    `The connection to port ${port} in the workspace failed while this page loaded. Reload to try again.`,
+  );
+}

@@ -10,8 +10,9 @@ import type { Sandbox } from "../sandbox/sandbox";
 import { type Bridge, bridgeWebSocket } from "./bridge";
 import { DEV_SERVER_COMMAND, DEV_SERVER_DIR, parseState, SERVE, STATE, STOP } from "./dev-server";
 import { type Grant, type GrantStorage, GrantStore } from "./grants";
-import { previewNotFound, previewUnavailable } from "./pages";
+import { previewNotFound } from "./pages";
 import { LISTENING_PORTS_SCRIPT, parseListeningPorts } from "./ports";
+import { proxyToDevServer } from "./preview-proxy";
 
 export const SWEEP_TASK = "preview-grants";
 /** Where the container's login shells read the hosts Vite should accept (sandbox/profile.sh). */
@@ -49,13 +50,7 @@ export class WorkspacePreviews {
     url.protocol = "http:";
     const forward = new Request(url, request);
     forward.headers.delete(PREVIEW_HEADER);
-    let response: Response;
-    try {
-      // Forwarded once: a retry could send a POST twice.
-      response = await this.deps.sandbox.tcpPort(port).fetch(forward);
-    } catch {
-      return previewUnavailable(port);
-    }
+    const response = await proxyToDevServer(forward, port, (r) => this.deps.sandbox.tcpPort(port).fetch(r));
     if (!response.webSocket) return response;
     this.deps.connections?.begin();
     const { response: bridged, bridge } = bridgeWebSocket(response, (done) => {

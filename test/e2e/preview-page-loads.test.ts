@@ -1,0 +1,92 @@
+/**
+ * A Vite page asks the preview for dozens of modules at once on every load,
+ * and a reload asks conditionally for each (304 Not Modified). Every one of
+ * them must get the dev server's answer: this loads the template app through
+ * its preview hostname again and again, as a user reloading and opening tabs
+ * does, and fails on any 5xx answer or failed request.
+ */
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser } from "../support/browser";
+import { createWorkspace, openWorkspace, ownerApi } from "../support/session";
+
+const RELOADS = 8;
+const NEW_TABS = 7;
+
+let browser: Browser;
+let workspace: string | undefined;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  if (workspace) await ownerApi(`/api/workspaces/${workspace}`, { method: "DELETE" });
+  await browser?.close();
+});
+
+/** Records every answer and failed request of the preview's origin in the pages of `context`. */
+function recordProblems(context: BrowserContext, origin: string) {
+  const problems: string[] = [];
+  let answers = 0;
+  const watch = (page: Page) => {
+    page.on("response", (response) => {
+      if (!response.url().startsWith(origin)) return;
+      answers++;
+      if (response.status() >= 500) problems.push(`${response.status()} ${response.url()}`);
+    });
+    page.on("requestfailed", (request) => {
+      if (request.url().startsWith(origin)) problems.push(`${request.failure()?.errorText} ${request.url()}`);
+    });
+  };
+  context.on("page", watch);
+  return { problems, answers: () => answers };
+}
+
+/** Waits until the app rendered and its code runs (the counter counts), then until the page is quiet. */
+async function rendered(page: Page): Promise<void> {
+  await page.getByText("Hello from your workspace").waitFor({ timeout: 30_000 });
+  await page.getByRole("button", { name: /Clicked \d+ times/ }).click();
+  await page.getByRole("button", { name: "Clicked 1 times" }).waitFor();
+  // Nothing in flight when the next reload starts, so no request is cut off by it.
+  await page.waitForLoadState("networkidle");
+}
+
+describe("loading the template app through its preview", () => {
+  it(`completes every request over ${RELOADS + 1 + NEW_TABS} loads (reloads and new tabs)`, async () => {
+    workspace = await createWorkspace("preview page loads");
+    // Start the dev server with the preview pane's Run button, as a user would.
+    const { page: ide } = await openWorkspace(browser, workspace);
+    const pane = ide.getByTestId("pane-preview");
+    await pane.getByTestId("preview-run").click({ timeout: 60_000 });
+    const frame = ide.getByTestId("preview-frame");
+    await frame.waitFor({ timeout: 120_000 });
+    const previewUrl = (await frame.getAttribute("src")) ?? "";
+    expect(previewUrl).toMatch(/^http:\/\/5173-/);
+    await ide.context().close();
+
+    // A visitor with the owner's preview link: a context of its own, no IDE session.
+    const context = await browser.newContext();
+    context.setDefaultTimeout(60_000);
+    const { problems, answers } = recordProblems(context, new URL(previewUrl).origin);
+    let loads = 0;
+    const tab = await context.newPage();
+    await tab.goto(previewUrl);
+    await rendered(tab);
+    loads++;
+    for (let i = 0; i < RELOADS; i++) {
+      await tab.reload();
+      await rendered(tab);
+      loads++;
+    }
+    for (let i = 0; i < NEW_TABS; i++) {
+      const another = await context.newPage();
+      await another.goto(previewUrl);
+      await rendered(another);
+      loads++;
+    }
+    expect(loads).toBe(RELOADS + 1 + NEW_TABS);
+    // Each load asks for the page, its modules and styles: far more than one answer per load.
+    expect(answers()).toBeGreaterThan(loads * 5);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 300_000);
+});
