@@ -1,5 +1,5 @@
-import { useEffect } from "react";
-import { Group, Panel, Separator, useDefaultLayout, useGroupRef } from "react-resizable-panels";
+import { useEffect, useRef } from "react";
+import { Group, type Layout, Panel, Separator, useDefaultLayout, useGroupRef } from "react-resizable-panels";
 import { Pane, type PaneId } from "./Pane";
 
 /** The editor's share of the center column while no file is open: the terminal gets the room. */
@@ -25,10 +25,11 @@ export function SplitLayout({
   const columns = useDefaultLayout({ id: "ide-columns", storage: localStorage, onlySaveAfterUserInteractions: true });
   const center = useDefaultLayout({ id: "ide-center", storage: localStorage, onlySaveAfterUserInteractions: true });
   const centerGroup = useGroupRef();
-  const remembered = center.defaultLayout;
+  // The split the person last chose with a file open, given back when one opens again.
+  const withFiles = useRef<Layout | undefined>(center.defaultLayout);
   useEffect(() => {
-    centerGroup.current?.setLayout(hasOpenFiles ? (remembered ?? DEFAULT_CENTER) : COMPACT_EDITOR);
-  }, [hasOpenFiles, centerGroup, remembered]);
+    centerGroup.current?.setLayout(hasOpenFiles ? (withFiles.current ?? DEFAULT_CENTER) : COMPACT_EDITOR);
+  }, [hasOpenFiles, centerGroup]);
   const pane = (id: PaneId) => (
     <Pane id={id} maximized={maximized === id} onMaximize={() => onMaximize(id)}>
       {panes[id]}
@@ -49,8 +50,11 @@ export function SplitLayout({
         <Group
           orientation="vertical"
           groupRef={centerGroup}
-          defaultLayout={hasOpenFiles ? remembered : COMPACT_EDITOR}
-          onLayoutChanged={center.onLayoutChanged}
+          defaultLayout={hasOpenFiles ? withFiles.current : COMPACT_EDITOR}
+          onLayoutChanged={(layout, meta) => {
+            if (hasOpenFiles && meta.isUserInteraction) withFiles.current = layout;
+            center.onLayoutChanged(layout, meta);
+          }}
         >
           <Panel id="editor" defaultSize="60" minSize="15">
             {pane("editor")}
