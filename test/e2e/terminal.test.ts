@@ -2,7 +2,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, reload } from "../support/browser";
 import { createWorkspace, openWorkspace } from "../support/session";
-import { connected, hook, typeLine, waitForScreen } from "../support/terminal-page";
+import { connected, hook, screen, typeLine, waitForScreen } from "../support/terminal-page";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -158,6 +158,8 @@ describe("the terminal", () => {
 
   it("attaches at its real size after a reload, so tmux does not redraw cleared lines", async () => {
     const { page } = await openTerminalPage();
+    await typeLine(page, "echo cleared-$((6*7)); clear");
+    await expect.poll(() => screen(page), { timeout: 30_000 }).not.toMatch(/cleared-42/);
     const attached: { cols: number; rows: number }[] = [];
     page.on("websocket", (ws) => {
       const url = new URL(ws.url());
@@ -169,6 +171,8 @@ describe("the terminal", () => {
     await connected(page);
     const size = await hook<{ cols: number; rows: number }>(page, "terminalSize");
     expect(attached).toEqual([size]);
+    await waitForScreen(page, /\/workspace# /);
+    expect(await screen(page)).not.toMatch(/cleared-42/);
     await page.context().close();
   });
 
