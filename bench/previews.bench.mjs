@@ -1,24 +1,30 @@
 // Previews: a request through the preview hostname (Worker -> Durable Object
 // -> container.getTcpPort) against the same request straight to the same dev
-// server over the Docker bridge, from the same Node client; and the time from
-// saving src/App.tsx to the preview's DOM changing in Chromium, through the
-// preview hostname and straight to the dev server.
+// server (through the network sidecar's relay, as workerd reaches it, but
+// without the Worker and the Durable Object), from the same Node client; whole page loads
+// of the template app in Chromium (reloads and new tabs, as users load it),
+// counting failed answers and timing the app's first render; and the time from
+// saving src/App.tsx to the preview's DOM changing. Chromium loads both ways:
+// through the preview hostname and straight from the dev server.
 import { execFileSync } from "node:child_process";
 import { lookup } from "node:dns";
 import { Agent, request } from "node:http";
 import { chromium } from "playwright-core";
+import { tunnelToContainerPort } from "./lib/dev-server-tunnel.mjs";
 import { signIn } from "./lib/session.mjs";
 
 export const title = "Previews (template dev server, npm run dev)";
 
 const REQUESTS = 60;
 const EDITS = 5;
+const PAGE_LOADS = 50;
 const PATH = "/src/App.tsx";
 
 export async function run({ baseUrl, workerName }) {
   const session = await signIn(baseUrl);
   const api = session.fetch;
   const { id } = await session.json("/api/workspaces", { method: "POST", body: { name: "bench previews" } });
+  let tunnel;
   try {
     await api(`/api/workspaces/${id}/previews/dev-server`, { method: "POST" });
     await waitFor(async () => {
@@ -29,14 +35,27 @@ export async function run({ baseUrl, workerName }) {
     const owner = await (await api(`/api/workspaces/${id}/previews/5173`, { method: "POST" })).json();
     const previewHost = new URL(owner.url).host;
     const container = findContainer(workerName);
-    const directUrl = `http://${containerAddress(container)}:5173`;
+    tunnel = await tunnelToContainerPort(container, 5173);
+    const directUrl = tunnel.url;
 
     // Same client, same keep-alive agent, same path; the preview Host on both.
     const viaPreview = await timeRequests(new URL(PATH, owner.url).toString(), previewHost);
     const direct = await timeRequests(`${directUrl}${PATH}`, previewHost);
     // Where the time goes: the same client to the IDE's Worker alone (vite dev + workerd, no Durable Object).
     const workerOnly = await timeRequests(new URL("/api/health", baseUrl).toString(), new URL(baseUrl).host);
-    const hmr = await timeHotReloads(container, owner.url, directUrl);
+    const browser = await launchChromium();
+    let pages;
+    let hmr;
+    try {
+      // Before the hot reloads, which change the page's text.
+      pages = {
+        viaPreview: await timePageLoads(browser, owner.url),
+        direct: await timePageLoads(browser, `${directUrl}/`),
+      };
+      hmr = await timeHotReloads(browser, container, owner.url, directUrl);
+    } finally {
+      await browser.close();
+    }
 
     return [
       {
@@ -60,6 +79,28 @@ export async function run({ baseUrl, workerName }) {
         unit: "ms",
       },
       {
+        metric: `page loads (${PAGE_LOADS}, reloads and new tabs): failed answers`,
+        ours: pages.viaPreview.failed,
+        reference: pages.direct.failed,
+        referenceName: "straight from the dev server",
+        unit: "",
+        target: `0 (${pages.viaPreview.answers} answers through the preview)`,
+      },
+      {
+        metric: "page load -> app rendered, p50",
+        ours: percentile(pages.viaPreview.times, 50),
+        reference: percentile(pages.direct.times, 50),
+        referenceName: "straight from the dev server",
+        unit: "ms",
+      },
+      {
+        metric: "page load -> app rendered, p95",
+        ours: percentile(pages.viaPreview.times, 95),
+        reference: percentile(pages.direct.times, 95),
+        referenceName: "straight from the dev server",
+        unit: "ms",
+      },
+      {
         metric: "save src/App.tsx -> preview DOM changed, p50",
         ours: percentile(hmr.viaPreview, 50),
         reference: percentile(hmr.direct, 50),
@@ -69,6 +110,7 @@ export async function run({ baseUrl, workerName }) {
       },
     ];
   } finally {
+    await tunnel?.close();
     await api(`/api/workspaces/${id}/previews/dev-server`, { method: "DELETE" }).catch(() => {});
     await api(`/api/workspaces/${id}`, { method: "DELETE" }).catch(() => {});
   }
@@ -91,12 +133,6 @@ function findContainer(workerName) {
     .filter((n) => n && !n.endsWith("-proxy"));
   if (names.length !== 1) throw new Error(`expected one workspace container, found ${names.join(", ") || "none"}`);
   return names[0];
-}
-
-/** The app container shares its network sidecar's namespace, so its address is the sidecar's. */
-function containerAddress(container) {
-  const format = "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}";
-  return execFileSync("docker", ["inspect", "-f", format, `${container}-proxy`], { encoding: "utf8" }).trim();
 }
 
 const localhostLookup = (hostname, options, callback) =>
@@ -139,12 +175,8 @@ const APP = (text) => `export function App() {
  * then write can show Vite an empty module) and measures until the page's DOM
  * shows it (same clock: one machine).
  */
-async function timeHotReloads(container, previewUrl, directUrl) {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"],
-  });
-  try {
+async function timeHotReloads(browser, container, previewUrl, directUrl) {
+  {
     const result = {};
     for (const [name, url] of [
       ["viaPreview", previewUrl],
@@ -188,9 +220,69 @@ async function timeHotReloads(container, previewUrl, directUrl) {
       await page.close();
     }
     return result;
-  } finally {
-    await browser.close();
   }
+}
+
+function launchChromium() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: [
+      "--headless=new",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+/**
+ * PAGE_LOADS loads of the template app at `url`, alternating a reload of one
+ * tab and a new tab, as a user does; each is timed from navigation to the
+ * app's first render. Every 5xx answer and failed request of the page's
+ * origin counts as failed; so does a load that never renders.
+ */
+async function timePageLoads(browser, url) {
+  const context = await browser.newContext();
+  const origin = new URL(url).origin;
+  let failed = 0;
+  let answers = 0;
+  context.on("page", (page) => {
+    page.on("response", (response) => {
+      if (!response.url().startsWith(origin)) return;
+      answers++;
+      if (response.status() >= 500) failed++;
+    });
+    page.on("requestfailed", (request) => {
+      if (request.url().startsWith(origin)) failed++;
+    });
+  });
+  const times = [];
+  const tab = await context.newPage();
+  try {
+    for (let i = 0; i < PAGE_LOADS; i++) {
+      const newTab = i % 2 === 1;
+      const page = newTab ? await context.newPage() : tab;
+      const started = performance.now();
+      try {
+        if (newTab || i === 0) await page.goto(url);
+        else await page.reload();
+        await page.getByText("Hello from your workspace").waitFor({ timeout: 30_000 });
+        times.push(performance.now() - started);
+        // Nothing in flight when the next load starts (a reload would cut it off).
+        await page.waitForLoadState("networkidle");
+      } catch {
+        failed++;
+      }
+      if (newTab) await page.close();
+    }
+  } finally {
+    await context.close();
+  }
+  return { times, failed, answers };
 }
 
 async function seen(page, text) {

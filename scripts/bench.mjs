@@ -69,5 +69,6 @@ function printTable(title, rows) {
 
 function fmt(value, unit) {
   if (value === undefined || value === null || Number.isNaN(value)) return "n/a";
-  return `${value < 10 ? value.toFixed(2) : value.toFixed(0)} ${unit ?? ""}`.trim();
+  const number = Number.isInteger(value) || value >= 10 ? value.toFixed(0) : value.toFixed(2);
+  return `${number} ${unit ?? ""}`.trim();
 }

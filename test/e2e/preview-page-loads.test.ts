@@ -89,4 +89,27 @@ describe("loading the template app through its preview", () => {
     expect(problems).toEqual([]);
     await context.close();
   }, 300_000);
+
+  it("waits on its own for a dev server that is not answering yet, and shows the app once it does", async () => {
+    const id = await createWorkspace("preview waits for its server");
+    try {
+      const grant = await ownerApi(`/api/workspaces/${id}/previews/5173`, { method: "POST" });
+      const { url } = (await grant.json()) as { url: string };
+      const context = await browser.newContext();
+      context.setDefaultTimeout(60_000);
+      const page = await context.newPage();
+      const first = await page.goto(url);
+      expect(first?.status()).toBe(502);
+      await page.getByText("Nothing is answering on port 5173").waitFor();
+      await page.getByText("This page reloads by itself when it answers.").waitFor();
+
+      const started = await ownerApi(`/api/workspaces/${id}/previews/dev-server`, { method: "POST" });
+      expect(started.status).toBe(200);
+      // No reload from the test: the page notices the server and loads the app.
+      await page.getByText("Hello from your workspace").waitFor({ timeout: 120_000 });
+      await context.close();
+    } finally {
+      await ownerApi(`/api/workspaces/${id}`, { method: "DELETE" });
+    }
+  }, 300_000);
 });
