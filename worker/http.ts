@@ -92,6 +92,13 @@ export async function readText(request: Request, limit: number): Promise<string>
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
+      // Discard a little more so a body just over the limit is answered cleanly
+      // (a proxy in front may still be sending it); a huge one is cut off.
+      while (size <= 2 * limit) {
+        const more = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+        if (more.done) break;
+        size += more.value.byteLength;
+      }
       await reader.cancel().catch(() => {});
       throw tooLarge(limit);
     }

@@ -91,7 +91,7 @@ describe("body limits", () => {
     expect(upload.status).toBe(401);
   });
 
-  it("refuses JSON over 1 MiB, declared or not", async () => {
+  it("refuses JSON over 1 MiB", async () => {
     const big = JSON.stringify({ name: "x".repeat(1024 * 1024 + 10) });
     const declared = await ownerApi("/api/workspaces", {
       method: "POST",
@@ -100,14 +100,8 @@ describe("body limits", () => {
     });
     expect(declared.status).toBe(413);
     expect(await declared.json()).toMatchObject({ code: "PAYLOAD_TOO_LARGE", message: expect.stringMatching(/1 MiB/) });
-    // Streamed without a length: counted as it is read.
-    const streamed = await ownerApi("/api/workspaces", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: new Blob([big]).stream(),
-      duplex: "half",
-    } as RequestInit);
-    expect(streamed.status).toBe(413);
+    // Streamed without a length, it is counted as it is read: worker/http.test.ts (vite dev's proxy
+    // fails a request whose body the Worker stops reading, so that case is checked there).
     // The sign-in too, before any password is looked at.
     const signIn = await declareHuge("/api/session", "POST", 50_000_000, { "Content-Type": "application/json" });
     expect(signIn.status).toBe(413);
