@@ -42,7 +42,7 @@ export async function run({ baseUrl }) {
   const snapshots = [];
   const images = [];
   try {
-    const first = await session.json(`/api/workspaces/${id}/status`);
+    const first = await session.json(`/api/workspaces/${id}/wake`, { method: "POST" });
     let container = containerOf(first);
     // ~200 MB under /workspace: a real npm install when the registry answers,
     // topped up with incompressible files laid out like packages.
@@ -75,7 +75,7 @@ export async function run({ baseUrl }) {
     for (let i = 0; i < RUNS; i++) {
       const stopped = await session.json(`/api/workspaces/${id}/stop`, { method: "POST" });
       snapshots.push(stopped.snapshotId);
-      const ours = await timed(() => session.json(`/api/workspaces/${id}/status`));
+      const ours = await timed(() => session.json(`/api/workspaces/${id}/wake`, { method: "POST" }));
       if (ours.value.state !== "running") throw new Error(`did not wake: ${JSON.stringify(ours.value)}`);
       wake.push(ours.ms);
       container = containerOf(ours.value);

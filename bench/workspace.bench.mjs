@@ -20,7 +20,7 @@ export async function run({ baseUrl, env }) {
   for (let i = 0; i < RUNS; i++) {
     const { id } = await session.json("/api/workspaces", { method: "POST", body: { name: `bench ${i}` } });
     const start = performance.now();
-    const status = await session.json(`/api/workspaces/${id}/status`);
+    const status = await session.json(`/api/workspaces/${id}/wake`, { method: "POST" });
     ours.push(performance.now() - start);
     if (status.state !== "running") throw new Error(`workspace did not start: ${JSON.stringify(status)}`);
     await session.fetch(`/api/workspaces/${id}`, { method: "DELETE" });

@@ -183,6 +183,14 @@ export class Workspace extends DurableObject<Env> {
     }
     const caller = request.headers.get(CALLER_HEADER);
     if (!caller || !this.owner || caller !== this.owner) return errorResponse(noSuchWorkspace());
+    if (this.wouldWake(request)) {
+      return errorResponse(
+        new AppError(
+          ErrorCode.WORKSPACE_ASLEEP,
+          "The workspace is not running, and reading never wakes it: wake it first (POST /api/workspaces/{id}/wake, or Wake in the IDE).",
+        ),
+      );
+    }
     this.lifecycle.activity.touch();
     this.routes ??= {
       "GET /terminals": (request, url) => this.openTerminal(request, url),
@@ -198,6 +206,19 @@ export class Workspace extends DurableObject<Env> {
       ...archiveRoutes(this.lifecycle, this.sandbox),
     };
     return routeWorkspaceRequest(this.routes, request);
+  }
+
+  /**
+   * A GET (reading files, a download, the export) is read-only: it never
+   * starts a container, so a link on another site cannot wake a workspace
+   * with its owner's cookie. Waking is `POST .../wake`. The file watcher
+   * waits for a container without starting one, and a terminal's WebSocket
+   * upgrade carries the IDE's Origin (checked by the Worker), so both pass.
+   */
+  private wouldWake(request: Request): boolean {
+    if (request.method !== "GET" || request.headers.get("Upgrade")?.toLowerCase() === "websocket") return false;
+    if (new URL(request.url).pathname === "/files/watch") return false;
+    return !this.sandbox.running && !this.lifecycle.isStarting;
   }
 
   /** `GET /terminals?name=N&cols&rows&wake`: a terminal's WebSocket (the Worker checked the name). */

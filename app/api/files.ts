@@ -18,17 +18,35 @@ export class FilesApi {
 
   /** `wake: false` for re-reads the page makes by itself: they must not wake a sleeping workspace. */
   list(path: string, { wake = true } = {}): Promise<DirectoryListing> {
-    return apiJson(this.url("", wake ? { path } : { path, wake: "0" }));
+    const list = () => apiJson<DirectoryListing>(this.url("", wake ? { path } : { path, wake: "0" }));
+    return wake ? this.awake(list) : list();
   }
 
   stat(path: string): Promise<FileInfo> {
-    return apiJson(this.url("/stat", { path }));
+    return this.awake(() => apiJson(this.url("/stat", { path })));
   }
 
   /** The file's bytes and its etag. */
-  async read(path: string): Promise<{ bytes: Uint8Array; etag: string }> {
-    const response = await apiFetch(this.url("/content", { path }));
-    return { bytes: new Uint8Array(await response.arrayBuffer()), etag: response.headers.get("ETag") ?? "" };
+  read(path: string): Promise<{ bytes: Uint8Array; etag: string }> {
+    return this.awake(async () => {
+      const response = await apiFetch(this.url("/content", { path }));
+      return { bytes: new Uint8Array(await response.arrayBuffer()), etag: response.headers.get("ETag") ?? "" };
+    });
+  }
+
+  /**
+   * A read the user asked for: reads never wake a workspace (a GET is
+   * read-only), so one that finds it asleep wakes it (`POST .../wake`) and
+   * reads again.
+   */
+  private async awake<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      if (!(error instanceof ApiRequestError) || error.code !== "WORKSPACE_ASLEEP") throw error;
+      await apiJson(workspacePath(this.workspaceId, "/wake"), { method: "POST" });
+      return read();
+    }
   }
 
   /** Saves; `etag` makes it conditional (412 FILE_CHANGED when the file changed), null creates only. */

@@ -52,9 +52,14 @@ export class WorkspaceApi {
     this.terminals = new TerminalsApi(id);
   }
 
-  /** `wake: false` only reports, and does not count as use. */
+  /**
+   * `wake: true` starts or wakes the workspace (`POST .../wake`); `false` only
+   * reports (`GET .../status`: every GET is read-only, and does not count as use).
+   */
   status({ wake }: { wake: boolean }): Promise<WorkspaceStatus> {
-    return apiJson(workspacePath(this.id, wake ? "/status" : "/status?wake=0"));
+    return wake
+      ? apiJson(workspacePath(this.id, "/wake"), { method: "POST" })
+      : apiJson(workspacePath(this.id, "/status"));
   }
 
   save(): Promise<SaveResult> {

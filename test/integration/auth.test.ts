@@ -226,7 +226,7 @@ describe("workspaces", () => {
     expect(await renamed.json()).toMatchObject({ id: ws.id, name: "beta" });
 
     const before = new Set(runContainers());
-    expect((await ownerApi(`/api/workspaces/${ws.id}/status`)).status).toBe(200);
+    expect((await ownerApi(`/api/workspaces/${ws.id}/wake`, { method: "POST" })).status).toBe(200);
     const started = runContainers().filter((n) => !before.has(n));
     expect(started).toHaveLength(1);
 
@@ -246,7 +246,10 @@ describe("workspaces", () => {
     const before = new Set(runContainers());
     const ours = () => runContainers().filter((name) => !before.has(name));
     // What an opening page asks for at once: its status and its file tree, both waiting for the start.
-    const waiting = [ownerApi(`/api/workspaces/${id}/status`), ownerApi(`/api/workspaces/${id}/files?path=`)];
+    const waiting = [
+      ownerApi(`/api/workspaces/${id}/wake`, { method: "POST" }),
+      ownerApi(`/api/workspaces/${id}/files/mkdir?path=waiting`, { method: "POST" }),
+    ];
     await expect.poll(() => ours().length, { timeout: 30_000, interval: 100 }).toBe(1);
 
     expect((await ownerApi(`/api/workspaces/${id}`, { method: "DELETE" })).status).toBe(204);

@@ -176,7 +176,7 @@ describe("workspaces that last", () => {
   it("a snapshot that cannot be restored is reported as failed, not replaced by an empty workspace", async () => {
     const id = await createWorkspace();
     await testHooks(id, { snapshotId: "no-such-snapshot-0000" });
-    const response = await ownerApi(`/api/workspaces/${id}/status`);
+    const response = await ownerApi(`/api/workspaces/${id}/wake`, { method: "POST" });
     const status = (await response.json()) as WorkspaceStatus;
     expect(status.state).toBe("failed");
     expect(status.error?.code).toBe("SNAPSHOT_RESTORE_FAILED");
@@ -203,7 +203,7 @@ describe("workspaces that last", () => {
 
     const id = await createWorkspace();
     await testHooks(id, { snapshotId: "no-such-snapshot-0001" });
-    const failed = (await (await ownerApi(`/api/workspaces/${id}/status`)).json()) as WorkspaceStatus;
+    const failed = (await (await ownerApi(`/api/workspaces/${id}/wake`, { method: "POST" })).json()) as WorkspaceStatus;
     expect(failed.state).toBe("failed");
 
     // Right after the failure, a reconnect does not start it again: it hears why it sleeps.

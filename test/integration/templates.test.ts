@@ -11,13 +11,13 @@ async function names(id: string): Promise<string[]> {
 describe("workspace templates", () => {
   it("starts a new workspace from the Vite + React template, dependencies included", async () => {
     const id = await createWorkspace("from template");
-    expect((await ownerApi(`/api/workspaces/${id}/status`)).status).toBe(200);
+    expect((await ownerApi(`/api/workspaces/${id}/wake`, { method: "POST" })).status).toBe(200);
     expect(await names(id)).toEqual(expect.arrayContaining(["index.html", "node_modules", "package.json", "src"]));
   });
 
   it("starts an empty workspace when asked", async () => {
     const id = await createWorkspace("empty one", "empty");
-    expect((await ownerApi(`/api/workspaces/${id}/status`)).status).toBe(200);
+    expect((await ownerApi(`/api/workspaces/${id}/wake`, { method: "POST" })).status).toBe(200);
     expect(await names(id)).toEqual([]);
   });
 

@@ -45,10 +45,10 @@ export function removeWhatWeMade(): void {
   }
 }
 
-/** Wakes (or starts) a workspace through the status API and returns the status and its container's name. */
+/** Wakes (or starts) a workspace (`POST .../wake`) and returns the status and its container's name. */
 export async function wake(id: string): Promise<{ status: WorkspaceStatus; container: string }> {
   const before = new Set(runContainers());
-  const response = await request(`/api/workspaces/${id}/status`);
+  const response = await request(`/api/workspaces/${id}/wake`, { method: "POST" });
   expect(response.status).toBe(200);
   const status = (await response.json()) as WorkspaceStatus;
   expect(status, JSON.stringify(status)).toMatchObject({ id, state: "running" });

@@ -57,8 +57,14 @@ workspaceRoutes.delete("/:id", async (c) => {
   return c.body(null, 204);
 });
 
-/** Starts or wakes the workspace; `?wake=0` only reports (for polling: it does not count as use). */
+/** The state, read-only: never starts anything and does not count as use (`?wake=0` is accepted and changes nothing). */
 workspaceRoutes.get("/:id/status", async (c) => {
   const { id, stub } = requestedWorkspace(c);
-  return c.json(await (c.req.query("wake") === "0" ? stub.peek(id) : stub.status(id)));
+  return c.json(await stub.peek(id));
+});
+
+/** Starts or wakes the workspace (from its latest snapshot) and reports its state once it answers. */
+workspaceRoutes.post("/:id/wake", async (c) => {
+  const { id, stub } = requestedWorkspace(c);
+  return c.json(await stub.status(id));
 });
