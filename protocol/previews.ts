@@ -54,6 +54,8 @@ export function previewUrl(preview: PreviewLabel, domain: string, protocol: stri
 
 /** `POST /api/workspaces/{id}/previews/{port}`: the owner's own access, renewed while the pane is open. */
 export interface PreviewAccess {
+  /** The grant's public id: send it back (`?grant=`) to renew this same URL. */
+  id: string;
   port: number;
   url: string;
   /** ISO 8601 */
@@ -63,10 +65,19 @@ export interface PreviewAccess {
 /** `POST|GET /api/workspaces/{id}/previews/{port}/shares` */
 export interface ShareLink {
   id: string;
+  /** "owner": the URL an owner's preview pane shows (renewed while it is open); "share": a share link. */
+  kind: "share" | "owner";
   port: number;
   url: string;
   /** ISO 8601 */
   expiresAt: string;
+}
+
+/** `GET /api/workspaces/{id}/previews/{port}/shares` */
+export interface GrantList {
+  shares: ShareLink[];
+  /** The owner's preview panes' own URLs (kind "owner"), listed and revocable like shares. */
+  owner: ShareLink[];
 }
 
 export interface CreateShareRequest {

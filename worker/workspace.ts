@@ -278,20 +278,27 @@ export class Workspace extends DurableObject<Env> {
 
   // Previews (worker/previews/): the routes in worker/routes/previews.ts call these.
 
-  openPreview(caller: string, port: number): Promise<RpcResult<Grant>> {
-    return this.call(caller, () => this.previews.openOwner(port));
+  /** The owner's grant `id` for a port renewed, or a new one. */
+  openPreview(caller: string, port: number, id?: string): Promise<RpcResult<Grant>> {
+    return this.call(caller, () => this.previews.openOwner(port, id));
   }
 
   createShare(caller: string, port: number, ttlSeconds: number): Promise<RpcResult<Grant>> {
     return this.call(caller, () => this.previews.createShare(port, ttlSeconds));
   }
 
+  /** Live grants of a port: share links and the owner's panes. */
   listShares(caller: string, port: number): Promise<RpcResult<Grant[]>> {
-    return this.call(caller, () => this.previews.grants.shares(port));
+    return this.call(caller, () => this.previews.grants.listed(port));
   }
 
-  revokeShare(caller: string, port: number, shareId: string): Promise<RpcResult<boolean>> {
-    return this.call(caller, () => this.previews.revokeShare(port, shareId));
+  revokeShare(caller: string, port: number, id: string): Promise<RpcResult<boolean>> {
+    return this.call(caller, () => this.previews.revoke(port, id));
+  }
+
+  /** Ends every preview grant of this workspace (its owner signed out everywhere). */
+  revokeAllGrants(caller: string): Promise<RpcResult<number>> {
+    return this.call(caller, () => this.previews.revokeAll());
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { DevServerState, PreviewAccess, PreviewsOverview, ShareLink } from "../../protocol/previews";
+import type { DevServerState, GrantList, PreviewAccess, PreviewsOverview, ShareLink } from "../../protocol/previews";
 import { apiJson, jsonBody, workspacePath } from "./http";
 
 /** The browser side of `/api/workspaces/{id}/previews...` (worker/routes/previews.ts). */
@@ -13,9 +13,9 @@ export class PreviewsApi {
     return apiJson(this.path());
   }
 
-  /** The owner's own URL for a port, renewed. */
-  open(port: number): Promise<PreviewAccess> {
-    return apiJson(this.path(`/${port}`), { method: "POST" });
+  /** The owner's own URL for a port: grant `id` renewed, or a new one (new URL) when it ended. */
+  open(port: number, id?: string): Promise<PreviewAccess> {
+    return apiJson(this.path(`/${port}${id ? `?grant=${encodeURIComponent(id)}` : ""}`), { method: "POST" });
   }
 
   runDevServer(): Promise<DevServerState> {
@@ -26,8 +26,9 @@ export class PreviewsApi {
     return apiJson(this.path("/dev-server"), { method: "DELETE" });
   }
 
-  async shares(port: number): Promise<ShareLink[]> {
-    return (await apiJson<{ shares: ShareLink[] }>(this.path(`/${port}/shares`))).shares;
+  /** Live share links, and the owner's pane grants beside them. */
+  grants(port: number): Promise<GrantList> {
+    return apiJson<GrantList>(this.path(`/${port}/shares`));
   }
 
   share(port: number, ttlSeconds: number): Promise<ShareLink> {

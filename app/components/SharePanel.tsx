@@ -10,16 +10,23 @@ const TTLS = [
   { label: "7 days", seconds: 604_800 },
 ] as const;
 
-/** Share links for one port: create with a lifetime, copy, see time left, revoke. */
+/**
+ * Share links for one port: create with a lifetime, copy, see time left,
+ * revoke. Below them, the owner's open preview panes' own URLs, which can be
+ * revoked the same way (the pane then gets a new one).
+ */
 export function SharePanel({ previews, port, onClose }: { previews: PreviewsApi; port: number; onClose: () => void }) {
   const [ttl, setTtl] = useState<number>(3600);
   const [shares, setShares] = useState<ShareLink[]>([]);
+  const [panes, setPanes] = useState<ShareLink[]>([]);
   const [copied, setCopied] = useState<string>();
   const action = useAction();
   const now = useNow();
 
   const load = useCallback(async () => {
-    setShares(await previews.shares(port));
+    const grants = await previews.grants(port);
+    setShares(grants.shares);
+    setPanes(grants.owner);
   }, [previews, port]);
 
   const { run } = action;
@@ -113,6 +120,22 @@ export function SharePanel({ previews, port, onClose }: { previews: PreviewsApi;
             </li>
           ))}
         </ul>
+      )}
+      {panes.length > 0 && (
+        <details className="owner-grants" data-testid="owner-grants">
+          <summary>Your preview panes' own URLs ({panes.length})</summary>
+          <ul className="share-list">
+            {panes.map((pane) => (
+              <li key={pane.id} data-testid="owner-grant-item" data-share-id={pane.id}>
+                <span className="share-left">{timeLeft(Date.parse(pane.expiresAt) - now)}, renewed while open</span>
+                <span className="spacer" />
+                <button type="button" onClick={() => act(() => previews.revoke(port, pane.id))}>
+                  Revoke
+                </button>
+              </li>
+            ))}
+          </ul>
+        </details>
       )}
     </section>
   );

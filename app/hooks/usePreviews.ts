@@ -4,8 +4,8 @@ import { errorMessage } from "../api/http";
 import type { PreviewsApi } from "../api/previews";
 
 const POLL_MS = 2_000;
-/** The owner's grant lasts an hour; renew well before. */
-const RENEW_MS = 10 * 60_000;
+/** The owner's grant lasts 5 minutes past its last renewal; renew every minute while the pane is open. */
+const RENEW_MS = 60_000;
 
 /** Listening ports and the Run button's dev server, polled while the pane is mounted. */
 export function usePreviewOverview(previews: PreviewsApi) {
@@ -48,7 +48,9 @@ export function useOwnerAccess(previews: PreviewsApi, port: number | undefined) 
     let stopped = false;
     const open = async () => {
       try {
-        const next = await previews.open(port);
+        // Renew this pane's own grant; a revoked or expired one comes back as a new URL.
+        const held = current.current?.port === port ? current.current.id : undefined;
+        const next = await previews.open(port, held);
         if (stopped) return;
         // Same URL on renewal: keep the object so the frame does not reload.
         if (current.current?.url !== next.url) {

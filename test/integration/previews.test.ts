@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { PreviewAccess, ShareLink } from "../../protocol/previews";
+import type { GrantList, PreviewAccess, ShareLink } from "../../protocol/previews";
 import { api } from "../support/api";
+import { isRunning, peek, post, wake } from "../support/lifecycle";
 import {
   closed,
   createShare,
@@ -11,6 +12,7 @@ import {
   startTemplateDevServer,
 } from "../support/previews";
 import { createWorkspace, ownerApi } from "../support/session";
+import { accessUser } from "../support/users";
 
 const NOT_FOUND_TITLE = "This preview does not exist";
 
@@ -47,10 +49,10 @@ afterAll(async () => {
 describe("a preview hostname", () => {
   it("serves the template's dev server under the owner's grant, with the preview Host", async () => {
     expect(owner.url).toMatch(new RegExp(`^http://5173-${workspace}-[a-z0-9]{24}\\.localhost:${inject("port")}/$`));
-    // The owner's grant lasts an hour (renewed while the pane is open).
+    // The owner's grant lasts 5 minutes (renewed every minute while the pane is open).
     const left = Date.parse(owner.expiresAt) - Date.now();
-    expect(left).toBeGreaterThan(50 * 60_000);
-    expect(left).toBeLessThanOrEqual(60 * 60_000);
+    expect(left).toBeGreaterThan(4 * 60_000);
+    expect(left).toBeLessThanOrEqual(5 * 60_000);
     const page = await previewRequest(owner.url);
     expect(page.status).toBe(200);
     expect(page.body).toContain('<script type="module" src="/src/main.tsx">');
@@ -68,10 +70,34 @@ describe("a preview hostname", () => {
     socket.close();
   });
 
-  it("renews the owner's grant with the same URL", async () => {
-    const again = await ownerPreview(workspace, 5173);
+  it("renews a pane's own grant with the same URL; another open is another URL", async () => {
+    const again = await ownerPreview(workspace, 5173, owner.id);
     expect(again.url).toBe(owner.url);
     expect(Date.parse(again.expiresAt)).toBeGreaterThanOrEqual(Date.parse(owner.expiresAt));
+    // Short-lived: minutes, renewed while the pane is open (not the hour it was).
+    expect(Date.parse(again.expiresAt) - Date.now()).toBeLessThanOrEqual(5 * 60_000 + 5_000);
+    const other = await ownerPreview(workspace, 5173);
+    expect(other.url).not.toBe(owner.url);
+    expect(other.id).not.toBe(owner.id);
+  });
+
+  it("lists the owner's grants beside shares; revoking one ends its URL and sockets at once", async () => {
+    const pane = await ownerPreview(workspace, 5173);
+    const listed = (await (await ownerApi(`/api/workspaces/${workspace}/previews/5173/shares`)).json()) as GrantList;
+    expect(listed.owner.map((g) => g.id)).toContain(pane.id);
+    expect(listed.owner.find((g) => g.id === pane.id)).toMatchObject({ kind: "owner", url: pane.url });
+    expect(listed.shares.every((s) => s.kind === "share")).toBe(true);
+    expect((await previewRequest(pane.url)).status).toBe(200);
+    const socket = await previewHmrSocket(pane.url);
+    await firstMessage(socket);
+    const revoke = await ownerApi(`/api/workspaces/${workspace}/previews/5173/shares/${pane.id}`, { method: "DELETE" });
+    expect(revoke.status).toBe(204);
+    expect(await closed(socket)).toBe(1008);
+    await expectPreview404(pane.url);
+    // The pane renewing a revoked grant gets a new URL, never the old one back.
+    const renewed = await ownerPreview(workspace, 5173, pane.id);
+    expect(renewed.url).not.toBe(pane.url);
+    await expectPreview404(pane.url);
   });
 
   it("answers 404 for a made-up token, another port, an out-of-range port and an unknown workspace", async () => {
@@ -215,5 +241,73 @@ describe("port detection and the dev server", () => {
       ports: expect.arrayContaining([expect.objectContaining({ port: 5173, loopbackOnly: false })]),
       devServer: { state: "running", command: "npm run dev" },
     });
+  });
+});
+
+describe("a preview of a workspace that sleeps", () => {
+  it("shows a link's holder (and the owner) an 'asleep' page, 503 with Retry-After, and wakes nothing", async () => {
+    const id = await createWorkspace("asleep preview");
+    const { container } = await wake(id);
+    const share = (await (await createShare(id, 5173)).json()) as ShareLink;
+    const own = await ownerPreview(id, 5173);
+    expect((await post(`/api/workspaces/${id}/stop`)).status).toBe(200);
+    expect(isRunning(container)).toBe(false);
+
+    for (const url of [share.url, own.url, new URL("/@vite/client", share.url).toString()]) {
+      const response = await previewRequest(url);
+      expect(response.status, url).toBe(503);
+      expect(Number(response.headers["retry-after"])).toBeGreaterThan(0);
+      expect(response.body).toContain("This preview is asleep");
+      expect(response.body).not.toContain('<div id="root">');
+    }
+    // Nothing started: the container is still gone and the workspace still sleeps.
+    expect(isRunning(container)).toBe(false);
+    expect(await peek(id)).toMatchObject({ state: "sleeping" });
+    // A made-up token is still simply not found (the asleep page tells nothing about grants).
+    await expectPreview404(relabel(share.url, ({ port, id: ws }) => `${port}-${ws}-${"b".repeat(24)}`));
+  });
+});
+
+describe("signing out everywhere", () => {
+  it("ends every preview grant of the user: the panes' URLs and share links", async () => {
+    const grace = await accessUser("grace-previews@example.com");
+    const as = (init: RequestInit = {}): RequestInit => ({ ...init, headers: { ...grace, ...(init.headers ?? {}) } });
+    const created = await api(
+      "/api/workspaces",
+      as({
+        method: "POST",
+        body: JSON.stringify({ name: "grace's" }),
+        headers: { "Content-Type": "application/json" },
+      }),
+    );
+    const { id } = (await created.json()) as { id: string };
+    expect((await api(`/api/workspaces/${id}/wake`, as({ method: "POST" }))).status).toBe(200);
+    const pane = (await (
+      await api(`/api/workspaces/${id}/previews/5173`, as({ method: "POST" }))
+    ).json()) as PreviewAccess;
+    const share = (await (
+      await api(
+        `/api/workspaces/${id}/previews/5173/shares`,
+        as({
+          method: "POST",
+          body: JSON.stringify({ ttlSeconds: 3600 }),
+          headers: { "Content-Type": "application/json" },
+        }),
+      )
+    ).json()) as ShareLink;
+    // Live: nothing listens on 5173 there, so the Worker's own 502 page (not the 404 of an unknown link).
+    expect((await previewRequest(pane.url)).status).toBe(502);
+    expect((await previewRequest(share.url)).status).toBe(502);
+
+    expect((await api("/api/sessions", as({ method: "DELETE" }))).status).toBe(204);
+    await expectPreview404(pane.url);
+    await expectPreview404(share.url);
+    // Signed in again through Access (a new token), the workspace is still theirs, with no grants left.
+    const again = await accessUser("grace-previews@example.com");
+    const left = (await (
+      await api(`/api/workspaces/${id}/previews/5173/shares`, { headers: again })
+    ).json()) as GrantList;
+    expect(left).toEqual({ shares: [], owner: [] });
+    expect((await api(`/api/workspaces/${id}`, { method: "DELETE", headers: again })).status).toBe(204);
   });
 });

@@ -79,9 +79,10 @@ export async function startTemplateDevServer(workspaceId: string, timeoutMs = 90
   throw new Error(`port 5173 did not listen in time: ${JSON.stringify(last)}`);
 }
 
-/** The owner's preview URL for a port. */
-export async function ownerPreview(workspaceId: string, port: number): Promise<PreviewAccess> {
-  const response = await ownerApi(`/api/workspaces/${workspaceId}/previews/${port}`, { method: "POST" });
+/** The owner's preview URL for a port: grant `renew` renewed, or a new one. */
+export async function ownerPreview(workspaceId: string, port: number, renew?: string): Promise<PreviewAccess> {
+  const query = renew ? `?grant=${renew}` : "";
+  const response = await ownerApi(`/api/workspaces/${workspaceId}/previews/${port}${query}`, { method: "POST" });
   if (response.status !== 200) throw new Error(`opening the preview: ${response.status} ${await response.text()}`);
   return (await response.json()) as PreviewAccess;
 }

@@ -50,29 +50,43 @@ describe("GrantStore", () => {
     expect(await store.find(share.token, 5173)).toBeDefined();
     time.now += 1;
     expect(await store.find(share.token, 5173)).toBeUndefined();
-    expect(await store.shares(5173)).toEqual([]);
+    expect(await store.listed(5173)).toEqual([]);
   });
 
-  it("keeps one owner grant per port and extends it on renewal", async () => {
+  it("gives each pane its own short owner grant, extended only when renewed by its id", async () => {
     const time = clock();
     const store = new GrantStore(new MemoryStorage(), time.read);
     const first = await store.renewOwner(5173);
-    time.now += 10 * 60_000;
-    const renewed = await store.renewOwner(5173);
+    expect(first.shareId).toMatch(/^[a-z0-9]{12}$/);
+    // Two opens are two grants: two tokens, each listed and revocable.
+    const second = await store.renewOwner(5173);
+    expect(second.token).not.toBe(first.token);
+    expect((await store.listed(5173)).map((g) => g.shareId).sort()).toEqual([first.shareId, second.shareId].sort());
+    time.now += 60_000;
+    const renewed = await store.renewOwner(5173, first.shareId);
     expect(renewed.token).toBe(first.token);
     expect(renewed.expiresAt).toBe(time.now + OWNER_GRANT_TTL_MS);
-    expect((await store.renewOwner(3000)).token).not.toBe(first.token);
+    // Not renewed: it ends minutes after its pane closed.
     time.now += OWNER_GRANT_TTL_MS;
-    expect((await store.renewOwner(5173)).token).not.toBe(first.token);
+    expect(await store.find(first.token, 5173)).toBeUndefined();
+    expect((await store.renewOwner(5173, first.shareId)).token).not.toBe(first.token);
+    expect(OWNER_GRANT_TTL_MS).toBeLessThanOrEqual(5 * 60_000);
   });
 
-  it("revokes a share by its id and port only", async () => {
+  it("revokes a share or an owner grant by its id and port only, or all at once", async () => {
     const store = new GrantStore(new MemoryStorage(), clock().read);
     const share = await store.createShare(5173, 300_000);
-    expect(await store.revokeShare(3000, share.shareId ?? "")).toBeUndefined();
-    expect(await store.revokeShare(5173, "nosuchshare0")).toBeUndefined();
-    expect(await store.revokeShare(5173, share.shareId ?? "")).toEqual(share);
+    const own = await store.renewOwner(5173);
+    expect(await store.revoke(3000, share.shareId ?? "")).toBeUndefined();
+    expect(await store.revoke(5173, "nosuchshare0")).toBeUndefined();
+    expect(await store.revoke(5173, share.shareId ?? "")).toEqual(share);
     expect(await store.find(share.token, 5173)).toBeUndefined();
+    expect(await store.revoke(5173, own.shareId ?? "")).toEqual(own);
+    expect(await store.find(own.token, 5173)).toBeUndefined();
+    await store.createShare(5173, 300_000);
+    await store.renewOwner(3000);
+    expect(await store.revokeAll()).toHaveLength(2);
+    expect([...(await store.listed(5173)), ...(await store.listed(3000))]).toEqual([]);
   });
 
   it("survives a restart of the object (grants live in storage)", async () => {

@@ -1,7 +1,8 @@
 /**
  * Preview access grants, kept in the workspace's Durable Object storage. A
- * grant is a token for one port with an expiry: the owner's own (made and
- * renewed while the owner has the preview open in the IDE) or a share link's.
+ * grant is a token for one port with an expiry: the owner's own (one per
+ * preview pane, short-lived and renewed only while that pane is open) or a
+ * share link's. Both are listed and revoked the same way, by their public id.
  */
 import { randomToken, sameSecret } from "./tokens";
 
@@ -11,7 +12,7 @@ export interface Grant {
   kind: "owner" | "share";
   /** ms since the epoch */
   expiresAt: number;
-  /** Share links have a public id (for listing and revoking) that is not the token. */
+  /** The public id (for listing, renewing and revoking), which is not the token. Owner grants have one too. */
   shareId?: string;
 }
 
@@ -23,8 +24,12 @@ export interface GrantStorage {
 }
 
 export const TOKEN_LENGTH = 24;
-/** The owner's access lasts an hour past the last renewal; the pane renews it every few minutes. */
-export const OWNER_GRANT_TTL_MS = 60 * 60_000;
+/**
+ * An owner grant lasts 5 minutes past its last renewal; the pane renews it
+ * every minute while it is open, so a URL copied out of the pane stops
+ * working minutes after the pane closes.
+ */
+export const OWNER_GRANT_TTL_MS = 5 * 60_000;
 
 const PREFIX = "preview-grant:";
 
@@ -47,14 +52,26 @@ export class GrantStore {
     return found;
   }
 
-  /** The owner's grant for a port, made or extended to OWNER_GRANT_TTL_MS from now. */
-  async renewOwner(port: number): Promise<Grant> {
+  /**
+   * The owner grant `id` for a port extended to OWNER_GRANT_TTL_MS from now,
+   * or, when there is no such live grant (none asked for, revoked, expired),
+   * a new one with its own token: a pane gets a URL nobody else had.
+   */
+  async renewOwner(port: number, id?: string): Promise<Grant> {
     const now = this.now();
     const grants = await this.load();
-    const live = [...grants.values()].find((g) => g.kind === "owner" && g.port === port && g.expiresAt > now);
+    const live = id
+      ? [...grants.values()].find((g) => g.kind === "owner" && g.port === port && g.shareId === id && g.expiresAt > now)
+      : undefined;
     const grant: Grant = live
       ? { ...live, expiresAt: now + OWNER_GRANT_TTL_MS }
-      : { token: randomToken(TOKEN_LENGTH), port, kind: "owner", expiresAt: now + OWNER_GRANT_TTL_MS };
+      : {
+          token: randomToken(TOKEN_LENGTH),
+          port,
+          kind: "owner",
+          expiresAt: now + OWNER_GRANT_TTL_MS,
+          shareId: randomToken(12),
+        };
     await this.save(grant);
     return grant;
   }
@@ -71,19 +88,26 @@ export class GrantStore {
     return grant;
   }
 
-  /** Live share links for a port, soonest to expire first. */
-  async shares(port: number): Promise<Grant[]> {
+  /** Live grants for a port, share links and the owner's alike, soonest to expire first. */
+  async listed(port: number): Promise<Grant[]> {
     const now = this.now();
     return [...(await this.load()).values()]
-      .filter((g) => g.kind === "share" && g.port === port && g.expiresAt > now)
+      .filter((g) => g.port === port && g.expiresAt > now)
       .sort((a, b) => a.expiresAt - b.expiresAt);
   }
 
-  /** Removes a share link; returns it, or undefined when there is no such live link. */
-  async revokeShare(port: number, shareId: string): Promise<Grant | undefined> {
-    const grant = (await this.shares(port)).find((g) => g.shareId === shareId);
+  /** Removes a live grant (a share or an owner's) by its id; returns it, or undefined when there is none. */
+  async revoke(port: number, id: string): Promise<Grant | undefined> {
+    const grant = (await this.listed(port)).find((g) => g.shareId === id);
     if (grant) await this.remove(grant.token);
     return grant;
+  }
+
+  /** Removes every grant (the owner signed out everywhere); returns them. */
+  async revokeAll(): Promise<Grant[]> {
+    const all = [...(await this.load()).values()];
+    for (const grant of all) await this.remove(grant.token);
+    return all;
   }
 
   /** Deletes expired grants; returns them (so their sockets can be closed) and the next expiry. */

@@ -71,3 +71,16 @@ export function previewConnectionFailed(port: number): Promise<Response> {
     `The connection to port ${port} in the workspace failed while this page loaded. Reload to try again.`,
   );
 }
+
+/** How long a visitor is asked to wait before trying an asleep preview again. */
+export const ASLEEP_RETRY_AFTER_SECONDS = 60;
+
+/** A live link to a workspace that sleeps: said plainly, and nothing is woken. */
+export function previewAsleep(): Promise<Response> {
+  return page(
+    503,
+    "This preview is asleep",
+    "The workspace behind it is asleep, and opening this link does not wake it. Its owner can wake it in the IDE and start the app again; then reload this page.",
+    { headers: { "Retry-After": String(ASLEEP_RETRY_AFTER_SECONDS) } },
+  );
+}

@@ -10,7 +10,7 @@ import type { Sandbox } from "../sandbox/sandbox";
 import { type Bridge, bridgeWebSocket } from "./bridge";
 import { DEV_SERVER_COMMAND, DEV_SERVER_DIR, parseState, SERVE, STATE, STOP } from "./dev-server";
 import { type Grant, type GrantStorage, GrantStore } from "./grants";
-import { previewNotFound } from "./pages";
+import { previewAsleep, previewNotFound } from "./pages";
 import { LISTENING_PORTS_SCRIPT, parseListeningPorts } from "./ports";
 import { proxyToDevServer } from "./preview-proxy";
 
@@ -43,8 +43,10 @@ export class WorkspacePreviews {
     const port = Number(portText);
     const grant = await this.grants.find(token, port);
     if (!grant) return previewNotFound();
-
-    await this.deps.sandbox.wake();
+    // A preview never wakes a workspace: its dev server did not survive the
+    // sleep anyway, and a link's holder must not be able to start (and pay
+    // for) the owner's container. The owner wakes it in the IDE.
+    if (!this.deps.sandbox.running) return previewAsleep();
     const url = new URL(request.url);
     // getTcpPort().fetch() takes http: only; the path and the preview Host stay as they are.
     url.protocol = "http:";
@@ -52,18 +54,22 @@ export class WorkspacePreviews {
     forward.headers.delete(PREVIEW_HEADER);
     const response = await proxyToDevServer(forward, port, (r) => this.deps.sandbox.tcpPort(port).fetch(r));
     if (!response.webSocket) return response;
-    this.deps.connections?.begin();
+    // Only the owner's own preview counts as use: a share link's visitors
+    // (requests or sockets) do not keep the workspace awake.
+    const counts = grant.kind === "owner";
+    if (counts) this.deps.connections?.begin();
     const { response: bridged, bridge } = bridgeWebSocket(response, (done) => {
       this.bridges.get(token)?.delete(done);
-      this.deps.connections?.end();
+      if (counts) this.deps.connections?.end();
     });
     const open = this.bridges.get(token) ?? new Set<Bridge>();
     this.bridges.set(token, open.add(bridge));
     return bridged;
   }
 
-  async openOwner(port: number): Promise<Grant> {
-    const grant = await this.grants.renewOwner(port);
+  /** The owner grant `id` renewed, or a new one (see GrantStore.renewOwner). */
+  async openOwner(port: number, id?: string): Promise<Grant> {
+    const grant = await this.grants.renewOwner(port, id);
     await this.sweep();
     return grant;
   }
@@ -74,12 +80,20 @@ export class WorkspacePreviews {
     return grant;
   }
 
-  async revokeShare(port: number, shareId: string): Promise<boolean> {
-    const grant = await this.grants.revokeShare(port, shareId);
+  async revoke(port: number, id: string): Promise<boolean> {
+    const grant = await this.grants.revoke(port, id);
     if (!grant) return false;
     this.closeBridges(grant.token, "This preview link was revoked.");
     await this.sweep();
     return true;
+  }
+
+  /** Every grant ends, its sockets closed: the owner signed out everywhere. */
+  async revokeAll(): Promise<number> {
+    const grants = await this.grants.revokeAll();
+    for (const grant of grants) this.closeBridges(grant.token, "The workspace's owner signed out everywhere.");
+    await this.sweep();
+    return grants.length;
   }
 
   /** The alarm task: forget expired grants and close what they opened. */

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { ErrorCode } from "../../protocol/errors";
 import {
   type CreateShareRequest,
+  type GrantList,
   isPreviewPort,
   MAX_LABEL_LENGTH,
   PREVIEW_PORT_MAX,
@@ -39,13 +40,18 @@ previewRoutes.delete("/:id/previews/dev-server", async (c) => {
   return c.body(null, 204);
 });
 
-/** The owner's own access to a port's preview: made, or renewed for another hour. */
+/**
+ * The owner's own access to a port's preview, for one pane: `?grant=ID`
+ * renews that grant (same URL) for another 5 minutes; without it, or when it
+ * was revoked or expired, a new grant with a new URL.
+ */
 previewRoutes.post("/:id/previews/:port", async (c) => {
   const { id, stub } = requestedWorkspace(c);
   const port = checkPort(c.req.param("port"));
   checkLabelLength(id, port);
-  const grant = await stub.openPreview(port);
+  const grant = await stub.openPreview(port, c.req.query("grant") || undefined);
   const access: PreviewAccess = {
+    id: grant.shareId ?? "",
     port,
     url: urlOf(c.req.url, c.env, id, grant),
     expiresAt: new Date(grant.expiresAt).toISOString(),
@@ -70,11 +76,16 @@ previewRoutes.post("/:id/previews/:port/shares", async (c) => {
   return c.json(shareOf(c.req.url, c.env, id, grant), 201);
 });
 
+/** The live grants of a port: share links, and beside them the owner's open panes (revoked the same way). */
 previewRoutes.get("/:id/previews/:port/shares", async (c) => {
   const { id, stub } = requestedWorkspace(c);
   const port = checkPort(c.req.param("port"));
-  const grants = await stub.listShares(port);
-  return c.json({ shares: grants.map((g) => shareOf(c.req.url, c.env, id, g)) });
+  const grants = (await stub.listShares(port)).map((g) => shareOf(c.req.url, c.env, id, g));
+  const list: GrantList = {
+    shares: grants.filter((g) => g.kind === "share"),
+    owner: grants.filter((g) => g.kind === "owner"),
+  };
+  return c.json(list);
 });
 
 previewRoutes.delete("/:id/previews/:port/shares/:shareId", async (c) => {
@@ -117,6 +128,7 @@ function urlOf(requestUrl: string, env: Env, workspaceId: string, grant: Grant):
 function shareOf(requestUrl: string, env: Env, workspaceId: string, grant: Grant): ShareLink {
   return {
     id: grant.shareId ?? "",
+    kind: grant.kind,
     port: grant.port,
     url: urlOf(requestUrl, env, workspaceId, grant),
     expiresAt: new Date(grant.expiresAt).toISOString(),

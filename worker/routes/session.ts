@@ -9,7 +9,7 @@ import { newSessionId, SESSION_TTL_SECONDS, signSession } from "../auth/session-
 import { userDirectory } from "../directory";
 import { AppError, notFound } from "../errors";
 import { readJsonObject } from "../http";
-import type { AppEnv } from "../workspace-access";
+import { type AppEnv, workspaceStub } from "../workspace-access";
 
 /** `/api/session`: sign in with the owner password, see who is signed in, sign out. */
 export const sessionRoutes = new Hono<AppEnv>();
@@ -91,9 +91,15 @@ sessionListRoutes.delete("/:sessionId", async (c) => {
   return c.body(null, 204);
 });
 
-/** Sign out everywhere: every session of this user ends, this one included. */
+/**
+ * Sign out everywhere: every session of this user ends, this one included,
+ * and so does every preview grant in their workspaces (owner panes' URLs and
+ * share links alike).
+ */
 sessionListRoutes.delete("/", async (c) => {
-  await userDirectory(c.env, c.get("user").id).endAllSessions();
+  const directory = userDirectory(c.env, c.get("user").id);
+  await directory.endAllSessions();
+  for (const workspace of await directory.list()) await workspaceStub(c, workspace.id).revokeAllGrants();
   clearSessionCookie(c);
   return c.body(null, 204);
 });
