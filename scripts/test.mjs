@@ -89,6 +89,7 @@ if (wanted("unit")) await vitest("unit");
 if (wanted("deploy")) {
   await sh("Production build", "vite", ["build"]);
   await sh("No test hook in the production bundle", "node", ["scripts/check-bundle.mjs"]);
+  await sh("PREVIEW_DOMAIN apart from the IDE's site", "node", ["scripts/check-preview-domain.mjs"]);
   await sh("wrangler deploy --dry-run", "wrangler", ["deploy", "--dry-run"]);
 }
 if (wanted("integration")) await vitest("integration");

@@ -6,10 +6,13 @@
  *   anything else: the React app (static assets, SPA fallback)
  */
 import { Hono } from "hono";
+import { ErrorCode } from "../protocol/errors";
+import { parsePreviewLabel } from "../protocol/previews";
 import { requireUser, sameOriginOnly } from "./auth/guards";
 import { limitBodies } from "./body-limits";
-import { notFound } from "./errors";
-import { answerError, drainBody } from "./http";
+import { AppError, notFound } from "./errors";
+import { answerError, drainBody, errorResponse } from "./http";
+import { previewDomainProblem } from "./preview-domain";
 import { handlePreviewRequest, previewHostLabel, withoutPreviewHeader } from "./preview-host";
 import { fileRoutes } from "./routes/files";
 import { lifecycleRoutes } from "./routes/lifecycle";
@@ -65,6 +68,13 @@ export default {
   fetch(request, env, ctx) {
     // Preview hostnames first, before any API routing or sign-in: their token is their permission.
     const label = previewHostLabel(request, env);
+    if (label !== undefined && parsePreviewLabel(label) !== undefined) return handlePreviewRequest(request, env, label);
+    // Not a preview, so the IDE itself: it serves nothing while previews share its site.
+    const problem = previewDomainProblem(new URL(request.url).host, env.PREVIEW_DOMAIN);
+    if (problem) {
+      console.error(problem);
+      return errorResponse(new AppError(ErrorCode.MISCONFIGURED, problem));
+    }
     if (label !== undefined) return handlePreviewRequest(request, env, label);
     return app.fetch(withoutPreviewHeader(request), env, ctx);
   },
