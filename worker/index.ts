@@ -61,7 +61,13 @@ app.all("*", (c) => c.env.ASSETS.fetch(c.req.raw));
 app.onError(async (error, c) => {
   // An error answered before its body was read would break the next request on the connection.
   await drainBody(c.req.raw);
-  return answerError(error, c.req.raw);
+  const response = answerError(error, c.req.raw);
+  // A refused WebSocket upgrade often reaches the client as a dropped connection
+  // (vite dev does that), so the refusal is logged: what was refused, and why.
+  if (c.req.header("Upgrade")?.toLowerCase() === "websocket" && error instanceof AppError) {
+    console.warn(`refused WebSocket upgrade ${new URL(c.req.url).pathname}: ${response.status} ${error.code}`);
+  }
+  return response;
 });
 
 export default {

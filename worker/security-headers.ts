@@ -12,10 +12,14 @@ export const securityHeaders: MiddlewareHandler<{ Bindings: Env }> = async (c, n
   headers.set("X-Content-Type-Options", "nosniff");
   headers.set("Referrer-Policy", "same-origin");
   headers.set("X-Frame-Options", "SAMEORIGIN");
-  headers.set(
-    "Content-Security-Policy",
-    contentSecurityPolicy(new URL(c.req.url), c.env.PREVIEW_DOMAIN, import.meta.env.DEV),
-  );
+  // A response with a policy of its own keeps it: file bytes carry `sandbox`,
+  // which the app's policy (meant for its pages) would loosen.
+  if (!headers.has("Content-Security-Policy")) {
+    headers.set(
+      "Content-Security-Policy",
+      contentSecurityPolicy(new URL(c.req.url), c.env.PREVIEW_DOMAIN, import.meta.env.DEV),
+    );
+  }
   if (new URL(c.req.url).protocol === "https:") {
     headers.set("Strict-Transport-Security", "max-age=31536000");
   }

@@ -3,6 +3,7 @@ import { getCookie } from "hono/cookie";
 import { userDirectory } from "../directory";
 import type { AppEnv } from "../workspace-access";
 import { accessIdentity } from "./access-jwt";
+import { sessionCookieName } from "./session-cookie";
 import { verifySession } from "./session-token";
 
 export interface User {
@@ -10,14 +11,6 @@ export interface User {
   via: "password" | "access";
   /** The live session this request came with (a row in the user's Directory object). */
   sessionId: string;
-}
-
-/**
- * The session cookie. Host-only (no Domain attribute), so preview hostnames
- * never receive it; over https the `__Host-` prefix makes browsers enforce that.
- */
-export function sessionCookieName(url: string): string {
-  return new URL(url).protocol === "https:" ? "__Host-cloud_ide_session" : "cloud_ide_session";
 }
 
 /**

@@ -3,8 +3,9 @@ import { deleteCookie, setCookie } from "hono/cookie";
 import { ErrorCode } from "../../protocol/errors";
 import type { SessionInfo, SessionList } from "../../protocol/session";
 import { clientAddress } from "../auth/client-address";
-import { identify, sessionCookieName } from "../auth/identify";
+import { identify } from "../auth/identify";
 import { secretsEqual } from "../auth/password";
+import { sessionCookieName, sessionCookieOptions } from "../auth/session-cookie";
 import { newSessionId, SESSION_TTL_SECONDS, signSession } from "../auth/session-token";
 import { userDirectory } from "../directory";
 import { AppError, notFound } from "../errors";
@@ -43,14 +44,7 @@ sessionRoutes.post("/", async (c) => {
   await userDirectory(c.env, "owner").startSession(sid, c.req.header("User-Agent") ?? "", SESSION_TTL_SECONDS * 1000);
   const exp = Math.floor(Date.now() / 1000) + SESSION_TTL_SECONDS;
   const token = await signSession({ sub: "owner", via: "password", sid, exp }, secret);
-  const secure = new URL(c.req.url).protocol === "https:";
-  setCookie(c, sessionCookieName(c.req.url), token, {
-    httpOnly: true,
-    secure,
-    sameSite: "Lax",
-    path: "/",
-    maxAge: SESSION_TTL_SECONDS,
-  });
+  setCookie(c, sessionCookieName(c.req.url), token, sessionCookieOptions(c.req.url));
   return c.body(null, 204);
 });
 
