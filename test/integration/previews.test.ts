@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { GrantList, PreviewAccess, ShareLink } from "../../protocol/previews";
 import { api } from "../support/api";
-import { isRunning, peek, post, wake } from "../support/lifecycle";
+import { isRunning, peek, post, testHooks, waitFor, wake } from "../support/lifecycle";
 import {
   closed,
   createShare,
@@ -265,6 +265,39 @@ describe("a preview of a workspace that sleeps", () => {
     expect(await peek(id)).toMatchObject({ state: "sleeping" });
     // A made-up token is still simply not found (the asleep page tells nothing about grants).
     await expectPreview404(relabel(share.url, ({ port, id: ws }) => `${port}-${ws}-${"b".repeat(24)}`));
+  });
+});
+
+describe("a share link's visitors", () => {
+  it("do not keep the workspace awake: it sleeps while they keep requesting and hold a socket", async () => {
+    const id = await createWorkspace("share visitors");
+    await startTemplateDevServer(id);
+    const share = (await (await createShare(id, 5173)).json()) as ShareLink;
+    const socket = await previewHmrSocket(share.url);
+    await firstMessage(socket);
+    // Idle after 3 s, checked every second (test-only timings for this workspace).
+    await testHooks(id, { overrides: { idleMs: 3000, checkMs: 1000 } });
+    let visiting = true;
+    const visits = (async () => {
+      while (visiting) {
+        await previewRequest(share.url).catch(() => undefined);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+    })();
+    try {
+      const asleep = await waitFor("the workspace to sleep", async () => {
+        const status = await peek(id);
+        return status.state === "sleeping" ? status : undefined;
+      });
+      expect(asleep.state).toBe("sleeping");
+    } finally {
+      visiting = false;
+      await visits;
+      socket.close();
+    }
+    // Asleep, the link says so and wakes nothing.
+    expect((await previewRequest(share.url)).status).toBe(503);
+    expect(await peek(id)).toMatchObject({ state: "sleeping" });
   });
 });
 
