@@ -13,6 +13,15 @@ RUN set -eu; \
       apt-get update && apt-get install -y --no-install-recommends $missing && rm -rf /var/lib/apt/lists/*; \
     fi
 
+# Language servers (TypeScript and JavaScript, Python, CSS, HTML, JSON), in
+# /opt/language-servers rather than /workspace, so they are part of the
+# image and never of a user's files. Their own layer, before the template, so
+# a change of the template does not reinstall them. Source maps are dropped
+# (8 MB nobody reads here).
+COPY sandbox/language-servers/package.json sandbox/language-servers/package-lock.json /opt/language-servers/
+RUN cd /opt/language-servers && npm ci --omit=dev --no-audit --no-fund \
+    && find node_modules -name '*.map' -delete && npm cache clean --force
+
 COPY sandbox/tmux.conf /etc/tmux.conf
 COPY sandbox/profile.sh /etc/profile.d/cloud-ide.sh
 COPY sandbox/bashrc /root/.bashrc
