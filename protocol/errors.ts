@@ -7,6 +7,8 @@ export const ErrorCode = {
   INVALID_JSON: "INVALID_JSON",
   INVALID_WORKSPACE_ID: "INVALID_WORKSPACE_ID",
   INVALID_TERMINAL_NAME: "INVALID_TERMINAL_NAME",
+  /** No language server for that name (protocol/language-servers.ts lists them). */
+  UNKNOWN_LANGUAGE: "UNKNOWN_LANGUAGE",
   INVALID_PORT: "INVALID_PORT",
   INVALID_TTL: "INVALID_TTL",
   /** An import archive that is not a gzip-compressed tar, or that tar refused. */
@@ -75,6 +77,7 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   INVALID_JSON: 400,
   INVALID_WORKSPACE_ID: 400,
   INVALID_TERMINAL_NAME: 400,
+  UNKNOWN_LANGUAGE: 400,
   INVALID_PORT: 400,
   INVALID_TTL: 400,
   INVALID_ARCHIVE: 400,

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { ErrorCode } from "../protocol/errors";
+import { isLanguageServerId } from "../protocol/language-servers";
 import type { DevServerState, PreviewsOverview } from "../protocol/previews";
 import type { TerminalInfo } from "../protocol/terminal";
 import type { SaveResult, WorkspaceStatus } from "../protocol/workspace";
@@ -14,6 +15,7 @@ import { errorResponse } from "./http";
 import { archiveRoutes } from "./lifecycle/archive-routes";
 import { Lifecycle } from "./lifecycle/lifecycle";
 import { type LifecycleSettings, lifecycleSettings, platformTimeoutMs } from "./lifecycle/settings";
+import { LanguageServers } from "./lsp/language-servers";
 import { PREVIEW_HEADER } from "./preview-host";
 import { DEV_SERVER_COMMAND } from "./previews/dev-server";
 import type { Grant } from "./previews/grants";
@@ -42,6 +44,8 @@ export class Workspace extends DurableObject<Env> {
   /** File operations confined to /workspace (symlinks included). */
   private readonly files: Files;
   private readonly fileWatcher: FileWatcher;
+  /** One language server per language, shared by every page (worker/lsp/). */
+  private readonly languageServers: LanguageServers;
   /** The container, as every feature uses it. */
   protected readonly sandbox: ContainerSandbox;
   /** The HTTP surface (see fetch()), made on first use. */
@@ -55,6 +59,7 @@ export class Workspace extends DurableObject<Env> {
     this.sandbox = new ContainerSandbox(ctx, () => this.lifecycle.ensureRunning());
     this.files = new Files(this.sandbox, { confineTo: WORKSPACE_ROOT });
     this.fileWatcher = new FileWatcher(this.sandbox);
+    this.languageServers = new LanguageServers({ sandbox: this.sandbox, watcher: this.fileWatcher });
     this.previews = new WorkspacePreviews({
       storage: ctx.storage,
       sandbox: this.sandbox,
@@ -129,6 +134,7 @@ export class Workspace extends DurableObject<Env> {
   /** Destroys the container and everything stored for this workspace. */
   destroy(caller: string): Promise<RpcResult<void>> {
     return this.call(caller, async () => {
+      await this.languageServers.dispose();
       await this.lifecycle.retire();
       await this.ctx.storage.deleteAlarm();
       await this.ctx.storage.deleteAll();
@@ -194,6 +200,7 @@ export class Workspace extends DurableObject<Env> {
     this.lifecycle.activity.touch();
     this.routes ??= {
       "GET /terminals": (request, url) => this.openTerminal(request, url),
+      "GET /lsp": (request, url) => this.openLanguageServer(request, url),
       ...fileRoutes(
         {
           files: this.files,
@@ -235,6 +242,26 @@ export class Workspace extends DurableObject<Env> {
       return refuseTerminal(`The container could not start: ${describe(error)}`);
     }
     return openTerminal(this.sandbox, request, name, this.activity);
+  }
+
+  /**
+   * `GET /lsp?language=L&wake`: a page's WebSocket to the workspace's `L`
+   * server (the Worker checked the name). Opening it starts the container;
+   * automatic reconnects (`wake=0`) leave a sleeping workspace asleep.
+   */
+  private async openLanguageServer(request: Request, url: URL): Promise<Response> {
+    const language = url.searchParams.get("language") ?? "";
+    if (!isLanguageServerId(language)) {
+      throw new AppError(ErrorCode.UNKNOWN_LANGUAGE, `No language server "${language}".`);
+    }
+    if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
+      throw new AppError(ErrorCode.UPGRADE_REQUIRED, "This is a WebSocket route: connect with a WebSocket client.");
+    }
+    if (url.searchParams.get("wake") === "0" && this.lifecycle.isAsleep()) {
+      throw new AppError(ErrorCode.WORKSPACE_ASLEEP, "The workspace is asleep; open a file or a terminal to wake it.");
+    }
+    await this.ensureRunning();
+    return this.languageServers.open(language, () => this.activity.touch());
   }
 
   /** The workspace's terminals; an empty list when the container is not running (this does not start it). */

@@ -25,6 +25,8 @@ const READY_TIMEOUT_MS = 15_000;
  */
 export class FileWatcher {
   private readonly clients = new Set<WritableStreamDefaultWriter<Uint8Array>>();
+  /** In-process listeners (language servers), which keep the watcher running like clients do. */
+  private readonly listeners = new Set<(changes: FileChange[]) => void>();
   private process: SpawnedProcess | undefined;
   private starting = false;
   private ready = false;
@@ -60,8 +62,25 @@ export class FileWatcher {
     });
   }
 
+  /**
+   * Calls `listener` with each batch of changes until the returned function
+   * is called; the watcher runs meanwhile (it never starts the container).
+   */
+  listen(listener: (changes: FileChange[]) => void): () => void {
+    this.listeners.add(listener);
+    clearTimeout(this.idleTimer);
+    void this.ensureWatching();
+    return () => {
+      if (this.listeners.delete(listener)) this.stopWhenUnused();
+    };
+  }
+
+  private get wanted(): boolean {
+    return this.clients.size > 0 || this.listeners.size > 0;
+  }
+
   private async ensureWatching(): Promise<void> {
-    if (this.process || this.starting || this.clients.size === 0) return;
+    if (this.process || this.starting || !this.wanted) return;
     this.starting = true;
     try {
       if (!this.sandbox.running) {
@@ -120,7 +139,7 @@ export class FileWatcher {
       console.error(`file watcher not ready within ${READY_TIMEOUT_MS / 1000} s; starting it again`);
       this.process = undefined;
       void process.kill();
-      if (this.clients.size > 0) void this.ensureWatching();
+      if (this.wanted) void this.ensureWatching();
     }, READY_TIMEOUT_MS);
   }
 
@@ -129,7 +148,7 @@ export class FileWatcher {
     this.process = undefined;
     const wasReady = this.ready;
     this.ready = false;
-    if (this.clients.size === 0) return;
+    if (!this.wanted) return;
     // Lost events while down: clients re-read once it is back.
     if (wasReady) this.broadcast("event: resync\ndata: {}\n\n");
     setTimeout(() => void this.ensureWatching(), RESTART_DELAY_MS);
@@ -184,7 +203,15 @@ export class FileWatcher {
       this.batchTimer = undefined;
       const batch = coalesce(this.pending);
       this.pending = [];
-      if (batch.length > 0) this.broadcast(`event: changes\ndata: ${JSON.stringify({ changes: batch })}\n\n`);
+      if (batch.length === 0) return;
+      this.broadcast(`event: changes\ndata: ${JSON.stringify({ changes: batch })}\n\n`);
+      for (const listener of this.listeners) {
+        try {
+          listener(batch);
+        } catch (error) {
+          console.error(`file change listener failed: ${String(error)}`);
+        }
+      }
     }, BATCH_MS);
   }
 
@@ -202,9 +229,15 @@ export class FileWatcher {
     if (this.clients.size > 0) return;
     clearInterval(this.heartbeat);
     this.heartbeat = undefined;
+    this.stopWhenUnused();
+  }
+
+  /** Stops the watcher a while after the last client and listener left. */
+  private stopWhenUnused(): void {
+    if (this.wanted) return;
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
-      if (this.clients.size > 0) return;
+      if (this.wanted) return;
       const process = this.process;
       this.process = undefined;
       this.ready = false;
