@@ -19,13 +19,21 @@ import { SHELL_ENV, WORKSPACE_ROOT } from "./sandbox/environment";
 import type { Sandbox, SandboxProcess } from "./sandbox/sandbox";
 import { ResizePump } from "./terminal-resize";
 
+export interface TerminalConnection {
+  begin(close: (code: number, reason: string) => void): void;
+  end(): void;
+}
+
 /** Opens terminal `name` for a WebSocket upgrade request; the caller has checked the name. */
 export async function openTerminal(
   sandbox: Sandbox,
   request: Request,
   name: string,
-  /** Told when the socket is bridged and once when it is gone (open terminals count as use). */
-  connection?: { begin(): void; end(): void },
+  /**
+   * Told when the socket is bridged (with a way to close it from outside, as
+   * when its session ends) and once when it is gone (open terminals count as use).
+   */
+  connection?: TerminalConnection,
 ): Promise<Response> {
   const url = new URL(request.url);
   const cols = clampSize(url.searchParams.get("cols"), MAX_COLS) ?? 80;
@@ -105,7 +113,7 @@ function bridge(
   tmux: SandboxProcess,
   sizes: ResizePump,
   abort: AbortController,
-  connection: { begin(): void; end(): void } | undefined,
+  connection: TerminalConnection | undefined,
   ended: () => Promise<boolean>,
 ): void {
   const stdin = tmux.stdin?.getWriter();
@@ -153,7 +161,13 @@ function bridge(
     }
   });
 
-  connection?.begin();
+  connection?.begin((code, reason) => {
+    send(server, { type: "error", message: reason });
+    try {
+      server.close(code, reason);
+    } catch {}
+    onGone();
+  });
   const onGone = () => {
     if (!closed) connection?.end();
     closed = true;

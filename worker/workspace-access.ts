@@ -13,6 +13,8 @@ export type AppEnv = { Bindings: Env; Variables: { user: User } };
  * trusts it because only the Worker can reach the Durable Object.
  */
 export const CALLER_HEADER = "X-Cloud-IDE-Caller";
+/** The caller's session id, set beside {@link CALLER_HEADER}, so sockets can end with their session. */
+export const SESSION_HEADER = "X-Cloud-IDE-Session";
 
 /**
  * An RPC method of the Workspace: the caller's user id first, and its outcome
@@ -49,10 +51,11 @@ export function requestedWorkspace(c: Context<AppEnv>): { id: string; stub: Work
 
 /** The Workspace with a known-good id (one just made), acting as the signed-in user. */
 export function workspaceStub(c: Context<AppEnv>, id: string): WorkspaceHandle {
-  return bindCaller(c.env.Workspace.getByName(id), c.get("user").id);
+  const user = c.get("user");
+  return bindCaller(c.env.Workspace.getByName(id), user.id, user.sessionId);
 }
 
-export function bindCaller(stub: DurableObjectStub<Workspace>, caller: string): WorkspaceHandle {
+export function bindCaller(stub: DurableObjectStub<Workspace>, caller: string, session = ""): WorkspaceHandle {
   const target = stub as unknown as Record<string | symbol, (...args: unknown[]) => unknown>;
   return new Proxy(target, {
     get(object, property) {
@@ -60,6 +63,7 @@ export function bindCaller(stub: DurableObjectStub<Workspace>, caller: string): 
         return (request: Request) => {
           const forwarded = new Request(request);
           forwarded.headers.set(CALLER_HEADER, caller);
+          forwarded.headers.set(SESSION_HEADER, session);
           return stub.fetch(forwarded);
         };
       }

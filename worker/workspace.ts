@@ -24,9 +24,10 @@ import { SWEEP_TASK, WorkspacePreviews } from "./previews/workspace-previews";
 import { WORKSPACE_ROOT } from "./sandbox/environment";
 import { sandboxInstanceType } from "./sandbox/instance-type";
 import { ContainerSandbox, isUnavailable } from "./sandbox/sandbox";
+import { SessionSockets } from "./session-sockets";
 import { seedTemplate } from "./templates";
 import { endTerminal, listTerminals, openTerminal, refuseTerminal, terminalSleeping } from "./terminal-bridge";
-import { CALLER_HEADER } from "./workspace-access";
+import { CALLER_HEADER, SESSION_HEADER } from "./workspace-access";
 import { routeWorkspaceRequest, type WorkspaceRoutes } from "./workspace-router";
 
 /**
@@ -50,6 +51,8 @@ export class Workspace extends DurableObject<Env> {
   protected readonly sandbox: ContainerSandbox;
   /** The HTTP surface (see fetch()), made on first use. */
   private routes: WorkspaceRoutes | undefined;
+  /** Open terminal sockets by the session that opened them (closed when it ends). */
+  private readonly sessionSockets = new SessionSockets();
   /** Preview hostnames, their access grants and share links (worker/previews/). */
   protected readonly previews: WorkspacePreviews;
 
@@ -241,7 +244,19 @@ export class Workspace extends DurableObject<Env> {
     } catch (error) {
       return refuseTerminal(`The container could not start: ${describe(error)}`);
     }
-    return openTerminal(this.sandbox, request, name, this.activity);
+    // Its session is remembered with it: ending that session closes the socket.
+    const session = request.headers.get(SESSION_HEADER) ?? "";
+    let forget = () => {};
+    return openTerminal(this.sandbox, request, name, {
+      begin: (close) => {
+        this.activity.begin();
+        forget = this.sessionSockets.add(session, close);
+      },
+      end: () => {
+        forget();
+        this.activity.end();
+      },
+    });
   }
 
   /**
@@ -321,6 +336,11 @@ export class Workspace extends DurableObject<Env> {
 
   revokeShare(caller: string, port: number, id: string): Promise<RpcResult<boolean>> {
     return this.call(caller, () => this.previews.revoke(port, id));
+  }
+
+  /** Closes the terminal sockets opened with these sessions (all when null): they ended. */
+  endSessions(caller: string, sessionIds: string[] | null): Promise<RpcResult<number>> {
+    return this.call(caller, () => this.sessionSockets.close(sessionIds, "You were signed out."));
   }
 
   /** Ends every preview grant of this workspace (its owner signed out everywhere). */

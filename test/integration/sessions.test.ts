@@ -1,7 +1,9 @@
 import { describe, expect, inject, it } from "vitest";
+import WebSocket from "ws";
 import type { SessionList } from "../../protocol/session";
 import { signSession } from "../../worker/auth/session-token";
 import { api } from "../support/api";
+import { createWorkspace } from "../support/session";
 import { accessToken, accessUser } from "../support/users";
 
 const origin = () => inject("baseUrl");
@@ -85,6 +87,37 @@ describe("sessions that end", () => {
     // Signing in again works.
     const f = await signIn("device F");
     expect((await sessions(withCookie(f))).map((s) => s.userAgent)).toEqual(["device F"]);
+  });
+});
+
+describe("open terminals of a session that ends", () => {
+  /** A terminal socket opened with this cookie, resolved once it is ready; `closed` settles with its close code. */
+  async function terminal(id: string, cookie: string) {
+    const url = new URL(`/ws/workspaces/${id}/terminals/t${Math.random().toString(36).slice(2, 8)}`, origin());
+    url.protocol = "ws:";
+    const ws = new WebSocket(url, { headers: { Cookie: cookie, Origin: origin() } });
+    const closed = new Promise<number>((resolve) => ws.on("close", (code) => resolve(code)));
+    await new Promise<void>((resolve, reject) => {
+      ws.on("message", (data, isBinary) => {
+        if (!isBinary && JSON.parse(data.toString()).type === "ready") resolve();
+      });
+      ws.on("error", reject);
+    });
+    return { ws, closed };
+  }
+
+  it("are closed when it signs out, and all of them when the user signs out everywhere", async () => {
+    const id = await createWorkspace("sockets of sessions");
+    const a = await signIn("device A");
+    const b = await signIn("device B");
+    const fromA = await terminal(id, a);
+    const fromB = await terminal(id, b);
+    expect(await status("/api/session", withCookie(a, { method: "DELETE" }))).toBe(204);
+    expect(await fromA.closed).toBe(1008);
+    // B's session is live: its terminal stays open.
+    expect(fromB.ws.readyState).toBe(WebSocket.OPEN);
+    expect(await status("/api/sessions", withCookie(b, { method: "DELETE" }))).toBe(204);
+    expect(await fromB.closed).toBe(1008);
   });
 });
 

@@ -10,7 +10,7 @@ import { newSessionId, SESSION_TTL_SECONDS, signSession } from "../auth/session-
 import { userDirectory } from "../directory";
 import { AppError, notFound } from "../errors";
 import { readJsonObject } from "../http";
-import { type AppEnv, workspaceStub } from "../workspace-access";
+import { type AppEnv, bindCaller, workspaceStub } from "../workspace-access";
 
 /** `/api/session`: sign in with the owner password, see who is signed in, sign out. */
 export const sessionRoutes = new Hono<AppEnv>();
@@ -58,7 +58,10 @@ sessionRoutes.get("/", async (c) => {
 /** Signs out: ends this session on the server (its cookie stops working everywhere) and clears the cookie. */
 sessionRoutes.delete("/", async (c) => {
   const user = await identify(c);
-  if (user) await userDirectory(c.env, user.id).endSession(user.sessionId);
+  if (user) {
+    await userDirectory(c.env, user.id).endSession(user.sessionId);
+    await closeSockets(c.env, user.id, [user.sessionId]);
+  }
   clearSessionCookie(c);
   return c.body(null, 204);
 });
@@ -81,6 +84,7 @@ sessionListRoutes.delete("/:sessionId", async (c) => {
   if (!(await userDirectory(c.env, user.id).endSession(sessionId))) {
     throw notFound("No such session: it ended already, or it is not yours.");
   }
+  await closeSockets(c.env, user.id, [sessionId]);
   if (sessionId === user.sessionId) clearSessionCookie(c);
   return c.body(null, 204);
 });
@@ -94,9 +98,20 @@ sessionListRoutes.delete("/", async (c) => {
   const directory = userDirectory(c.env, c.get("user").id);
   await directory.endAllSessions();
   for (const workspace of await directory.list()) await workspaceStub(c, workspace.id).revokeAllGrants();
+  await closeSockets(c.env, c.get("user").id, null);
   clearSessionCookie(c);
   return c.body(null, 204);
 });
+
+/** Closes the open terminal sockets of ended sessions (null: all) in every workspace of the user. */
+async function closeSockets(env: Env, userId: string, sessionIds: string[] | null): Promise<void> {
+  for (const workspace of await userDirectory(env, userId).list()) {
+    // A workspace deleted meanwhile has no sockets left to close.
+    await bindCaller(env.Workspace.getByName(workspace.id), userId)
+      .endSessions(sessionIds)
+      .catch(() => undefined);
+  }
+}
 
 function clearSessionCookie(c: Context<AppEnv>): void {
   deleteCookie(c, sessionCookieName(c.req.url), {

@@ -1,0 +1,33 @@
+/**
+ * The open terminal sockets of a workspace by the session that opened them,
+ * so that ending a session (signing out, here or everywhere) closes them too:
+ * a socket opened before is not left running on a session that ended.
+ */
+export class SessionSockets {
+  private readonly open = new Map<string, Set<(code: number, reason: string) => void>>();
+
+  /** Records a socket's way to close it; returns what removes it again. */
+  add(sessionId: string, close: (code: number, reason: string) => void): () => void {
+    const set = this.open.get(sessionId) ?? new Set();
+    this.open.set(sessionId, set.add(close));
+    return () => {
+      set.delete(close);
+      if (set.size === 0) this.open.delete(sessionId);
+    };
+  }
+
+  /** Closes the sockets of these sessions (all sessions when `sessionIds` is null); returns how many. */
+  close(sessionIds: readonly string[] | null, reason: string): number {
+    let closed = 0;
+    for (const [sessionId, set] of [...this.open]) {
+      if (sessionIds && !sessionIds.includes(sessionId)) continue;
+      // 1008: policy violation, the session this socket was opened with ended.
+      for (const close of [...set]) {
+        close(1008, reason);
+        closed++;
+      }
+      this.open.delete(sessionId);
+    }
+    return closed;
+  }
+}
