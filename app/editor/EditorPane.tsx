@@ -1,5 +1,5 @@
 import type { MergeView } from "@codemirror/merge";
-import { useCallback, useRef, useSyncExternalStore } from "react";
+import { type ReactNode, useCallback, useRef, useSyncExternalStore } from "react";
 import type { FilesApi } from "../api/files";
 import { nameOf } from "../files/paths";
 import { CodeEditor, CompareView } from "./CodeEditor";
@@ -9,9 +9,10 @@ import "./EditorPane.css";
 
 /**
  * Tabs of open files over one CodeMirror view (app/editor/editor-model.ts
- * holds the buffers; this only shows them).
+ * holds the buffers; this only shows them), and a `footer` under it (the
+ * language servers' panel).
  */
-export function EditorPane({ model, files }: { model: EditorModel; files: FilesApi }) {
+export function EditorPane({ model, files, footer }: { model: EditorModel; files: FilesApi; footer?: ReactNode }) {
   const { buffers, active } = useSyncExternalStore(model.subscribe, model.getSnapshot);
   const merge = useRef<MergeView | undefined>(undefined);
   const onMerge = useCallback((view: MergeView | undefined) => {
@@ -22,6 +23,7 @@ export function EditorPane({ model, files }: { model: EditorModel; files: FilesA
     return (
       <div className="editor-pane" data-testid="editor">
         <p className="placeholder">Open a file from the tree to edit it.</p>
+        {footer}
       </div>
     );
   }
@@ -54,6 +56,7 @@ export function EditorPane({ model, files }: { model: EditorModel; files: FilesA
       <div className="editor-body">
         {buffer && <BufferBody buffer={buffer} model={model} files={files} onMerge={onMerge} />}
       </div>
+      {footer}
     </div>
   );
 }

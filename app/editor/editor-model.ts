@@ -75,7 +75,7 @@ interface Buffer {
 const provided = new Compartment();
 
 /** Extra CodeMirror extensions for a buffer (language servers add theirs here). */
-export type ExtensionProvider = (path: string) => Extension;
+export type ExtensionProvider = (path: string, buffer: { readOnly: boolean }) => Extension;
 
 /**
  * The open files of a workspace: one buffer per path, their CodeMirror states
@@ -124,6 +124,11 @@ export class EditorModel {
   state(path: string): EditorState | undefined {
     if (this.view && this.viewPath === path) return this.view.state;
     return this.buffers.get(path)?.state;
+  }
+
+  /** The CodeMirror view, while it shows this buffer. */
+  viewOf(path: string): EditorView | undefined {
+    return this.view && this.viewPath === path ? this.view : undefined;
   }
 
   /** The buffer's current text, edits included. */
@@ -226,6 +231,11 @@ export class EditorModel {
       insert: edit.insert,
     }));
     this.updateState(path, { changes });
+  }
+
+  /** A transaction on an open text buffer, shown or not (language servers' diagnostics and edits). */
+  update(path: string, spec: TransactionSpec): void {
+    this.updateState(path, spec);
   }
 
   /** Saves a text buffer to disk (If-Match its disk version). Failures show on the buffer. */
@@ -433,19 +443,22 @@ export class EditorModel {
           onSave: () => void this.save(path),
           onChange: () => this.updateDirty(path),
         }),
-        provided.of(this.providedExtensions(path)),
+        provided.of(this.providedExtensions(path, readOnly)),
       ],
     });
   }
 
-  private providedExtensions(path: string): Extension {
-    return [...this.providers].map((provide) => provide(path));
+  private providedExtensions(path: string, readOnly: boolean): Extension {
+    return [...this.providers].map((provide) => provide(path, { readOnly }));
   }
 
   /** Gives every text buffer the current providers' extensions (text, cursor and undo history stay). */
   private rebuildStates(): void {
     for (const path of this.order) {
-      if (this.state(path)) this.updateState(path, { effects: provided.reconfigure(this.providedExtensions(path)) });
+      const readOnly = this.get(path)?.readOnly ?? false;
+      if (this.state(path)) {
+        this.updateState(path, { effects: provided.reconfigure(this.providedExtensions(path, readOnly)) });
+      }
     }
   }
 
