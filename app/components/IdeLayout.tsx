@@ -3,8 +3,10 @@ import type { WorkspaceApi } from "../api/workspace";
 import { useRegisterCommands } from "../commands/useCommands";
 import { EditorPane } from "../editor/EditorPane";
 import type { EditorModel } from "../editor/editor-model";
+import { LanguagePanel } from "../editor/LanguagePanel";
 import { useWorkspaceFiles } from "../files/useWorkspaceFiles";
 import { COMPACT_LAYOUT, useMediaQuery } from "../hooks/useMediaQuery";
+import { useLanguageServices } from "../lsp/useLanguageServices";
 import { FileTree } from "./FileTree";
 import type { PaneId } from "./Pane";
 import { PreviewPane } from "./PreviewPane";
@@ -24,6 +26,7 @@ export function IdeLayout({ api, onTerminalConnected }: { api: WorkspaceApi; onT
   const [tab, setTab] = useState<PaneId>("terminal");
   const toggleMaximized = (pane: PaneId) => setMaximized((current) => (current === pane ? undefined : pane));
   useEditorCommands(editor);
+  const lsp = useLanguageServices(api, editor);
   useRegisterCommands(
     () => [
       {
@@ -46,7 +49,13 @@ export function IdeLayout({ api, onTerminalConnected }: { api: WorkspaceApi; onT
 
   const panes: Record<PaneId, React.ReactNode> = {
     files: <FileTree model={files.tree} activePath={activePath} />,
-    editor: <EditorPane model={editor} files={api.files} />,
+    editor: (
+      <EditorPane
+        model={editor}
+        files={api.files}
+        footer={<LanguagePanel services={lsp.services} editor={editor} action={lsp.action} />}
+      />
+    ),
     terminal: <TerminalPanel terminals={api.terminals} onConnected={onTerminalConnected} />,
     preview: <PreviewPane previews={api.previews} />,
   };

@@ -1,0 +1,210 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser } from "../support/browser";
+import { shell, workspaceContainer } from "../support/files";
+import { createWorkspace, openWorkspace } from "../support/session";
+
+// The language servers as a user meets them: the template app (Vite + React
+// + TypeScript) opened from the tree, typed into, F12, F2, the Problems list.
+
+let browser: Browser;
+let page: Page;
+let container: string;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  await page?.context().close();
+});
+
+async function open(name: string, setup?: string) {
+  const id = await createWorkspace(`lsp e2e ${name}`);
+  container = await workspaceContainer(id);
+  if (setup) shell(container, setup);
+  ({ page } = await openWorkspace(browser, id));
+  await row("src").waitFor({ timeout: 60_000 });
+}
+
+const row = (path: string) => page.locator(`[data-testid="file-tree"] [data-path="${path}"]`);
+const tab = (path: string) => page.locator(`[data-testid="editor-tab"][data-path="${path}"]`);
+const content = () => page.locator('[data-testid="code-editor"] .cm-content');
+const problems = () => page.locator('[data-testid="problem"]');
+const serverState = (server: string) =>
+  page.locator(`[data-testid="language-server-state"][data-server="${server}"]`).getAttribute("data-state");
+
+async function openFile(path: string) {
+  const parts = path.split("/");
+  for (let i = 1; i < parts.length; i++) {
+    const folder = parts.slice(0, i).join("/");
+    if ((await row(parts.slice(0, i + 1).join("/")).count()) === 0) await row(folder).click();
+  }
+  await row(path).click();
+  await tab(path).waitFor();
+  await content().waitFor();
+}
+
+/** Waits for the server to be ready and its first diagnostics (the project loaded). */
+async function ready(server = "typescript") {
+  await expect.poll(() => serverState(server), { timeout: 90_000 }).toBe("ready");
+}
+
+/** Puts the cursor on the first occurrence of `text` (plus `offset` characters) in the editor. */
+async function cursorAt(text: string, offset = 0) {
+  await page.evaluate(
+    ({ text, offset }) => {
+      type View = { state: { doc: { toString(): string } }; dispatch(spec: unknown): void; focus(): void };
+      // CodeMirror keeps its view on the content element (what EditorView.findFromDOM reads).
+      const content = document.querySelector('[data-testid="code-editor"] .cm-content') as
+        | (HTMLElement & { cmTile?: { root?: { view?: View } } })
+        | null;
+      const view = content?.cmTile?.root?.view;
+      if (!view) throw new Error("no CodeMirror view");
+      const index = view.state.doc.toString().indexOf(text);
+      if (index === -1) throw new Error(`"${text}" is not in the editor`);
+      view.dispatch({ selection: { anchor: index + offset } });
+      view.focus();
+    },
+    { text, offset },
+  );
+}
+
+/**
+ * The completion list's option `label`, once offered. The first answer of a
+ * cold server can come after the list gave up: the test asks again as a
+ * user would (Ctrl+Space).
+ */
+async function offered(label: string) {
+  const option = page.locator(".cm-tooltip-autocomplete li", { hasText: new RegExp(`^${label}$`) }).first();
+  await expect
+    .poll(
+      async () => {
+        if ((await option.count()) === 0) await page.keyboard.press("Control+Space");
+        return option.count();
+      },
+      { timeout: 90_000, interval: 2_000 },
+    )
+    .toBeGreaterThan(0);
+  return option;
+}
+
+describe("language servers in the editor", () => {
+  it("completes document.qu with querySelector, with its documentation", { timeout: 240_000 }, async () => {
+    await open("completion");
+    await openFile("src/main.tsx");
+    await ready();
+    await content().click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type("\ndocument.qu");
+    const option = await offered("querySelector");
+    await option.click();
+    await expect.poll(() => content().textContent()).toContain("document.querySelector");
+    // The documentation of an item, asked for when it is selected.
+    await page.keyboard.type("All");
+    await page.keyboard.press("Control+Space");
+    await expect
+      .poll(() => page.locator(".cm-completionInfo").textContent(), { timeout: 30_000 })
+      .toMatch(/Returns all element descendants|querySelectorAll/);
+  });
+
+  it("shows a type error as a squiggle and in Problems, and clears both once fixed", async () => {
+    await open("diagnostics");
+    await openFile("src/main.tsx");
+    await ready();
+    await page.getByTestId("problems-toggle").click();
+    await content().click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type('\nexport const count: number = "many";');
+    const problem = problems().filter({ hasText: "not assignable to type 'number'" });
+    await problem.waitFor({ timeout: 60_000 });
+    await page.locator(".cm-lintRange-error").first().waitFor();
+    expect(await problem.getAttribute("data-path")).toBe("src/main.tsx");
+    // Click goes to the line.
+    await page.keyboard.press("Control+Home");
+    await problem.click();
+    await expect.poll(() => page.locator(".cm-activeLine").textContent()).toContain("count: number");
+    // Fix it: 42 instead of "many".
+    await cursorAt('"many"');
+    await page.keyboard.press("Shift+End");
+    await page.keyboard.type("42;");
+    await expect.poll(() => problem.count(), { timeout: 60_000 }).toBe(0);
+    await expect.poll(() => page.locator(".cm-lintRange-error").count(), { timeout: 30_000 }).toBe(0);
+  });
+
+  it("goes to the definition of an imported name in its file with F12", async () => {
+    await open("definition");
+    await openFile("src/main.tsx");
+    await ready();
+    // Once the project is loaded (a first diagnostic run), definitions are complete.
+    await cursorAt("<App", 2);
+    await expect
+      .poll(
+        async () => {
+          await cursorAt("<App", 2);
+          await page.keyboard.press("F12");
+          await page.waitForTimeout(500);
+          return page.locator('[data-testid="editor-tab"][aria-selected="true"]').getAttribute("data-path");
+        },
+        { timeout: 60_000, interval: 1_000 },
+      )
+      .toBe("src/App.tsx");
+    await expect.poll(() => page.locator(".cm-activeLine").textContent()).toContain("export function App");
+  });
+
+  it("finds references and renames a function in both files on disk with F2", { timeout: 240_000 }, async () => {
+    await open("rename");
+    await openFile("src/App.tsx");
+    await ready();
+    // Shift+F12 lists both files once the project is loaded (before that, only this one).
+    await expect
+      .poll(
+        async () => {
+          await cursorAt("function App", "function ".length + 1);
+          await page.keyboard.press("Shift+F12");
+          await page.waitForTimeout(1_000);
+          return page.locator('[data-testid="reference"][data-path="src/main.tsx"]').count();
+        },
+        { timeout: 90_000, interval: 1_000 },
+      )
+      .toBeGreaterThan(0);
+    await cursorAt("function App", "function ".length + 1);
+    await page.keyboard.press("F2");
+    await page.locator(".cm-lsp-rename-panel input").waitFor();
+    await page.locator(".cm-lsp-rename-panel input").fill("Root");
+    await page.keyboard.press("Enter");
+    await expect
+      .poll(() => shell(container, "cat /workspace/src/App.tsx /workspace/src/main.tsx"), { timeout: 60_000 })
+      .toMatch(/export function Root\(\)[\s\S]*import \{ Root \} from "\.\/App"[\s\S]*<Root \/>/);
+    // The open tab shows what is on disk, saved.
+    expect(await tab("src/App.tsx").getAttribute("data-dirty")).toBe("false");
+    await expect.poll(() => content().textContent()).toContain("export function Root()");
+  });
+
+  it("reports an undefined name in a Python file", async () => {
+    await open("python", "printf 'def greet():\\n    return nobody\\n' > /workspace/app.py");
+    await openFile("app.py");
+    await ready("python");
+    await page.getByTestId("problems-toggle").click();
+    await problems().filter({ hasText: '"nobody" is not defined' }).waitFor({ timeout: 60_000 });
+    await page.locator(".cm-lintRange-error").first().waitFor();
+  });
+
+  it("keeps working after the server is killed in the terminal", { timeout: 240_000 }, async () => {
+    await open("restart");
+    await openFile("src/main.tsx");
+    await ready();
+    await page.locator('[data-testid="connection-status"][data-state="connected"]').waitFor({ timeout: 60_000 });
+    await page.locator('.terminal-view:not(.inactive) [data-testid="terminal"]').click();
+    await page.keyboard.type("pkill -KILL -f '[t]ypescript-language-server'");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => serverState("typescript"), { timeout: 30_000 }).not.toBe("ready");
+    await ready();
+    await content().click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type("\ndocument.qu");
+    await offered("querySelector");
+  });
+});
