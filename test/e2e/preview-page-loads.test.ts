@@ -93,6 +93,8 @@ describe("loading the template app through its preview", () => {
   it("waits on its own for a dev server that is not answering yet, and shows the app once it does", async () => {
     const id = await createWorkspace("preview waits for its server");
     try {
+      // Awake, with nothing listening on 5173 yet (a preview never wakes a workspace itself).
+      expect((await ownerApi(`/api/workspaces/${id}/wake`, { method: "POST" })).status).toBe(200);
       const grant = await ownerApi(`/api/workspaces/${id}/previews/5173`, { method: "POST" });
       const { url } = (await grant.json()) as { url: string };
       const context = await browser.newContext();
