@@ -37,5 +37,13 @@ COPY sandbox/templates/vite-react/ /workspace/
 # optional Windows-only package that some registries lack, and `npm ci` then
 # refuses a lock file without it.
 RUN npm install --no-audit --no-fund && npm cache clean --force
+# Clients trust the interception CA of the network policy (sandbox/network.sh,
+# worker/network/ca-trust.ts); Node's file exists empty until there is one.
+COPY sandbox/network.sh /etc/profile.d/cloud-ide-network.sh
+RUN mkdir -p /etc/cloud-ide && touch /etc/cloud-ide/egress-ca.crt
+ENV NODE_EXTRA_CA_CERTS=/etc/cloud-ide/egress-ca.crt \
+    PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
+    REQUESTS_CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt \
+    SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt
 # exec() needs a running container; the workspace itself is driven by exec.
 CMD ["sleep", "infinity"]

@@ -63,6 +63,14 @@ export const ErrorCode = {
   /** Taking a snapshot failed; the container keeps running and nothing was stopped. */
   SAVE_FAILED: "SAVE_FAILED",
   NO_SPACE: "NO_SPACE",
+  /** A network policy that is not one (the message gives the reason: a bad host pattern, an unknown mode). */
+  INVALID_NETWORK_POLICY: "INVALID_NETWORK_POLICY",
+  /** A secret that is not one (no hosts, "*", a header it may not set, a bad name or value). */
+  INVALID_SECRET: "INVALID_SECRET",
+  /** The change takes a new container (the Internet setting is fixed at start): send it again with `restart: true`. */
+  RESTART_REQUIRED: "RESTART_REQUIRED",
+  /** The deployment keeps every workspace off the Internet (SANDBOX_INTERNET=false): no `open` mode. */
+  INTERNET_DISABLED: "INTERNET_DISABLED",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -114,6 +122,10 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   SNAPSHOT_RESTORE_FAILED: 503,
   SAVE_FAILED: 503,
   NO_SPACE: 507,
+  INVALID_NETWORK_POLICY: 400,
+  INVALID_SECRET: 400,
+  RESTART_REQUIRED: 409,
+  INTERNET_DISABLED: 403,
 };
 
 /** The body of every error response from `/api/`. */

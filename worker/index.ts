@@ -17,6 +17,7 @@ import { handlePreviewRequest, previewHostLabel, withoutPreviewHeader } from "./
 import { fileRoutes } from "./routes/files";
 import { languageServerSocketRoutes } from "./routes/language-servers";
 import { lifecycleRoutes } from "./routes/lifecycle";
+import { networkRoutes } from "./routes/network";
 import { previewRoutes } from "./routes/previews";
 import { sessionListRoutes, sessionRoutes } from "./routes/session";
 import { terminalRoutes, terminalSocketRoutes } from "./routes/terminals";
@@ -26,6 +27,7 @@ import type { AppEnv } from "./workspace-access";
 
 export { SignInThrottle } from "./auth/sign-in-throttle";
 export { Directory } from "./directory";
+export { Outbound } from "./network/outbound";
 export { Workspace } from "./workspace";
 
 const app = new Hono<AppEnv>();
@@ -50,6 +52,7 @@ app.route("/ws/workspaces", languageServerSocketRoutes);
 app.route("/api/workspaces", fileRoutes);
 app.route("/api/workspaces", previewRoutes);
 app.route("/api/workspaces", lifecycleRoutes);
+app.route("/api/workspaces", networkRoutes);
 
 app.all("/api/*", () => {
   throw notFound("No such API route.");

@@ -1,6 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { ErrorCode } from "../protocol/errors";
 import { isLanguageServerId } from "../protocol/language-servers";
+import type { EgressLog, NetworkPolicy, NetworkSettings, SecretInfo, SecretInput } from "../protocol/network";
+import { MAX_SECRETS } from "../protocol/network";
 import type { DevServerState, PreviewsOverview } from "../protocol/previews";
 import type { TerminalInfo } from "../protocol/terminal";
 import type { SaveResult, WorkspaceStatus } from "../protocol/workspace";
@@ -16,6 +18,9 @@ import { archiveRoutes } from "./lifecycle/archive-routes";
 import { Lifecycle } from "./lifecycle/lifecycle";
 import { type LifecycleSettings, lifecycleSettings, platformTimeoutMs } from "./lifecycle/settings";
 import { LanguageServers } from "./lsp/language-servers";
+import { trustInterceptionCa } from "./network/ca-trust";
+import type { OutboundProps } from "./network/outbound";
+import { type EgressRequest, type EgressVerdict, WorkspaceNetwork } from "./network/workspace-network";
 import { PREVIEW_HEADER } from "./preview-host";
 import { DEV_SERVER_COMMAND } from "./previews/dev-server";
 import type { Grant } from "./previews/grants";
@@ -55,6 +60,8 @@ export class Workspace extends DurableObject<Env> {
   private readonly sessionSockets = new SessionSockets();
   /** Preview hostnames, their access grants and share links (worker/previews/). */
   protected readonly previews: WorkspacePreviews;
+  /** Where the container may connect, its secrets and its request log (worker/network/). */
+  protected readonly network: WorkspaceNetwork;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -71,26 +78,42 @@ export class Workspace extends DurableObject<Env> {
       connections: { begin: () => this.activity.begin(), end: () => this.activity.end() },
     });
     this.alarms.register(SWEEP_TASK, () => this.previews.sweep());
+    this.network = new WorkspaceNetwork({
+      storage: ctx.storage,
+      running: () => this.sandbox.running,
+      openAvailable: env.SANDBOX_INTERNET !== "false",
+      restart: () => this.lifecycle.restart(),
+      workspaceId: () => ctx.id.name,
+    });
     this.lifecycle = new Lifecycle({
       storage: ctx.storage,
       sandbox: this.sandbox,
       alarms: this.alarms,
       settings: () => this.settings(),
-      startOptions: () => ({
-        image: this.image(),
-        enableInternet: this.internet(),
-        instance: sandboxInstanceType(this.env.SANDBOX_INSTANCE_TYPE),
-      }),
+      startOptions: () => {
+        const { enableInternet, intercept } = this.network.startWith();
+        return {
+          image: this.image(),
+          enableInternet,
+          instance: sandboxInstanceType(this.env.SANDBOX_INSTANCE_TYPE),
+          ...(intercept ? { outbound: this.outbound() } : {}),
+        };
+      },
       afterStart: (fromSnapshot) => this.afterStart(fromSnapshot),
       hibernatedSockets: () => ctx.getWebSockets().length,
       tag: `container ${ctx.id.toString().slice(0, 8)}`,
     });
     void ctx.blockConcurrencyWhile(async () => {
       this.owner = await ctx.storage.get<string>("owner");
+      await this.network.load();
       await this.lifecycle.load();
       // A restarted Durable Object starts without an inactivity timeout even
-      // when its container kept running.
-      if (this.sandbox.running) await this.sandbox.setInactivityTimeout(platformTimeoutMs(await this.settings()));
+      // when its container kept running, and a deploy may have cut its start
+      // short before the intercepts were registered: registering again replaces them.
+      if (this.sandbox.running) {
+        await this.sandbox.setInactivityTimeout(platformTimeoutMs(await this.settings()));
+        if (this.network.intercepting) await this.sandbox.interceptOutbound(this.outbound());
+      }
     });
   }
 
@@ -116,11 +139,19 @@ export class Workspace extends DurableObject<Env> {
       if (this.owner && this.owner !== caller) throw noSuchWorkspace();
       this.owner = caller;
       await this.ctx.storage.put({ owner: caller, name, template, createdAt: new Date().toISOString() });
+      await this.network.initialize();
     });
   }
 
-  /** After a start: preview hostnames for dev servers, and the template on the very first start. */
+  /**
+   * After a start: the interception CA trusted, preview hostnames for dev
+   * servers, and the template on the very first start.
+   */
   private async afterStart(fromSnapshot: boolean): Promise<void> {
+    // A container whose clients cannot check the CA still has its files and terminals: log, go on.
+    await trustInterceptionCa(this.sandbox, this.network.intercepting).catch((error) =>
+      console.error(`workspace ${this.ctx.id.name ?? ""}: ${describe(error)}`),
+    );
     await this.previews.writePreviewHosts();
     const template = await this.ctx.storage.get<WorkspaceTemplate>("template");
     // Only over the image's /workspace, and at most once: never over a user's files.
@@ -170,9 +201,12 @@ export class Workspace extends DurableObject<Env> {
     return this.sandbox.image;
   }
 
-  /** Whether a new container may reach the Internet (a test subclass turns it off for one workspace). */
-  protected internet(): boolean {
-    return this.env.SANDBOX_INTERNET !== "false";
+  /** The Outbound entrypoint for this workspace's container (worker/network/outbound.ts). */
+  private outbound(): Fetcher {
+    const exports = this.ctx.exports as unknown as {
+      Outbound(options: { props: OutboundProps }): Fetcher;
+    };
+    return exports.Outbound({ props: { workspace: this.ctx.id.toString() } });
   }
 
   override async alarm(): Promise<void> {
@@ -377,6 +411,47 @@ export class Workspace extends DurableObject<Env> {
 
   stopDevServer(caller: string): Promise<RpcResult<void>> {
     return this.call(caller, () => this.previews.stopDevServer());
+  }
+
+  // Network (worker/network/): the routes in worker/routes/network.ts call these.
+
+  networkSettings(caller: string): Promise<RpcResult<NetworkSettings>> {
+    return this.call(caller, () => this.network.settings());
+  }
+
+  /** A checked policy; `restart` confirms a restart when the mode change needs one. */
+  updateNetwork(caller: string, policy: NetworkPolicy, restart: boolean): Promise<RpcResult<NetworkSettings>> {
+    return this.call(caller, () => this.network.update(policy, restart));
+  }
+
+  networkSecrets(caller: string): Promise<RpcResult<SecretInfo[]>> {
+    return this.call(caller, () => this.network.secretInfos());
+  }
+
+  putSecret(caller: string, name: string, secret: Required<SecretInput>): Promise<RpcResult<SecretInfo>> {
+    return this.call(caller, () => this.network.putSecret(name, secret, MAX_SECRETS));
+  }
+
+  deleteSecret(caller: string, name: string): Promise<RpcResult<boolean>> {
+    return this.call(caller, () => this.network.deleteSecret(name));
+  }
+
+  /** The outbound requests after `after`; it neither wakes the workspace nor counts as use. */
+  networkLog(caller: string, after: number): Promise<RpcResult<EgressLog>> {
+    return this.call(caller, () => this.network.logSince(after));
+  }
+
+  /**
+   * For the Outbound entrypoint only (no caller: it runs for this object's
+   * own container, named in its props): the verdict on one request.
+   */
+  egressVerdict(request: EgressRequest): EgressVerdict {
+    return this.network.verdict(request);
+  }
+
+  /** For the Outbound entrypoint only: how an allowed request ended. */
+  egressSettled(id: number, outcome: { status: number | null; error?: string; ms: number }): void {
+    this.network.settle(id, outcome);
   }
 }
 

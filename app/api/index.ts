@@ -4,6 +4,7 @@
  */
 export type { FilesApi } from "./files";
 export { ApiRequestError, errorMessage } from "./http";
+export type { NetworkApi } from "./network";
 export type { PreviewsApi } from "./previews";
 export { sessionApi } from "./session";
 export { type TerminalsApi, type WorkspaceApi, workspacesApi } from "./workspace";

@@ -3,6 +3,7 @@ import type { ImportResult, SaveResult, WorkspaceStatus } from "../../protocol/w
 import type { WorkspaceSummary, WorkspaceTemplate } from "../../protocol/workspaces";
 import { FilesApi } from "./files";
 import { apiFetch, apiJson, jsonBody, workspacePath } from "./http";
+import { NetworkApi } from "./network";
 import { PreviewsApi } from "./previews";
 
 /** The signed-in user's workspaces: `/api/workspaces` (worker/routes/workspaces.ts). */
@@ -40,16 +41,18 @@ export class TerminalsApi {
   }
 }
 
-/** Everything about one workspace: its state and lifecycle, files, previews and terminals. */
+/** Everything about one workspace: its state and lifecycle, files, previews, terminals and network. */
 export class WorkspaceApi {
   readonly files: FilesApi;
   readonly previews: PreviewsApi;
   readonly terminals: TerminalsApi;
+  readonly network: NetworkApi;
 
   constructor(readonly id: string) {
     this.files = new FilesApi(id);
     this.previews = new PreviewsApi(id);
     this.terminals = new TerminalsApi(id);
+    this.network = new NetworkApi(id);
   }
 
   /**

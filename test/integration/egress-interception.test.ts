@@ -1,19 +1,18 @@
 /**
- * Outbound interception runs locally as on Cloudflare (issue 13, local
- * parity): a workspace whose Durable Object hands its outbound HTTP and HTTPS
- * to a Worker handler (interceptAllOutboundHttp, interceptOutboundHttps("*"))
- * with the Internet off. The handler (worker/testing/egress-test-handler.ts)
- * answers only hosts under egress.test and fetches nothing, and every other
- * target is this machine's own address: no test traffic leaves the machine.
+ * Outbound interception runs locally as on Cloudflare: a workspace in the
+ * allowlist mode starts with the Internet off and its outbound HTTP and HTTPS
+ * handed to the Outbound entrypoint (interceptAllOutboundHttp,
+ * interceptOutboundHttps("*")). Its allow list here is only *.egress.test,
+ * which the test Worker answers itself (worker/testing/egress-test-handler.ts),
+ * and every other target is this machine's own address: no test traffic
+ * leaves the machine.
  */
 import { createServer, type Server } from "node:net";
 import { networkInterfaces } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { post, removeWhatWeMade, sh, wake } from "../support/lifecycle";
-import { createWorkspace } from "../support/session";
+import { removeWhatWeMade, sh, wake } from "../support/lifecycle";
+import { createWorkspace, ownerApi } from "../support/session";
 import { openTerminalSocket, type TerminalSocket } from "../support/terminal-client";
-
-const CA = "/etc/cloudflare/certs/cloudflare-containers-ca.crt";
 
 /** This machine's address on its own network (not loopback, not Docker's bridge). */
 function machineAddress(): string | undefined {
@@ -51,11 +50,12 @@ describe("outbound interception with the Internet off", () => {
     listenerPort = typeof bound === "object" && bound ? bound.port : 0;
 
     id = await createWorkspace("egress interception");
-    const hook = await post(`/api/workspaces/${id}/test-hooks/egress`, {
+    const policy = await ownerApi(`/api/workspaces/${id}/network`, {
+      method: "PUT",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ internet: false, intercept: true }),
+      body: JSON.stringify({ mode: "allowlist", allow: ["*.egress.test"] }),
     });
-    expect(hook.status).toBe(204);
+    expect(policy.status).toBe(200);
     container = (await wake(id)).container;
     term = await openTerminalSocket(id, "egress");
   });
@@ -66,12 +66,10 @@ describe("outbound interception with the Internet off", () => {
     removeWhatWeMade();
   });
 
-  it("hands HTTPS to the Worker's handler, decrypted with the sidecar's CA, request body and all", async () => {
-    await inTerminal(
-      `curl -sS --cacert ${CA} -X POST -d hello 'https://api.egress.test/v1/echo?x=1' > /tmp/https.json 2>&1`,
-    );
-    expect(JSON.parse(sh(container, "cat /tmp/https.json"))).toEqual({
-      handledBy: "EgressTestHandler",
+  it("hands HTTPS to the Worker, decrypted with the sidecar's CA (in the system store), request body and all", async () => {
+    await inTerminal(`curl -sS -X POST -d hello 'https://api.egress.test/v1/echo?x=1' > /tmp/https.json 2>&1`);
+    expect(JSON.parse(sh(container, "cat /tmp/https.json"))).toMatchObject({
+      handledBy: "TestOutbound",
       method: "POST",
       url: "https://api.egress.test/v1/echo?x=1",
       body: "hello",
@@ -81,16 +79,14 @@ describe("outbound interception with the Internet off", () => {
   it("hands plain HTTP to the handler by its Host", async () => {
     await inTerminal("curl -sS http://web.egress.test/page > /tmp/http.json 2>&1");
     expect(JSON.parse(sh(container, "cat /tmp/http.json"))).toMatchObject({
-      handledBy: "EgressTestHandler",
+      handledBy: "TestOutbound",
       method: "GET",
       url: "http://web.egress.test/page",
     });
   });
 
-  it("lets the handler refuse a host, which the container sees as the handler's answer", async () => {
-    await inTerminal(
-      `curl -sS -o /dev/null -w '%{http_code}' --cacert ${CA} https://elsewhere.invalid/ > /tmp/refused.txt 2>&1`,
-    );
+  it("refuses a host off the list, and the container sees the Worker's 403", async () => {
+    await inTerminal(`curl -sS -o /dev/null -w '%{http_code}' https://elsewhere.invalid/ > /tmp/refused.txt 2>&1`);
     expect(sh(container, "cat /tmp/refused.txt")).toBe("403");
   });
 

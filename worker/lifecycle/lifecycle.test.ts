@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { AlarmScheduler } from "../alarms";
 import { AppError } from "../errors";
 import type { ExecOptions, RunResult, SandboxControl, SandboxProcess, SpawnedProcess } from "../sandbox/sandbox";
-import { Lifecycle, type StartTimings } from "./lifecycle";
+import { Lifecycle, type StartOptions, type StartTimings } from "./lifecycle";
 import { canTransition } from "./state";
 
 function deferred<T = void>() {
@@ -76,6 +76,11 @@ class FakeSandbox implements SandboxControl {
     return { id };
   }
   async setInactivityTimeout(): Promise<void> {}
+  /** The outbound intercepts of the running container, in the order a command would see them. */
+  intercepts: string[] = [];
+  async interceptOutbound(outbound: Fetcher): Promise<void> {
+    this.intercepts.push(`before first command: ${String(outbound)}`);
+  }
   /** A file operation as the files routes make it: wakes the container, then writes. */
   async write(name: string): Promise<void> {
     await this.wake();
@@ -90,6 +95,7 @@ class FakeSandbox implements SandboxControl {
       throw new AppError("CONTAINER_UNAVAILABLE", "no answer");
     }
     if (!this.running) throw new AppError("CONTAINER_UNAVAILABLE", "it stopped");
+    if (argv[0] === "uname") this.intercepts.push("uname");
     return { exitCode: 0, stdout: argv[0] === "uname" ? "Linux fake\n" : "", stderr: "" };
   }
   async stdout(argv: string[], options?: ExecOptions): Promise<string> {
@@ -106,7 +112,7 @@ class FakeSandbox implements SandboxControl {
   }
 }
 
-function setup(timings: Partial<StartTimings> = {}) {
+function setup(timings: Partial<StartTimings> = {}, startOptions?: (sandbox: FakeSandbox) => StartOptions) {
   const data = new Map<string, unknown>();
   const storage = {
     get: async <T>(key: string) => structuredClone(data.get(key)) as T | undefined,
@@ -123,7 +129,7 @@ function setup(timings: Partial<StartTimings> = {}) {
       sandbox,
       alarms: new AlarmScheduler(storage),
       settings: async () => ({ idleMs: 600_000, checkMs: 60_000, checkpointMs: 300_000, refreshMs: 1e9 }),
-      startOptions: () => ({ image: sandbox.image, enableInternet: true }),
+      startOptions: () => startOptions?.(sandbox) ?? { image: sandbox.image, enableInternet: true },
       tag: "test",
       timings: { retryDelayMs: 0, attempts: 1, budgetMs: 0, attemptWaitMs: 50, probeWaitMs: 50, ...timings },
     });
@@ -335,6 +341,31 @@ describe("the lifecycle", () => {
     expect(sandbox.disk.has("template")).toBe(true);
     // Chosen by the person: no loss to report.
     expect((await lifecycle.status("w")).restored).toBeUndefined();
+  });
+
+  it("registers the outbound intercepts on every start and wake, before the first command", async () => {
+    const outbound = { toString: () => "outbound" } as unknown as Fetcher;
+    let internet = false;
+    const { lifecycle, sandbox } = setup({}, (sandbox) => ({
+      image: sandbox.image,
+      enableInternet: internet,
+      ...(internet ? {} : { outbound }),
+    }));
+    await lifecycle.ensureRunning();
+    expect(sandbox.intercepts).toEqual(["before first command: outbound", "uname"]);
+    await lifecycle.stop();
+    sandbox.intercepts = [];
+    await lifecycle.ensureRunning();
+    expect(sandbox.intercepts).toEqual(["before first command: outbound", "uname"]);
+    // A restart for a new Internet setting saves first, and the new container gets the new options.
+    internet = true;
+    sandbox.intercepts = [];
+    sandbox.disk.add("work");
+    await lifecycle.restart();
+    expect(sandbox.starts.at(-1)).toMatchObject({ enableInternet: true });
+    expect(sandbox.intercepts).toEqual(["uname"]);
+    expect(sandbox.disk.has("work")).toBe(true);
+    expect(lifecycle.kind).toBe("running");
   });
 
   it("deleting a sleeping workspace, or one that is stopping, leaves nothing to start", async () => {

@@ -73,6 +73,11 @@ export interface StartOptions {
   enableInternet: boolean;
   /** vCPU, memory and disk; the platform's default when absent. */
   instance?: InstanceType;
+  /**
+   * Where the container's outbound HTTP and HTTPS go (the network policy's
+   * entrypoint), registered on every start before anything runs in it.
+   */
+  outbound?: Fetcher;
 }
 
 /** The Durable Object storage calls the lifecycle makes (a Map fits it in unit tests). */
@@ -242,7 +247,7 @@ export class Lifecycle {
     // Nothing before the first await: the caller records the state first.
     const snapshot = await this.deps.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
     const { sandbox, tag } = this.deps;
-    const { image, enableInternet, instance } = this.deps.startOptions();
+    const { image, enableInternet, instance, outbound } = this.deps.startOptions();
     let kernel: string;
     try {
       // Never fall back to the image when a snapshot exists: that would show
@@ -259,7 +264,7 @@ export class Lifecycle {
       for (let attempt = 1; ; attempt++) {
         if (this.isDeleted) throw deleted();
         try {
-          kernel = await this.startOnce(starting, options, Boolean(snapshot));
+          kernel = await this.startOnce(starting, options, Boolean(snapshot), outbound);
           console.log(`${tag} answered after ${Date.now() - began} ms (attempt ${attempt})`);
           break;
         } catch (error) {
@@ -337,6 +342,7 @@ export class Lifecycle {
     starting: LifecycleState & { kind: "starting" },
     options: ContainerStartupOptions,
     fromSnapshot: boolean,
+    outbound: Fetcher | undefined,
   ): Promise<string> {
     const { sandbox, tag } = this.deps;
     this.setPhase(starting, fromSnapshot ? "restoring-snapshot" : "starting-container");
@@ -362,7 +368,13 @@ export class Lifecycle {
       (error: unknown) => Promise.reject(new Error(`the container failed to start: ${describe(error)}`)),
     );
     try {
-      const kernel = await Promise.race([this.uname(this.timings.attemptWaitMs), timeout, exited]);
+      // Intercepts end with a container: a new one gets them before any command runs in it.
+      const answered = (async () => {
+        if (outbound) await sandbox.interceptOutbound(outbound);
+        return this.uname(this.timings.attemptWaitMs);
+      })();
+      answered.catch(() => {});
+      const kernel = await Promise.race([answered, timeout, exited]);
       // For the log: when it stops, and how (a crash or removal reads as an error).
       monitor.then(
         () => console.log(`${tag} stopped`),
@@ -476,6 +488,15 @@ export class Lifecycle {
       await this.stopNow();
       return saved;
     });
+  }
+
+  /**
+   * Save, stop and start again, for a setting fixed when a container starts
+   * (its Internet access). Files are kept; running programs are not.
+   */
+  async restart(): Promise<void> {
+    if (this.kind === "running" || this.kind === "saving") await this.stop();
+    await this.ensureRunning();
   }
 
   /** "Start fresh" after a failed restore: forget the snapshot; the next start uses the image. */

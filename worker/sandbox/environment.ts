@@ -17,8 +17,20 @@ export const SHELL_ENV: Readonly<Record<string, string>> = {
   COLORTERM: "truecolor",
 };
 
+/**
+ * Where HTTPS clients find the CA of the network policy's interception
+ * (worker/network/ca-trust.ts); login shells get the same from
+ * sandbox/network.sh.
+ */
+export const CA_TRUST_ENV: Readonly<Record<string, string>> = {
+  NODE_EXTRA_CA_CERTS: "/etc/cloud-ide/egress-ca.crt",
+  PIP_CERT: "/etc/ssl/certs/ca-certificates.crt",
+  REQUESTS_CA_BUNDLE: "/etc/ssl/certs/ca-certificates.crt",
+  SSL_CERT_FILE: "/etc/ssl/certs/ca-certificates.crt",
+};
+
 /** A background process without a terminal (the Run button's dev server, language servers). */
-export const PROCESS_ENV: Readonly<Record<string, string>> = { PATH, HOME: "/root", TERM: "dumb" };
+export const PROCESS_ENV: Readonly<Record<string, string>> = { PATH, HOME: "/root", TERM: "dumb", ...CA_TRUST_ENV };
 
 /** The IDE's own state inside the container (dev server logs, save marker, process ids). */
 export const IDE_STATE_DIR = "/var/lib/cloud-ide";

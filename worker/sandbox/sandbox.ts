@@ -96,6 +96,12 @@ export interface SandboxControl extends Sandbox {
   /** A snapshot of the whole root filesystem (the container is frozen while it is taken). */
   snapshot(): Promise<{ id: string }>;
   setInactivityTimeout(ms: number): Promise<void>;
+  /**
+   * Hands the container's outbound HTTP (port 80, every address) and HTTPS
+   * (port 443, every name, decrypted with the interception CA) to `outbound`.
+   * Lasts until the container stops; registering again replaces it.
+   */
+  interceptOutbound(outbound: Fetcher): Promise<void>;
 }
 
 /**
@@ -234,6 +240,13 @@ export class ContainerSandbox implements SandboxControl {
 
   setInactivityTimeout(ms: number): Promise<void> {
     return this.container.setInactivityTimeout(ms);
+  }
+
+  async interceptOutbound(outbound: Fetcher): Promise<void> {
+    // Every HTTP first, then every HTTPS: a hostname intercept registered
+    // after the catch-all would never be used, so there are none.
+    await this.container.interceptAllOutboundHttp(outbound);
+    await this.container.interceptOutboundHttps("*", outbound);
   }
 }
 

@@ -1,26 +1,33 @@
 /**
- * Test only: the outbound handler a test workspace's container is handed to
- * (interceptAllOutboundHttp, interceptOutboundHttps("*")). It answers hosts
- * under `egress.test` itself, with what it received, and refuses every other
- * host; it never fetches anything, so a test reaches no outside address.
+ * Test only: the Outbound entrypoint of the test Worker. Requests the policy
+ * allows to hosts under `egress.test` are answered here, with what arrived
+ * (each header's value as a SHA-256, so a secret is proven to arrive without
+ * its value ever reaching the container); other allowed hosts are fetched
+ * as in production. Tests reach no outside address but the npm registry.
  */
-import { WorkerEntrypoint } from "cloudflare:workers";
+import { Outbound } from "../network/outbound";
 
 export const TEST_EGRESS_DOMAIN = "egress.test";
 
-export class EgressTestHandler extends WorkerEntrypoint<Env> {
-  override async fetch(request: Request): Promise<Response> {
+export class TestOutbound extends Outbound {
+  protected override async forward(request: Request): Promise<Response> {
     const url = new URL(request.url);
     if (url.hostname !== TEST_EGRESS_DOMAIN && !url.hostname.endsWith(`.${TEST_EGRESS_DOMAIN}`)) {
-      return new Response(`the test handler answers only *.${TEST_EGRESS_DOMAIN}, not ${url.hostname}\n`, {
-        status: 403,
-      });
+      return super.forward(request);
     }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of request.headers) headers[name] = await sha256(value);
     return Response.json({
-      handledBy: "EgressTestHandler",
+      handledBy: "TestOutbound",
       method: request.method,
       url: request.url,
       body: await request.text(),
+      headerHashes: headers,
     });
   }
+}
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }

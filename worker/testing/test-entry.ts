@@ -11,9 +11,10 @@
  *        or an image to start from (one that cannot start, to test failures)
  *   POST /api/workspaces/{id}/previews/{port}/shares/{shareId}/expire
  *        the share link expires now
- *   POST /api/workspaces/{id}/test-hooks/egress  {internet?, intercept?}
- *        before the workspace's first start: Internet off for its containers,
- *        and its outbound HTTP and HTTPS handed to EgressTestHandler
+ *
+ * Its Outbound entrypoint answers hosts under egress.test itself
+ * (egress-test-handler.ts), so tests of the network policy and of secrets
+ * need no outside service.
  */
 import { Hono } from "hono";
 import { requireUser, sameOriginOnly } from "../auth/guards";
@@ -26,7 +27,7 @@ import { Workspace as ProductionWorkspace } from "../workspace";
 import { type AppEnv, checkWorkspaceId } from "../workspace-access";
 
 export { Directory, SignInThrottle } from "../index";
-export { EgressTestHandler } from "./egress-test-handler";
+export { TestOutbound as Outbound } from "./egress-test-handler";
 
 const OVERRIDES_KEY = "test:lifecycle-overrides";
 
@@ -41,33 +42,6 @@ export class Workspace extends ProductionWorkspace {
 
   protected override image(): string {
     return this.testImage ?? super.image();
-  }
-
-  private testInternet: boolean | undefined;
-
-  protected override internet(): boolean {
-    return this.testInternet ?? super.internet();
-  }
-
-  /**
-   * Internet off for this workspace's containers, and its outbound HTTP (all
-   * hosts, port 80) and HTTPS (all hosts, port 443) handed to
-   * EgressTestHandler. Call before the first start: workerd installs the
-   * interception CA in a container only when it starts with an HTTPS
-   * intercept in place.
-   */
-  testEgress(caller: string, options: { internet?: boolean; intercept?: boolean }): Promise<RpcResult<void>> {
-    return this.call(caller, async () => {
-      if (options.internet !== undefined) this.testInternet = options.internet;
-      if (options.intercept) {
-        // Test code only: the intercepts of issue 13 will belong in the sandbox adapter.
-        const container = this.ctx.container;
-        if (!container) throw new Error("no container is configured");
-        const handler = (this.ctx.exports as unknown as { EgressTestHandler: Fetcher }).EgressTestHandler;
-        await container.interceptAllOutboundHttp(handler);
-        await container.interceptOutboundHttps("*", handler);
-      }
-    });
   }
 
   testConfigure(
@@ -125,16 +99,6 @@ hooks.post("/api/workspaces/:id/test-hooks/lifecycle", async (c) => {
   return c.body(null, 204);
 });
 
-hooks.post("/api/workspaces/:id/test-hooks/egress", async (c) => {
-  const body = (await c.req.json().catch(() => ({}))) as { internet?: unknown; intercept?: unknown };
-  const result = await testStub(c).testEgress(c.get("user").id, {
-    internet: typeof body.internet === "boolean" ? body.internet : undefined,
-    intercept: body.intercept === true,
-  });
-  unwrap(result as RpcResult<void>);
-  return c.body(null, 204);
-});
-
 hooks.post("/api/workspaces/:id/previews/:port/shares/:shareId/expire", async (c) => {
   const result = await testStub(c).expireShare(c.get("user").id, c.req.param("shareId"));
   if (!unwrap(result as RpcResult<boolean>)) throw notFound("No such share link.");
@@ -143,7 +107,7 @@ hooks.post("/api/workspaces/:id/previews/:port/shares/:shareId/expire", async (c
 
 hooks.onError((error, c) => answerError(error, c.req.raw));
 
-const HOOK_PATH = /^\/api\/workspaces\/[^/]+\/(test-hooks\/(lifecycle|egress)|previews\/\d+\/shares\/[^/]+\/expire)$/;
+const HOOK_PATH = /^\/api\/workspaces\/[^/]+\/(test-hooks\/lifecycle|previews\/\d+\/shares\/[^/]+\/expire)$/;
 
 export default {
   fetch(request, env, ctx) {
