@@ -41,9 +41,17 @@ export const SERVER_SPECS: Record<LanguageServerId, ServerSpec> = {
     id: "typescript",
     name: "TypeScript",
     // It uses the project's own node_modules/typescript when there is one,
-    // else the one installed beside it in the image.
+    // else the one installed beside it in the image. One tsserver, not a
+    // syntax server beside it: on a small instance a second process slows
+    // the project's loading, and its early answers are partial (a definition
+    // landing on the import). No automatic typings (downloads into the
+    // container): the project's own node_modules types are used.
     argv: [`${BIN}/typescript-language-server`, "--stdio"],
-    initializationOptions: { hostInfo: "cloud-ide" },
+    initializationOptions: {
+      hostInfo: "cloud-ide",
+      disableAutomaticTypingAcquisition: true,
+      tsserver: { useSyntaxServer: "never" },
+    },
     settings: () => null,
   },
   python: {
