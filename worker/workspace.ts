@@ -310,7 +310,16 @@ export class Workspace extends DurableObject<Env> {
       throw new AppError(ErrorCode.WORKSPACE_ASLEEP, "The workspace is asleep; open a file or a terminal to wake it.");
     }
     await this.ensureRunning();
-    return this.languageServers.open(language, () => this.activity.touch());
+    // Like a terminal's, it ends with the session that opened it.
+    const session = request.headers.get(SESSION_HEADER) ?? "";
+    let forget = () => {};
+    return this.languageServers.open(language, {
+      onMessage: () => this.activity.touch(),
+      onOpen: (close) => {
+        forget = this.sessionSockets.add(session, close);
+      },
+      onClose: () => forget(),
+    });
   }
 
   /** The workspace's terminals; an empty list when the container is not running (this does not start it). */

@@ -226,6 +226,28 @@ describe("language servers", () => {
     socket.close();
   });
 
+  it("resolves imports from the workspace's virtualenv", async () => {
+    const id = await createWorkspace("lsp venv");
+    const container = await workspaceContainer(id);
+    shell(
+      container,
+      "cd /workspace && python3 -m venv --without-pip .venv && " +
+        "d=$(echo .venv/lib/python3*/site-packages)/venvonly && mkdir -p $d && " +
+        `printf 'def hello() -> str:\\n    return "hi"\\n' > $d/__init__.py`,
+    );
+    const socket = await initializedLspSocket(id, "python");
+    const uri = "file:///workspace/uses_venv.py";
+    socket.notify("textDocument/didOpen", {
+      textDocument: { uri, languageId: "python", version: 0, text: "from venvonly import hello\nx: int = hello()\n" },
+    });
+    // Found in .venv (no unresolved import), and typed from it: hello() returns str.
+    const diagnostics = await diagnosticsFor(socket, uri, (d) => d.length > 0, "the diagnostics");
+    const messages = diagnostics.params.diagnostics.map((d: { message: string }) => d.message).join("\n");
+    expect(messages).not.toContain("could not be resolved");
+    expect(messages).toContain('"str" is not assignable to declared type "int"');
+    socket.close();
+  });
+
   it("refuses an unknown language and a request that is not a WebSocket", async () => {
     const id = await createWorkspace("lsp refusals");
     const unknown = await ownerApi(`/ws/workspaces/${id}/lsp/cobol`);
@@ -235,6 +257,7 @@ describe("language servers", () => {
       message: expect.stringContaining("typescript"),
     });
     await expect(openLspSocket(id, "cobol")).rejects.toThrow();
+    await workspaceContainer(id); // running: a stopped one answers plain reads 409 without waking
     const plain = await ownerApi(`/ws/workspaces/${id}/lsp/typescript`);
     expect(plain.status).toBe(426);
   });

@@ -119,6 +119,21 @@ describe("open terminals of a session that ends", () => {
     expect(await status("/api/sessions", withCookie(b, { method: "DELETE" }))).toBe(204);
     expect(await fromB.closed).toBe(1008);
   });
+
+  it("closes a language-server socket when its session signs out", async () => {
+    const id = await createWorkspace("lsp socket of a session");
+    const a = await signIn("device A");
+    const url = new URL(`/ws/workspaces/${id}/lsp/json`, origin());
+    url.protocol = "ws:";
+    const ws = new WebSocket(url, { headers: { Cookie: a, Origin: origin() } });
+    const closed = new Promise<number>((resolve) => ws.on("close", (code) => resolve(code)));
+    await new Promise<void>((resolve, reject) => {
+      ws.on("open", () => resolve());
+      ws.on("error", reject);
+    });
+    expect(await status("/api/session", withCookie(a, { method: "DELETE" }))).toBe(204);
+    expect(await closed).toBe(1008);
+  });
 });
 
 describe("Cloudflare Access sessions", () => {

@@ -12,7 +12,7 @@ import type { FileWatcher } from "../files/file-watcher";
 import { PROCESS_ENV, WORKSPACE_ROOT } from "../sandbox/environment";
 import { isUnavailable, type Sandbox } from "../sandbox/sandbox";
 import { ContentLengthReader, encodeMessage } from "./content-length";
-import { openLanguageServerSocket } from "./lsp-socket";
+import { type LanguageSocketHooks, openLanguageServerSocket } from "./lsp-socket";
 import { FIND_PYTHON, SERVER_SPECS, type ServerContext, type ServerSpec } from "./server-specs";
 import { type ServerConnection, SharedLanguageServer } from "./shared-server";
 
@@ -35,13 +35,14 @@ export class LanguageServers {
   ) {}
 
   /** A page's WebSocket to the `language` server (the caller checked the name and started the container). */
-  open(language: LanguageServerId, onMessage?: () => void): Response {
+  open(language: LanguageServerId, hooks: LanguageSocketHooks = {}): Response {
     const server = this.server(language);
     this.sockets++;
     this.unwatch ??= this.deps.watcher.listen((changes) => this.filesChanged(changes));
     return openLanguageServerSocket(server, {
-      onMessage,
+      ...hooks,
       onClose: () => {
+        hooks.onClose?.();
         this.sockets--;
         if (this.sockets > 0) return;
         this.unwatch?.();

@@ -7,16 +7,17 @@ import { describe } from "../errors";
 import { parseClientFrame } from "./json-rpc";
 import type { SharedLanguageServer } from "./shared-server";
 
+export interface LanguageSocketHooks {
+  /** Each message from the page (it counts as use of the workspace). */
+  onMessage?: () => void;
+  /** The socket is open; `close` ends it (its session ended). */
+  onOpen?: (close: (code: number, reason: string) => void) => void;
+  onClose?: () => void;
+}
+
 export function openLanguageServerSocket(
   server: SharedLanguageServer,
-  {
-    onMessage,
-    onClose,
-  }: {
-    /** Each message from the page (it counts as use of the workspace). */
-    onMessage?: () => void;
-    onClose?: () => void;
-  } = {},
+  { onMessage, onOpen, onClose }: LanguageSocketHooks = {},
 ): Response {
   const [client, socket] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
   // accept(), not hibernation: the shared server lives in this object's memory.
@@ -53,5 +54,13 @@ export function openLanguageServerSocket(
   };
   socket.addEventListener("close", gone);
   socket.addEventListener("error", gone);
+  onOpen?.((code, reason) => {
+    try {
+      socket.close(code, reason);
+    } catch {
+      // Already closed.
+    }
+    gone();
+  });
   return new Response(null, { status: 101, webSocket: client });
 }
