@@ -1,0 +1,154 @@
+// Language servers: the TypeScript server on the template app, through the
+// IDE's socket (Worker, Durable Object, bridge, exec stdio) and, as the
+// reference, the same typescript-language-server run bare with `docker exec -i`
+// in the same container in the same run. Cold start to the first completion,
+// warm completion (`document.qu`), go to definition (`<App />`), and the
+// time from an edit that breaks a type to its diagnostic.
+import { execFileSync, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import { socketClient, stdioClient } from "./lib/lsp-clients.mjs";
+import { signIn } from "./lib/session.mjs";
+
+export const title = "Language servers (TypeScript, template app)";
+
+const WARM_RUNS = 30;
+const EDIT_RUNS = 5;
+const MAIN = "file:///workspace/src/main.tsx";
+const SERVER = ["/opt/language-servers/node_modules/.bin/typescript-language-server", "--stdio"];
+/** What the IDE gives the server (worker/lsp/server-specs.ts); the bare reference gets the same. */
+const INITIALIZATION_OPTIONS = { disableAutomaticTypingAcquisition: true, tsserver: { useSyntaxServer: "never" } };
+
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+
+async function findContainer(session, id) {
+  const marker = `.bench-${randomBytes(4).toString("hex")}`;
+  const put = await session.fetch(`/api/workspaces/${id}/files/content?path=${marker}`, { method: "PUT", body: id });
+  if (!put.ok) throw new Error(`marker write failed: ${put.status}`);
+  const names = execFileSync("docker", ["ps", "--format", "{{.Names}}", "--filter", "name=workerd-"], {
+    encoding: "utf8",
+  })
+    .split("\n")
+    .filter((n) => n && !n.endsWith("-proxy"));
+  for (const name of names) {
+    const out = spawnSync("docker", ["exec", name, "cat", `/workspace/${marker}`], { encoding: "utf8" });
+    if (out.status === 0 && out.stdout === id) return name;
+  }
+  throw new Error("the workspace's container was not found");
+}
+
+/** Everything measured over one client: [cold first completion, completions, definitions, diagnostics]. */
+async function measure(connect, text) {
+  const start = performance.now();
+  const lsp = await connect();
+  try {
+    await lsp.request("initialize", {
+      processId: null,
+      rootUri: "file:///workspace",
+      initializationOptions: INITIALIZATION_OPTIONS,
+      capabilities: { textDocument: { publishDiagnostics: { versionSupport: true } } },
+    });
+    lsp.notify("initialized", {});
+    const source = `${text}document.qu\n`;
+    const lines = source.split("\n");
+    const completionAt = { line: lines.length - 2, character: "document.qu".length };
+    const usage = lines.findIndex((l) => l.includes("<App />"));
+    const definitionAt = { line: usage, character: lines[usage].indexOf("<App") + 2 };
+    lsp.notify("textDocument/didOpen", {
+      textDocument: { uri: MAIN, languageId: "typescriptreact", version: 1, text: source },
+    });
+    const complete = () =>
+      lsp.request("textDocument/completion", { textDocument: { uri: MAIN }, position: completionAt });
+    const labels = (result) => (result?.items ?? result ?? []).map((i) => i.label);
+    // Until the project is loaded an answer may lack the DOM's names: asked again, as an editor would.
+    while (!labels(await complete()).includes("querySelector")) {
+      if (performance.now() - start > 60_000) throw new Error("no querySelector in the completion");
+    }
+    const cold = performance.now() - start;
+    // Warm: the project loaded (its first diagnostics), then each request alone.
+    await lsp.waitFor((m) => m.method === "textDocument/publishDiagnostics" && m.params.uri === MAIN, 60_000);
+    const completions = [];
+    for (let i = 0; i < WARM_RUNS; i++) {
+      const t = performance.now();
+      await complete();
+      completions.push(performance.now() - t);
+    }
+    const definitions = [];
+    for (let i = 0; i < WARM_RUNS; i++) {
+      const t = performance.now();
+      const result = await lsp.request("textDocument/definition", {
+        textDocument: { uri: MAIN },
+        position: definitionAt,
+      });
+      definitions.push(performance.now() - t);
+      const target = [result].flat()[0];
+      if (!(target?.uri ?? target?.targetUri)?.endsWith("/src/App.tsx")) throw new Error("definition not in App.tsx");
+    }
+    const diagnostics = [];
+    let version = 1;
+    for (let i = 0; i < EDIT_RUNS; i++) {
+      const broken = `${source}export const n${i}: number = "x${i}";\n`;
+      const seen = lsp.waitFor(
+        (m) =>
+          m.method === "textDocument/publishDiagnostics" &&
+          m.params.uri === MAIN &&
+          m.params.diagnostics.some((d) => d.message.includes("not assignable to type 'number'")),
+      );
+      const t = performance.now();
+      lsp.notify("textDocument/didChange", {
+        textDocument: { uri: MAIN, version: ++version },
+        contentChanges: [{ text: broken }],
+      });
+      await seen;
+      diagnostics.push(performance.now() - t);
+      const fixed = lsp.waitFor(
+        (m) =>
+          m.method === "textDocument/publishDiagnostics" &&
+          m.params.uri === MAIN &&
+          !m.params.diagnostics.some((d) => d.message.includes("not assignable")),
+      );
+      lsp.notify("textDocument/didChange", {
+        textDocument: { uri: MAIN, version: ++version },
+        contentChanges: [{ text: source }],
+      });
+      await fixed;
+    }
+    return { cold, completions, definitions, diagnostics };
+  } finally {
+    lsp.close();
+  }
+}
+
+export async function run({ baseUrl }) {
+  const session = await signIn(baseUrl);
+  const { id } = await session.json("/api/workspaces", { method: "POST", body: { name: "bench lsp" } });
+  try {
+    const container = await findContainer(session, id);
+    const text = execFileSync("docker", ["exec", container, "cat", "/workspace/src/main.tsx"], { encoding: "utf8" });
+    // The IDE first: its server is the first one this container starts.
+    const ours = await measure(() => socketClient(baseUrl, session.cookie, id, "typescript"), text);
+    const bare = await measure(async () => stdioClient(container, SERVER), text);
+    const row = (metric, pick, unit, target) => ({
+      metric,
+      ours: pick(ours),
+      reference: pick(bare),
+      referenceName: "docker exec -i typescript-language-server",
+      unit,
+      target,
+    });
+    return [
+      row("cold start to first completion", (r) => r.cold, "ms", "< 5000 ms"),
+      row("completion p50", (r) => percentile(r.completions, 50), "ms", "< 150 ms"),
+      row("completion p95", (r) => percentile(r.completions, 95), "ms", "< 400 ms"),
+      row("go to definition p50", (r) => percentile(r.definitions, 50), "ms"),
+      row("go to definition p95", (r) => percentile(r.definitions, 95), "ms", "< 300 ms"),
+      row("edit to type-error diagnostic p50", (r) => percentile(r.diagnostics, 50), "ms", "< 1500 ms"),
+      row("edit to type-error diagnostic max", (r) => Math.max(...r.diagnostics), "ms", "< 1500 ms"),
+    ];
+  } finally {
+    await session.fetch(`/api/workspaces/${id}`, { method: "DELETE" });
+  }
+}
