@@ -16,6 +16,8 @@ export const ErrorCode = {
   INVALID_WORKSPACE_NAME: "INVALID_WORKSPACE_NAME",
   INVALID_TEMPLATE: "INVALID_TEMPLATE",
   INVALID_PATH: "INVALID_PATH",
+  /** A search that cannot run: a regular expression that does not compile, a bad glob, a missing query. */
+  INVALID_SEARCH: "INVALID_SEARCH",
   IS_A_DIRECTORY: "IS_A_DIRECTORY",
   NOT_A_DIRECTORY: "NOT_A_DIRECTORY",
   /** No valid session (sign in again). */
@@ -92,6 +94,7 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   INVALID_WORKSPACE_NAME: 400,
   INVALID_TEMPLATE: 400,
   INVALID_PATH: 400,
+  INVALID_SEARCH: 400,
   IS_A_DIRECTORY: 400,
   NOT_A_DIRECTORY: 400,
   UNAUTHENTICATED: 401,

@@ -29,6 +29,8 @@ import { SWEEP_TASK, WorkspacePreviews } from "./previews/workspace-previews";
 import { WORKSPACE_ROOT } from "./sandbox/environment";
 import { sandboxInstanceType } from "./sandbox/instance-type";
 import { ContainerSandbox, isUnavailable } from "./sandbox/sandbox";
+import { searchRoutes } from "./search/search-routes";
+import { WorkspaceSearch } from "./search/workspace-search";
 import { SessionSockets } from "./session-sockets";
 import { seedTemplate } from "./templates";
 import { endTerminal, listTerminals, openTerminal, refuseTerminal, terminalSleeping } from "./terminal-bridge";
@@ -52,6 +54,8 @@ export class Workspace extends DurableObject<Env> {
   private readonly fileWatcher: FileWatcher;
   /** One language server per language, shared by every page (worker/lsp/). */
   private readonly languageServers: LanguageServers;
+  /** Search in files and the file index (ripgrep in the container). */
+  private readonly search: WorkspaceSearch;
   /** The container, as every feature uses it. */
   protected readonly sandbox: ContainerSandbox;
   /** The HTTP surface (see fetch()), made on first use. */
@@ -70,6 +74,7 @@ export class Workspace extends DurableObject<Env> {
     this.files = new Files(this.sandbox, { confineTo: WORKSPACE_ROOT });
     this.fileWatcher = new FileWatcher(this.sandbox);
     this.languageServers = new LanguageServers({ sandbox: this.sandbox, watcher: this.fileWatcher });
+    this.search = new WorkspaceSearch(this.sandbox);
     this.previews = new WorkspacePreviews({
       storage: ctx.storage,
       sandbox: this.sandbox,
@@ -248,6 +253,7 @@ export class Workspace extends DurableObject<Env> {
         (operation) => this.lifecycle.shared(operation),
       ),
       ...archiveRoutes(this.lifecycle, this.sandbox),
+      ...searchRoutes(this.search, this.sandbox),
     };
     return routeWorkspaceRequest(this.routes, request);
   }

@@ -37,7 +37,7 @@ import { type AppEnv, requestedWorkspace } from "../workspace-access";
 export const fileRoutes = new Hono<AppEnv>();
 
 /** Hands the request (method, query, headers, streamed body) to the workspace's own route of the same path. */
-function forward(c: Context<AppEnv>) {
+export function forward(c: Context<AppEnv>) {
   const { id, stub } = requestedWorkspace(c);
   const { pathname, search } = new URL(c.req.url);
   const path = pathname.slice(`/api/workspaces/${id}`.length);

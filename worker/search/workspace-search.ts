@@ -1,0 +1,185 @@
+import { ErrorCode } from "../../protocol/errors";
+import {
+  FILE_INDEX_MAX,
+  type FileIndex,
+  SEARCH_MAX_BYTES,
+  SEARCH_MAX_RANGES,
+  SEARCH_MAX_SECONDS,
+  SEARCH_PREVIEW_CHARS,
+  type SearchQuery,
+} from "../../protocol/search";
+import { AppError } from "../errors";
+import { PROCESS_ENV, WORKSPACE_ROOT } from "../sandbox/environment";
+import type { Sandbox, SpawnedProcess } from "../sandbox/sandbox";
+import { checkArgs, fileIndexArgs, ripgrepArgs } from "./search-query";
+import { SEARCH_SCRIPT } from "./search-script";
+
+/** Characters of a preview kept before the first match. */
+const PREVIEW_BEFORE = 40;
+
+/**
+ * Search in files and the file index of one workspace: ripgrep in the
+ * container, through the sandbox adapter. A search's output streams to the
+ * client as ripgrep finds matches; a client that goes away, or starts a new
+ * search under the same `client` key, ends ripgrep (killed in the container).
+ */
+export class WorkspaceSearch {
+  /** The running search of each client key (a page), so a new query ends the old one. */
+  private readonly byClient = new Map<string, SpawnedProcess>();
+
+  constructor(private readonly sandbox: Pick<Sandbox, "spawn">) {}
+
+  /**
+   * Starts a search; resolves once its first line is known, so a query
+   * ripgrep refuses answers 400 INVALID_SEARCH instead of an empty stream.
+   */
+  async search(query: SearchQuery, client?: string): Promise<Response> {
+    if (client) void this.byClient.get(client)?.kill();
+    const config = {
+      argv: ripgrepArgs(query),
+      // Only a regular expression or a glob can be refused; a literal search starts at once.
+      ...(query.regex || query.include?.length || query.exclude?.length ? { check: checkArgs(query) } : {}),
+      maxResults: query.maxResults,
+      maxBytes: SEARCH_MAX_BYTES,
+      seconds: SEARCH_MAX_SECONDS,
+      preview: SEARCH_PREVIEW_CHARS,
+      before: PREVIEW_BEFORE,
+      maxRanges: SEARCH_MAX_RANGES,
+    };
+    const process = await this.sandbox.spawn(["python3", "-S", "-c", SEARCH_SCRIPT, JSON.stringify(config)], {
+      cwd: WORKSPACE_ROOT,
+      env: PROCESS_ENV,
+      stderr: "ignore",
+    });
+    if (client) this.track(client, process);
+    const reader = (process.stdout as ReadableStream<Uint8Array>).getReader();
+    let first: Uint8Array;
+    try {
+      first = await firstLine(reader);
+    } catch (error) {
+      void process.kill();
+      throw error;
+    }
+    // The helper's first line (start, or why not) is for us: the client gets what follows it.
+    first = first.subarray(refuseFailure(first, () => void process.kill()));
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      void reader.cancel().catch(() => {});
+      void process.kill();
+    };
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        if (first.length > 0) controller.enqueue(first);
+      },
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            ended = true;
+            controller.close();
+          } else controller.enqueue(value);
+        } catch (error) {
+          end();
+          controller.error(error);
+        }
+      },
+      // The client went away (a new query, a closed page): ripgrep must not run on.
+      cancel: end,
+    });
+    return new Response(body, {
+      headers: {
+        "Content-Type": "application/x-ndjson; charset=utf-8",
+        "Cache-Control": "no-store",
+        "X-Accel-Buffering": "no",
+      },
+    });
+  }
+
+  /** Every file search would look in (`rg --files`, the same ignore rules), at most FILE_INDEX_MAX. */
+  async fileIndex(): Promise<FileIndex> {
+    const process = await this.sandbox.spawn(fileIndexArgs(), {
+      cwd: WORKSPACE_ROOT,
+      env: PROCESS_ENV,
+      stderr: "pipe",
+    });
+    const files: string[] = [];
+    const decoder = new TextDecoder();
+    let rest = "";
+    let limitHit = false;
+    const reader = (process.stdout as ReadableStream<Uint8Array>).getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const parts = (rest + decoder.decode(value, { stream: true })).split("\0");
+      rest = parts.pop() ?? "";
+      for (const part of parts) files.push(part.startsWith("./") ? part.slice(2) : part);
+      if (files.length > FILE_INDEX_MAX) {
+        limitHit = true;
+        files.length = FILE_INDEX_MAX;
+        void reader.cancel().catch(() => {});
+        void process.kill();
+        break;
+      }
+    }
+    if (!limitHit && (await process.exitCode) === 127) throw ripgrepMissing();
+    return limitHit ? { files, limitHit } : { files };
+  }
+
+  private track(client: string, process: SpawnedProcess): void {
+    this.byClient.set(client, process);
+    const forget = () => {
+      if (this.byClient.get(client) === process) this.byClient.delete(client);
+    };
+    process.exitCode.then(forget, forget);
+  }
+}
+
+/** Reads up to and including the first newline; what came with it stays in the chunk. */
+async function firstLine(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error("the search helper ended without a word (is python3 in the image?)");
+    chunks.push(value);
+    if (value.includes(10)) break;
+  }
+  const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.length;
+  }
+  return all;
+}
+
+/** Throws the error the helper's first line reports; otherwise returns where the results begin. */
+function refuseFailure(first: Uint8Array, kill: () => void): number {
+  const newline = first.indexOf(10);
+  const text = new TextDecoder().decode(first.subarray(0, newline));
+  if (text === '{"type":"start"}') return newline + 1;
+  if (!text.startsWith('{"type":"error"')) {
+    kill();
+    throw new Error(`the search helper began with ${text.slice(0, 200)}`);
+  }
+  kill();
+  const { kind, message } = JSON.parse(text) as { kind: string; message: string };
+  if (kind === "missing") throw ripgrepMissing();
+  if (/regex/i.test(message)) {
+    throw new AppError(
+      ErrorCode.INVALID_SEARCH,
+      `The regular expression does not compile (ripgrep's syntax): ${message}`,
+    );
+  }
+  if (/glob/i.test(message))
+    throw new AppError(ErrorCode.INVALID_SEARCH, `An include or exclude glob is not valid: ${message}`);
+  throw new AppError(ErrorCode.INVALID_SEARCH, `ripgrep refused the search: ${message}`);
+}
+
+function ripgrepMissing(): AppError {
+  return new AppError(
+    ErrorCode.INVALID_STATE,
+    "ripgrep is not installed in this workspace's container (it was saved before search came): run `apt-get install -y ripgrep` in a terminal.",
+  );
+}
