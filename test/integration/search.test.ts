@@ -72,8 +72,9 @@ async function until(condition: () => boolean, what: string, ms = 15_000): Promi
 
 /**
  * A search that runs for seconds and finds nothing in `slow.txt`: Unicode word
- * boundaries over non-ASCII text keep ripgrep off its fast engines (a few
- * megabytes a second), and no line of 12 words holds 31.
+ * boundaries over non-ASCII text keep ripgrep off its fast engines (about a
+ * megabyte a second over lines that never repeat), and no line of 12 words
+ * holds 31.
  */
 const SLOW = "(\\b\\w{2,9}\\b\\s){30}\\b\\w{10}\\b";
 const FOUND = `${"аб ".repeat(30)}абвгдежзий`;
@@ -83,8 +84,8 @@ const slowTree = (dir: string) =>
     `mkdir -p /workspace/${dir} && cd /workspace/${dir} && echo '${FOUND}' > found.txt && python3 -c "
 import random
 letters = 'абвгдеёжзийклмнопрстуфхцчшщыэюя'
-lines = [' '.join(''.join(random.choice(letters) for _ in range(random.randint(2, 9))) for _ in range(12)) for _ in range(500)]
-open('slow.txt', 'w').write(chr(10).join(lines * 200))
+lines = [' '.join(''.join(random.choices(letters, k=random.randint(2, 9))) for _ in range(12)) for _ in range(60000)]
+open('slow.txt', 'w').write(chr(10).join(lines))
 "`,
   );
 
@@ -159,19 +160,25 @@ describe("search in files", () => {
     expect(((await empty.json()) as { code: string }).code).toBe("INVALID_SEARCH");
   });
 
-  it("sends the first results while ripgrep still searches, and kills it when the client goes", async () => {
+  it("sends the first results while ripgrep still searches, and DELETE with the page's key kills it", async () => {
     slowTree("stream");
-    const controller = new AbortController();
-    const response = await ownerApi(searchUrl({ q: SLOW, regex: "1", include: "stream" }), {
-      signal: controller.signal,
-    });
+    const client = `page-${Math.random().toString(36).slice(2, 10)}`;
+    const response = await ownerApi(searchUrl({ q: SLOW, regex: "1", include: "stream", client }));
     expect(response.status).toBe(200);
-    const first = (await lines(response).next()).value as SearchEvent;
+    const events = lines(response);
+    const first = (await events.next()).value as SearchEvent;
     expect(first).toMatchObject({ type: "file", path: "stream/found.txt" });
-    // ripgrep is still on the random file: the result came as it was found.
+    // ripgrep is still on the slow file: the result came as it was found.
     expect(ripgrepCount()).toBeGreaterThan(0);
-    controller.abort();
-    await until(() => ripgrepCount() === 0, "ripgrep to be killed after the client went away");
+    const cancel = await ownerApi(`/api/workspaces/${id}/search?client=${client}`, { method: "DELETE" });
+    expect(cancel.status).toBe(204);
+    await until(() => ripgrepCount() === 0, "ripgrep to be killed");
+    // The stream ends without a done line: nothing more comes.
+    const rest: SearchEvent[] = [];
+    for await (const event of events) rest.push(event);
+    expect(rest.filter((e) => e.type === "done")).toEqual([]);
+    // Without a key there is nothing to cancel.
+    expect((await ownerApi(`/api/workspaces/${id}/search`, { method: "DELETE" })).status).toBe(400);
   });
 
   it("ends a page's running search when the same page starts a new one", async () => {

@@ -10,10 +10,13 @@ import { forward } from "./files";
  *   GET /search?q=TEXT[&regex=1][&case=1][&word=1][&include=GLOBS][&exclude=GLOBS][&ignored=1][&max=N][&client=KEY]
  *       NDJSON: {"type":"file","path","matches":[{line,column,text,ranges}]}... then {"type":"done",...};
  *       400 INVALID_SEARCH for a query ripgrep refuses (a regular expression that does not compile).
+ *   DELETE /search?client=KEY
+ *       204: ends that client's running search (ripgrep is killed).
  *   GET /files/index
  *       {"files":[PATH...],"limitHit"?:true}: every file search looks in.
  */
 export const searchRoutes = new Hono<AppEnv>();
 
 searchRoutes.get("/:id/search", forward);
+searchRoutes.delete("/:id/search", forward);
 searchRoutes.get("/:id/files/index", forward);

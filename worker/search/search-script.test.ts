@@ -198,6 +198,10 @@ describe("the search filter", { timeout: 30_000 }, () => {
     expect(spawnSync("ps", ["-o", "stat=", "-p", sleeper], { encoding: "utf8" }).stdout.trim()).toBe("");
   });
 
+  it("ends without a done line when ripgrep is killed from outside (a cancelled search)", () => {
+    expect(filter(["sh", "-c", "kill -TERM $$"]).lines).toEqual([]);
+  });
+
   it("answers done with nothing found", () => {
     expect(filter(["sh", "-c", "exit 1"]).lines).toEqual([
       { type: "done", files: 0, matches: 0, elapsedMs: expect.any(Number) },

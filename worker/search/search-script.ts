@@ -23,7 +23,8 @@
  * Limits (CONFIG): `maxResults` matching lines, `maxBytes` of output,
  * `seconds` of time; the first one reached stops ripgrep (killed, not left
  * running) and is named in the `done` line. SIGTERM kills ripgrep first; a
- * reader that went away (EPIPE) too.
+ * reader that went away (EPIPE) too. A ripgrep killed from outside (a
+ * cancelled search) ends the output without a `done` line.
  */
 export const SEARCH_SCRIPT = String.raw`
 import base64, itertools, json, os, re, select, signal, subprocess, sys, time
@@ -288,6 +289,9 @@ while limit is None:
 if limit is not None:
     rg.kill()
 code = rg.wait()
+if limit is None and code < 0:
+    # ripgrep was killed from outside (the search was cancelled): no done line, nothing more.
+    os._exit(0)
 end_file()
 done = {"type": "done", "files": len(paths), "matches": results}
 if limit is not None:

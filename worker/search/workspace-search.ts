@@ -20,8 +20,10 @@ const PREVIEW_BEFORE = 40;
 /**
  * Search in files and the file index of one workspace: ripgrep in the
  * container, through the sandbox adapter. A search's output streams to the
- * client as ripgrep finds matches; a client that goes away, or starts a new
- * search under the same `client` key, ends ripgrep (killed in the container).
+ * client as ripgrep finds matches. ripgrep is killed in the container when
+ * the response stream is cancelled, when the same `client` key starts a new
+ * search or cancels (a closed connection does not always reach a Worker: see
+ * workerd#4185), and at the time limit.
  */
 export class WorkspaceSearch {
   /** The running search of each client key (a page), so a new query ends the old one. */
@@ -95,6 +97,11 @@ export class WorkspaceSearch {
         "X-Accel-Buffering": "no",
       },
     });
+  }
+
+  /** Ends a client's running search, if any (ripgrep is killed). */
+  cancel(client: string): void {
+    void this.byClient.get(client)?.kill();
   }
 
   /** Every file search would look in (`rg --files`, the same ignore rules), at most FILE_INDEX_MAX. */
