@@ -6,6 +6,7 @@ export type { FilesApi } from "./files";
 export { ApiRequestError, errorMessage } from "./http";
 export type { NetworkApi } from "./network";
 export type { PreviewsApi } from "./previews";
+export type { SearchApi } from "./search";
 export { sessionApi } from "./session";
 export { type TerminalsApi, type WorkspaceApi, workspacesApi } from "./workspace";
 

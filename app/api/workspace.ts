@@ -5,6 +5,7 @@ import { FilesApi } from "./files";
 import { apiFetch, apiJson, jsonBody, workspacePath } from "./http";
 import { NetworkApi } from "./network";
 import { PreviewsApi } from "./previews";
+import { SearchApi } from "./search";
 
 /** The signed-in user's workspaces: `/api/workspaces` (worker/routes/workspaces.ts). */
 export const workspacesApi = {
@@ -47,8 +48,10 @@ export class WorkspaceApi {
   readonly previews: PreviewsApi;
   readonly terminals: TerminalsApi;
   readonly network: NetworkApi;
+  readonly search: SearchApi;
 
   constructor(readonly id: string) {
+    this.search = new SearchApi(id);
     this.files = new FilesApi(id);
     this.previews = new PreviewsApi(id);
     this.terminals = new TerminalsApi(id);

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import type { WorkspaceApi } from "../api/workspace";
+import { useRegisterCommands } from "../commands/useCommands";
 import { useAction } from "../hooks/useAction";
 import type { StatusView } from "../hooks/useWorkspaceStatus";
 import { ago } from "../time";
@@ -50,6 +51,10 @@ export function LifecycleControls({ api, status, onWake, onChanged }: Props) {
   };
 
   const running = status.state === "running" || status.state === "saving";
+  useRegisterCommands(
+    () => [{ id: "workspace.save", title: "Save the workspace now", enabled: () => running && !busy, run: save }],
+    [running, busy],
+  );
   const restoreFailed = status.state === "failed" && status.error?.code === "SNAPSHOT_RESTORE_FAILED";
 
   return (

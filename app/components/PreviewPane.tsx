@@ -1,6 +1,7 @@
 import { useState } from "react";
 import type { DevServerState, ListeningPort } from "../../protocol/previews";
 import type { PreviewsApi } from "../api/previews";
+import { useRegisterCommands } from "../commands/useCommands";
 import { useAction } from "../hooks/useAction";
 import { useOwnerAccess, usePreviewOverview } from "../hooks/usePreviews";
 import { SharePanel } from "./SharePanel";
@@ -37,6 +38,20 @@ export function PreviewPane({ previews }: { previews: PreviewsApi }) {
   const { access, error: accessError } = useOwnerAccess(previews, listening ? port : undefined);
   const src = access ? new URL(path.replace(/^\/*/, ""), access.url).toString() : undefined;
   const width = DEVICES[device]?.width;
+
+  useRegisterCommands(
+    () => [
+      { id: "preview.reload", title: "Reload the preview", run: () => setReloads((n) => n + 1) },
+      {
+        id: "preview.open",
+        title: "Open the preview in a new tab",
+        enabled: () => src !== undefined,
+        run: () => void window.open(src, "_blank", "noopener,noreferrer"),
+      },
+      { id: "preview.share", title: "Share the preview…", enabled: () => !!listening, run: () => setSharing(true) },
+    ],
+    [src, listening],
+  );
 
   const act = async (run: () => Promise<unknown>) => {
     await action.run(run);

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { DEFAULT_TERMINAL } from "../../protocol/terminal";
 import type { TerminalsApi } from "../api/workspace";
+import { useRegisterCommands } from "../commands/useCommands";
 import { useAction } from "../hooks/useAction";
 import { TOUCH_SCREEN, useMediaQuery } from "../hooks/useMediaQuery";
 import { terminalRegistry } from "../terminal/registry";
@@ -88,6 +89,14 @@ export function TerminalPanel({
     // Unmounting the view closed its socket; now end the tmux session itself.
     await action.run(() => terminals.remove(name));
   };
+
+  useRegisterCommands(
+    () => [
+      { id: "terminal.new", title: "New terminal", run: addTerminal },
+      { id: "terminal.find", title: "Search the terminal's scrollback", run: () => setSearchOpen(true) },
+    ],
+    [names, active],
+  );
 
   return (
     <div className="terminal-panel">

@@ -89,11 +89,6 @@ export function TerminalView({ terminals, name, active, searchOpen, onToggleSear
       }
       // Let the browser paste: xterm.js takes the paste event (no clipboard permission needed).
       if (key === "v") return false;
-      if (key === "f") {
-        event.preventDefault();
-        callbacks.current.onToggleSearch();
-        return false;
-      }
       return true;
     });
     // Copy on select, like most terminals; the keyboard copy works too.

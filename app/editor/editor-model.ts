@@ -204,6 +204,11 @@ export class EditorModel {
     this.showActive();
   }
 
+  /** Gives the keyboard to the editor (after quick open, say), when it shows a file. */
+  focus(): void {
+    this.view?.focus();
+  }
+
   /** Adds extensions to every buffer, now and later; returns a function that removes them. */
   addExtensions(provider: ExtensionProvider): () => void {
     this.providers.add(provider);

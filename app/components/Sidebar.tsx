@@ -1,0 +1,110 @@
+import { useEffect, useMemo, useState } from "react";
+import type { SearchApi } from "../api/search";
+import { useRegisterCommands } from "../commands/useCommands";
+import type { EditorModel } from "../editor/editor-model";
+import type { FileTreeModel } from "../files/file-tree-model";
+import { SearchPanel } from "../search/SearchPanel";
+import { SearchModel } from "../search/search-model";
+import { FileTree } from "./FileTree";
+
+type View = "files" | "search";
+
+/**
+ * The Files pane: the file tree, or search in files (Ctrl/Cmd+Shift+F, also
+ * from the terminal). Both stay mounted, so switching keeps each one's state.
+ * `onShow` brings the pane forward where panes are tabs (phones, tablets).
+ */
+export function Sidebar(props: {
+  tree: FileTreeModel;
+  activePath: string | undefined;
+  editor: EditorModel;
+  search: SearchApi;
+  onShow: () => void;
+}) {
+  const { tree, activePath, editor, search, onShow } = props;
+  const [view, setView] = useState<View>("files");
+  const [focusRequest, setFocusRequest] = useState(0);
+  const model = useMemo(() => new SearchModel(search), [search]);
+  useEffect(() => {
+    // A closed connection does not always reach the server: a page that goes ends its search itself.
+    const leave = () => model.dispose({ leaving: true });
+    window.addEventListener("pagehide", leave);
+    return () => {
+      window.removeEventListener("pagehide", leave);
+      model.dispose();
+    };
+  }, [model]);
+  useRegisterCommands(
+    () => [
+      {
+        id: "search.inFiles",
+        title: "Search in files",
+        keys: ["Mod-Shift-f"],
+        global: true,
+        run: () => {
+          // The editor's selection, when it is a few words on one line, is what to look for.
+          const state = editor.activePath ? editor.state(editor.activePath) : undefined;
+          const range = state?.selection.main;
+          const selected = state && range && !range.empty ? state.sliceDoc(range.from, range.to) : "";
+          if (selected && !selected.includes("\n") && selected.length <= 200) model.set({ query: selected });
+          setView("search");
+          setFocusRequest((n) => n + 1);
+          onShow();
+        },
+      },
+      {
+        id: "files.show",
+        title: "Show the file tree",
+        run: () => {
+          setView("files");
+          onShow();
+        },
+      },
+      {
+        id: "files.toggleHidden",
+        title: "Show or hide hidden files",
+        run: () => tree.setShowHidden(!tree.getSnapshot().showHidden),
+      },
+    ],
+    [model, editor, tree, onShow],
+  );
+  const tab = (id: View, label: string) => (
+    <button
+      type="button"
+      role="tab"
+      id={`sidebar-tab-${id}`}
+      aria-selected={view === id}
+      aria-controls={`sidebar-${id}`}
+      data-testid={`sidebar-${id}`}
+      onClick={() => setView(id)}
+    >
+      {label}
+    </button>
+  );
+  return (
+    <div className="sidebar">
+      <div className="sidebar-tabs" role="tablist" aria-label="Files or search">
+        {tab("files", "Files")}
+        {tab("search", "Search")}
+      </div>
+      <div
+        className="sidebar-view"
+        id="sidebar-files"
+        role="tabpanel"
+        aria-labelledby="sidebar-tab-files"
+        hidden={view !== "files"}
+      >
+        <FileTree model={tree} activePath={activePath} />
+      </div>
+      <div
+        className="sidebar-view"
+        id="sidebar-search"
+        role="tabpanel"
+        aria-labelledby="sidebar-tab-search"
+        hidden={view !== "search"}
+      >
+        <SearchPanel model={model} editor={editor} focusRequest={focusRequest} />
+      </div>
+    </div>
+  );
+}
