@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import type { WorkspaceApi } from "../api/workspace";
 import { useRegisterCommands } from "../commands/useCommands";
 import { EditorPane } from "../editor/EditorPane";
@@ -7,9 +7,10 @@ import { LanguagePanel } from "../editor/LanguagePanel";
 import { useWorkspaceFiles } from "../files/useWorkspaceFiles";
 import { COMPACT_LAYOUT, useMediaQuery } from "../hooks/useMediaQuery";
 import { useLanguageServices } from "../lsp/useLanguageServices";
-import { FileTree } from "./FileTree";
+import { Pickers } from "../quick-open/Pickers";
 import type { PaneId } from "./Pane";
 import { PreviewPane } from "./PreviewPane";
+import { Sidebar } from "./Sidebar";
 import { SplitLayout } from "./SplitLayout";
 import { TabbedLayout } from "./TabbedLayout";
 import { TerminalPanel } from "./TerminalPanel";
@@ -25,6 +26,7 @@ export function IdeLayout({ api, onTerminalConnected }: { api: WorkspaceApi; onT
   const [maximized, setMaximized] = useState<PaneId>();
   const [tab, setTab] = useState<PaneId>("terminal");
   const toggleMaximized = (pane: PaneId) => setMaximized((current) => (current === pane ? undefined : pane));
+  const showFiles = useCallback(() => setTab("files"), []);
   useEditorCommands(editor);
   const lsp = useLanguageServices(api, editor);
   useRegisterCommands(
@@ -48,7 +50,7 @@ export function IdeLayout({ api, onTerminalConnected }: { api: WorkspaceApi; onT
   }, [activePath]);
 
   const panes: Record<PaneId, React.ReactNode> = {
-    files: <FileTree model={files.tree} activePath={activePath} />,
+    files: <Sidebar tree={files.tree} activePath={activePath} editor={editor} search={api.search} onShow={showFiles} />,
     editor: (
       <EditorPane
         model={editor}
@@ -59,14 +61,24 @@ export function IdeLayout({ api, onTerminalConnected }: { api: WorkspaceApi; onT
     terminal: <TerminalPanel terminals={api.terminals} onConnected={onTerminalConnected} />,
     preview: <PreviewPane previews={api.previews} />,
   };
-  if (compact) return <TabbedLayout panes={panes} active={tab} onActivate={setTab} />;
+  const pickers = <Pickers search={api.search} editor={editor} events={files.events} />;
+  if (compact)
+    return (
+      <>
+        <TabbedLayout panes={panes} active={tab} onActivate={setTab} />
+        {pickers}
+      </>
+    );
   return (
-    <SplitLayout
-      panes={panes}
-      hasOpenFiles={activePath !== undefined}
-      maximized={maximized}
-      onMaximize={toggleMaximized}
-    />
+    <>
+      <SplitLayout
+        panes={panes}
+        hasOpenFiles={activePath !== undefined}
+        maximized={maximized}
+        onMaximize={toggleMaximized}
+      />
+      {pickers}
+    </>
   );
 }
 

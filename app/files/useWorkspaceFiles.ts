@@ -30,5 +30,5 @@ export function useWorkspaceFiles(files: FilesApi) {
   // Leaving the page with unsaved work asks first (app/unsaved-work.ts).
   useEffect(() => registerUnsaved("editor", () => editor.isDirty()), [editor]);
   const { active } = useSyncExternalStore(editor.subscribe, editor.getSnapshot);
-  return { files, tree, editor, activePath: active };
+  return { files, tree, editor, events, activePath: active };
 }
