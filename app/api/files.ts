@@ -1,6 +1,6 @@
 import type { DirectoryListing, FileInfo } from "../../protocol/files";
 import { UPLOAD_CHUNK_BYTES } from "../../protocol/files";
-import { ApiRequestError, apiFetch, apiJson, errorFromBody, jsonBody, workspacePath } from "./http";
+import { ApiRequestError, apiFetch, apiJson, errorFromBody, jsonBody, readAwake, workspacePath } from "./http";
 
 /** The browser side of `/api/workspaces/{id}/files...` (worker/routes/files.ts). */
 export class FilesApi {
@@ -34,19 +34,9 @@ export class FilesApi {
     });
   }
 
-  /**
-   * A read the user asked for: reads never wake a workspace (a GET is
-   * read-only), so one that finds it asleep wakes it (`POST .../wake`) and
-   * reads again.
-   */
-  private async awake<T>(read: () => Promise<T>): Promise<T> {
-    try {
-      return await read();
-    } catch (error) {
-      if (!(error instanceof ApiRequestError) || error.code !== "WORKSPACE_ASLEEP") throw error;
-      await apiJson(workspacePath(this.workspaceId, "/wake"), { method: "POST" });
-      return read();
-    }
+  /** A read the user asked for wakes a sleeping workspace first (see readAwake). */
+  private awake<T>(read: () => Promise<T>): Promise<T> {
+    return readAwake(this.workspaceId, read);
   }
 
   /** Saves; `etag` makes it conditional (412 FILE_CHANGED when the file changed), null creates only. */

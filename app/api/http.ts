@@ -74,6 +74,21 @@ export function jsonBody(method: string, body: unknown): RequestInit {
   return { method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
 }
 
+/**
+ * A read the user asked for: reads never wake a workspace (a GET is
+ * read-only), so one that finds it asleep wakes it (`POST .../wake`) and
+ * reads again.
+ */
+export async function readAwake<T>(workspaceId: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof ApiRequestError) || error.code !== "WORKSPACE_ASLEEP") throw error;
+    await apiJson(workspacePath(workspaceId, "/wake"), { method: "POST" });
+    return read();
+  }
+}
+
 /** `/api/workspaces/{id}` and below. */
 export function workspacePath(workspaceId: string, suffix = ""): string {
   return `/api/workspaces/${encodeURIComponent(workspaceId)}${suffix}`;

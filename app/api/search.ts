@@ -1,5 +1,5 @@
 import type { FileIndex, SearchEvent, SearchQuery } from "../../protocol/search";
-import { apiFetch, apiJson, workspacePath } from "./http";
+import { apiFetch, apiJson, readAwake, workspacePath } from "./http";
 
 type FileEvent = Extract<SearchEvent, { type: "file" }>;
 type DoneEvent = Extract<SearchEvent, { type: "done" }>;
@@ -36,7 +36,7 @@ export class SearchApi {
 
   /** Runs a search to its end; resolves with its `done` line. A refused query throws (400 INVALID_SEARCH). */
   async search(query: SearchQuery, { signal, onFile }: SearchCallbacks): Promise<DoneEvent> {
-    const response = await apiFetch(this.url(query), { signal });
+    const response = await readAwake(this.workspaceId, () => apiFetch(this.url(query), { signal }));
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
     let buffer = "";
@@ -66,6 +66,6 @@ export class SearchApi {
   }
 
   fileIndex(): Promise<FileIndex> {
-    return apiJson(workspacePath(this.workspaceId, "/files/index"));
+    return readAwake(this.workspaceId, () => apiJson(workspacePath(this.workspaceId, "/files/index")));
   }
 }
