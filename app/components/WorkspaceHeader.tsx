@@ -3,6 +3,7 @@ import type { WorkspaceSummary } from "../../protocol/workspaces";
 import type { WorkspaceApi } from "../api/workspace";
 import type { StatusView } from "../hooks/useWorkspaceStatus";
 import { LifecycleControls } from "./LifecycleControls";
+import { NetworkButton } from "./NetworkButton";
 import { StatusBadge } from "./StatusBadge";
 import { WorkspaceDetails } from "./WorkspaceDetails";
 
@@ -53,6 +54,7 @@ export function WorkspaceHeader({ api, name, status, onRetry, onPoll, workspaces
         </span>
       )}
       <span className="spacer" />
+      <NetworkButton api={api} />
       <LifecycleControls api={api} status={status} onWake={onRetry} onChanged={onPoll} />
       {userMenu}
     </header>
