@@ -22,7 +22,7 @@ export function QuickOpen({
     (text: string): Item[] => {
       const { file, line, column } = parseQuickOpen(text);
       if (file === "" && line !== undefined) return editor.activePath ? [{ line, column }] : [];
-      return index.find(file);
+      return index.find(file, 30);
     },
     [index, editor, snapshot],
   );

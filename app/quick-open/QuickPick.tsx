@@ -1,4 +1,4 @@
-import { type ReactNode, useId, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { type ReactNode, useId, useLayoutEffect, useRef, useState } from "react";
 import "./quick-pick.css";
 
 export interface QuickPickProps<T> {
@@ -29,7 +29,11 @@ export function QuickPick<T>(props: QuickPickProps<T>) {
   const [query, setQuery] = useState(props.initialQuery ?? "");
   const [active, setActive] = useState(0);
   const listId = useId();
-  const list = useMemo(() => items(query), [items, query]);
+  // Filtered once per keystroke in the event handler (not in render, which React may run twice); again
+  // when `items` changes (the file list grew).
+  const [filtered, setFiltered] = useState(() => ({ items, query, list: items(query) }));
+  const list = filtered.items === items && filtered.query === query ? filtered.list : items(query);
+  if (filtered.items !== items) setFiltered({ items, query, list });
   const listRef = useRef<HTMLDivElement>(null);
   // Where the keyboard was (read before the input takes it), given back when the picker closes.
   const [returnFocus] = useState(() => document.activeElement);
@@ -79,7 +83,9 @@ export function QuickPick<T>(props: QuickPickProps<T>) {
           autoComplete="off"
           value={query}
           onChange={(event) => {
-            setQuery(event.target.value);
+            const next = event.target.value;
+            setQuery(next);
+            setFiltered({ items, query: next, list: items(next) });
             setActive(0);
           }}
           onKeyDown={(event) => {
