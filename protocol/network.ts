@@ -94,13 +94,13 @@ export interface EgressLogEntry {
   /** The path, without the query. */
   path: string;
   verdict: "allowed" | "blocked";
-  /** The answer's status (403 for a blocked one), null while it is on its way or when it failed. */
+  /** The answer's status (403 for a blocked one), null when no answer came (see `error`). */
   status: number | null;
   /** Why an allowed request failed (no answer from the host). */
   error?: string;
   /** Names of the secrets added to it. */
   secrets: string[];
-  /** Time to the answer's headers. */
+  /** Time from the Worker's fetch to the answer's headers. */
   ms?: number;
 }
 

@@ -1,7 +1,14 @@
 import { DurableObject } from "cloudflare:workers";
 import { ErrorCode } from "../protocol/errors";
 import { isLanguageServerId } from "../protocol/language-servers";
-import type { EgressLog, NetworkPolicy, NetworkSettings, SecretInfo, SecretInput } from "../protocol/network";
+import type {
+  EgressLog,
+  EgressLogEntry,
+  NetworkPolicy,
+  NetworkSettings,
+  SecretInfo,
+  SecretInput,
+} from "../protocol/network";
 import { MAX_SECRETS } from "../protocol/network";
 import type { DevServerState, PreviewsOverview } from "../protocol/previews";
 import type { TerminalInfo } from "../protocol/terminal";
@@ -19,8 +26,9 @@ import { Lifecycle } from "./lifecycle/lifecycle";
 import { type LifecycleSettings, lifecycleSettings, platformTimeoutMs } from "./lifecycle/settings";
 import { LanguageServers } from "./lsp/language-servers";
 import { trustInterceptionCa } from "./network/ca-trust";
+import type { EgressRules } from "./network/egress-rules";
 import type { OutboundProps } from "./network/outbound";
-import { type EgressRequest, type EgressVerdict, WorkspaceNetwork } from "./network/workspace-network";
+import { WorkspaceNetwork } from "./network/workspace-network";
 import { PREVIEW_HEADER } from "./preview-host";
 import { DEV_SERVER_COMMAND } from "./previews/dev-server";
 import type { Grant } from "./previews/grants";
@@ -89,6 +97,9 @@ export class Workspace extends DurableObject<Env> {
       openAvailable: env.SANDBOX_INTERNET !== "false",
       restart: () => this.lifecycle.restart(),
       workspaceId: () => ctx.id.name,
+      changed: async () => {
+        if (this.network.intercepting) await this.sandbox.interceptOutbound(this.outbound());
+      },
     });
     this.lifecycle = new Lifecycle({
       storage: ctx.storage,
@@ -211,7 +222,7 @@ export class Workspace extends DurableObject<Env> {
     const exports = this.ctx.exports as unknown as {
       Outbound(options: { props: OutboundProps }): Fetcher;
     };
-    return exports.Outbound({ props: { workspace: this.ctx.id.toString() } });
+    return exports.Outbound({ props: { workspace: this.ctx.id.toString(), version: this.network.version } });
   }
 
   override async alarm(): Promise<void> {
@@ -458,15 +469,15 @@ export class Workspace extends DurableObject<Env> {
 
   /**
    * For the Outbound entrypoint only (no caller: it runs for this object's
-   * own container, named in its props): the verdict on one request.
+   * own container, named in its props): the rules in force, secrets included.
    */
-  egressVerdict(request: EgressRequest): EgressVerdict {
-    return this.network.verdict(request);
+  egressRules(): EgressRules {
+    return this.network.rules();
   }
 
-  /** For the Outbound entrypoint only: how an allowed request ended. */
-  egressSettled(id: number, outcome: { status: number | null; error?: string; ms: number }): void {
-    this.network.settle(id, outcome);
+  /** For the Outbound entrypoint only: one request it decided, for the log. */
+  egressRecord(entry: Omit<EgressLogEntry, "id">): void {
+    this.network.record(entry);
   }
 }
 

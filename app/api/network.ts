@@ -23,7 +23,7 @@ export class NetworkApi {
     return apiJson(this.path(), jsonBody("PUT", { ...policy, restart }));
   }
 
-  /** Entries newer than `after` (and older ones still waiting for their answer). */
+  /** Log entries newer than `after`. */
   log(after = 0): Promise<EgressLog> {
     return apiJson(this.path(`/log?after=${after}`));
   }

@@ -6,9 +6,10 @@
  * (worker/testing/egress-test-handler.ts).
  */
 import { createHash, randomBytes } from "node:crypto";
+import { isDeepStrictEqual } from "node:util";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EgressLog, NetworkSettings, SecretInfo } from "../../protocol/network";
+import type { EgressLog, EgressLogEntry, NetworkSettings, SecretInfo } from "../../protocol/network";
 import { api } from "../support/api";
 import { containerId, removeWhatWeMade, sh, wake } from "../support/lifecycle";
 import { createWorkspace, ownerApi } from "../support/session";
@@ -49,6 +50,24 @@ async function networkLog(id: string): Promise<EgressLog> {
   const response = await owner(`/api/workspaces/${id}/network/log`);
   expect(response.status).toBe(200);
   return (await response.json()) as EgressLog;
+}
+
+/** Waits for a log entry like `entry`: the entrypoint reports each request as its answer goes out. */
+async function logged(id: string, entry: Partial<EgressLogEntry>): Promise<EgressLogEntry> {
+  let found: EgressLogEntry | undefined;
+  await expect
+    .poll(
+      async () => {
+        const log = await networkLog(id);
+        found = log.entries.findLast((e) =>
+          Object.entries(entry).every(([k, v]) => isDeepStrictEqual(e[k as keyof EgressLogEntry], v)),
+        );
+        return found !== undefined;
+      },
+      { timeout: 10_000, interval: 200 },
+    )
+    .toBe(true);
+  return found as EgressLogEntry;
 }
 
 /** Runs a shell line in the terminal; its output (stdout and stderr) and exit status, read from a file. */
@@ -102,20 +121,15 @@ describe("the allow list, enforced per request", () => {
     const allowed = await run(NPM_VIEW);
     expect(allowed, allowed.output).toMatchObject({ status: 0 });
     expect(allowed.output).toMatch(/^\d+\.\d+\.\d+/m);
-    const before = await networkLog(id);
-    expect(before.intercepting).toBe(true);
-    expect(before.entries).toContainEqual(
-      expect.objectContaining({ host: REGISTRY, scheme: "https", verdict: "allowed", status: 200 }),
-    );
+    expect((await networkLog(id)).intercepting).toBe(true);
+    await logged(id, { host: REGISTRY, scheme: "https", verdict: "allowed", status: 200 });
 
     await setPolicy(id, { mode: "allowlist", allow: ["pypi.org"] });
     const blocked = await run(NPM_VIEW);
     expect(blocked.status).not.toBe(0);
     expect(blocked.output).toContain("403");
     expect(blocked.output).toContain(`${REGISTRY} is not on this workspace's allow list`);
-    const log = await networkLog(id);
-    const last = log.entries.filter((e) => e.host === REGISTRY).at(-1);
-    expect(last).toMatchObject({ verdict: "blocked", status: 403, method: "GET" });
+    await logged(id, { host: REGISTRY, verdict: "blocked", status: 403, method: "GET" });
 
     await setPolicy(id, listed);
     const again = await run(NPM_VIEW);
@@ -177,8 +191,7 @@ describe("the allow list, enforced per request", () => {
     expect(JSON.parse(http.output).headerHashes.authorization).toBeUndefined();
     const other = await run("curl -sS https://other.egress.test/whoami");
     expect(JSON.parse(other.output).headerHashes.authorization).toBeUndefined();
-    const entry = (await networkLog(id)).entries.find((e) => e.host === "secret.egress.test" && e.scheme === "https");
-    expect(entry).toMatchObject({ secrets: ["api-token"], verdict: "allowed" });
+    await logged(id, { host: "secret.egress.test", scheme: "https", secrets: ["api-token"], verdict: "allowed" });
 
     // Not in the environment of any process, nor in any file.
     expect(sh(container, `env | grep -c ${token} || true`)).toBe("0");
@@ -284,9 +297,8 @@ describe("the open mode", () => {
     term = await openTerminalSocket(id, "net2");
     const view = await run(NPM_VIEW);
     expect(view, view.output).toMatchObject({ status: 0 });
-    const log = await networkLog(id);
-    expect(log.intercepting).toBe(true);
-    expect(log.entries).toContainEqual(expect.objectContaining({ host: REGISTRY, verdict: "allowed" }));
+    expect((await networkLog(id)).intercepting).toBe(true);
+    await logged(id, { host: REGISTRY, verdict: "allowed" });
   });
 
   it("goes back to open with a restart: the registry answers and nothing more is logged", async () => {

@@ -21,21 +21,9 @@ export class EgressLog {
     return id;
   }
 
-  /** Records how an allowed request ended: its status, or why it got none. */
-  settle(id: number, outcome: { status: number | null; error?: string; ms: number }): void {
-    const entry = this.entries.find((e) => e.id === id);
-    if (!entry) return;
-    entry.status = outcome.status;
-    entry.ms = outcome.ms;
-    if (outcome.error) entry.error = outcome.error;
-  }
-
-  /**
-   * Entries with an id above `after`, plus any older one still on its way
-   * (its status arrives later), oldest first.
-   */
+  /** Entries with an id above `after`, oldest first. */
   since(after: number): EgressLogEntry[] {
-    return this.entries.filter((e) => e.id > after || (e.status === null && !e.error)).map((e) => ({ ...e }));
+    return this.entries.filter((e) => e.id > after).map((e) => ({ ...e }));
   }
 
   clear(): void {

@@ -1,55 +1,73 @@
 /**
  * The Outbound entrypoint: every HTTP and HTTPS request a workspace's
  * container makes (outside the open mode) arrives here, already decrypted.
- * It asks the workspace's Durable Object for the policy in force now, so a
- * change applies to the next request, then forwards the request with the
- * secrets for its host, or answers 403 naming the host and how to allow it.
+ * It applies the workspace's rules in force now (see EgressRules), then
+ * forwards the request with the secrets for its host, or answers 403 naming
+ * the host and how to allow it; each request goes to the workspace's log.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
+import type { EgressLogEntry } from "../../protocol/network";
 import { describe } from "../errors";
-import type { EgressVerdict } from "./workspace-network";
+import { decide, type EgressRules, requestHost } from "./egress-rules";
 
 export interface OutboundProps {
   /** The workspace's Durable Object id (`ctx.id.toString()`). */
   workspace: string;
+  /** The version of its rules when these intercepts were registered. */
+  version: number;
 }
 
-/** Marks the IDE's own refusals, for scripts that want to tell them from a server's 403. */
+/** Marks the IDE's own answers, for scripts that want to tell them from a server's. */
 export const BLOCKED_HEADER = "X-Cloud-IDE-Egress";
+
+/**
+ * Rules by workspace, in this isolate: the intercepts are registered again
+ * with a new version after every change, so rules of the version a request's
+ * props name are current, and the common request asks the Durable Object
+ * nothing. A request whose props name another version (an older
+ * registration) asks it.
+ */
+const cache = new Map<string, EgressRules>();
+const CACHE_SIZE = 1000;
 
 export class Outbound extends WorkerEntrypoint<Env, OutboundProps> {
   override async fetch(request: Request): Promise<Response> {
-    const workspace = this.env.Workspace.get(this.env.Workspace.idFromString(this.ctx.props.workspace));
-    const verdict = (await workspace.egressVerdict({ method: request.method, url: request.url })) as EgressVerdict;
-    if (!verdict.allow) return blocked(request, verdict.message);
+    const url = new URL(request.url);
+    const rules = await this.rules();
+    const decision = decide(rules, url);
+    const entry: Omit<EgressLogEntry, "id" | "verdict" | "status"> = {
+      at: new Date().toISOString(),
+      method: request.method,
+      scheme: url.protocol === "https:" ? "https" : "http",
+      host: requestHost(url),
+      path: url.pathname.slice(0, 200),
+      secrets: decision.allow ? decision.secrets : [],
+    };
+    if (!decision.allow) {
+      this.record({ ...entry, verdict: "blocked", status: 403 });
+      return blocked(request, decision.message);
+    }
     const headers = new Headers(request.headers);
     // The URL names the destination (the TLS server name, or the Host of plain HTTP); a Host header must not.
     headers.delete("Host");
-    for (const { name, value } of verdict.headers) headers.set(name, value);
+    for (const { name, value } of decision.headers) headers.set(name, value);
     // Redirects go back to the container, whose next request is checked (and
     // gets its own host's secrets) like any other: the Worker never follows
     // one to a host the policy does not allow, or carries a secret there.
-    const forward = new Request(request.url, {
-      method: request.method,
-      headers,
-      body: request.body,
-      redirect: "manual",
-    });
+    const forward = new Request(url, { method: request.method, headers, body: request.body, redirect: "manual" });
     const began = Date.now();
     try {
       const response = await this.forward(forward);
-      if (verdict.id > 0) {
-        this.ctx.waitUntil(workspace.egressSettled(verdict.id, { status: response.status, ms: Date.now() - began }));
+      if (decision.logged) {
+        this.record({ ...entry, verdict: "allowed", status: response.status, ms: Date.now() - began });
       }
       return response;
     } catch (error) {
       const reason = describe(error);
-      if (verdict.id > 0) {
-        this.ctx.waitUntil(
-          workspace.egressSettled(verdict.id, { status: null, error: reason, ms: Date.now() - began }),
-        );
+      if (decision.logged) {
+        this.record({ ...entry, verdict: "allowed", status: null, error: reason, ms: Date.now() - began });
       }
-      return new Response(`The IDE could not reach ${new URL(request.url).host}: ${reason}\n`, {
+      return new Response(`The IDE could not reach ${url.host}: ${reason}\n`, {
         status: 502,
         headers: { "Content-Type": "text/plain; charset=utf-8", [BLOCKED_HEADER]: "unreachable" },
       });
@@ -59,6 +77,28 @@ export class Outbound extends WorkerEntrypoint<Env, OutboundProps> {
   /** Sends an allowed request on its way (the test Worker answers its own test hosts here). */
   protected forward(request: Request): Promise<Response> {
     return fetch(request);
+  }
+
+  private workspace() {
+    return this.env.Workspace.get(this.env.Workspace.idFromString(this.ctx.props.workspace));
+  }
+
+  private async rules(): Promise<EgressRules> {
+    const { workspace, version } = this.ctx.props;
+    const cached = cache.get(workspace);
+    if (cached?.version === version) return cached;
+    const fresh = (await this.workspace().egressRules()) as EgressRules;
+    if (fresh.version === version) {
+      cache.delete(workspace);
+      cache.set(workspace, fresh);
+      if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    }
+    return fresh;
+  }
+
+  /** To the workspace's log, after the answer is on its way. */
+  private record(entry: Omit<EgressLogEntry, "id">): void {
+    this.ctx.waitUntil(this.workspace().egressRecord(entry));
   }
 }
 

@@ -1,13 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_ALLOW } from "../../protocol/network";
 import { EgressLog } from "./egress-log";
+import { decide } from "./egress-rules";
 import { type NetworkDeps, WorkspaceNetwork } from "./workspace-network";
 
 function setup(overrides: Partial<NetworkDeps> = {}) {
   const data = new Map<string, unknown>();
   let running = false;
   let restarts = 0;
-  const network = new WorkspaceNetwork({
+  const registered: number[] = [];
+  const network: WorkspaceNetwork = new WorkspaceNetwork({
     storage: {
       get: async <T>(key: string) => structuredClone(data.get(key)) as T | undefined,
       put: async <T>(key: string, value: T) => void data.set(key, structuredClone(value)),
@@ -19,20 +21,25 @@ function setup(overrides: Partial<NetworkDeps> = {}) {
       network.startWith();
     },
     workspaceId: () => "w1",
+    changed: async () => {
+      if (network.intercepting) registered.push(network.version);
+    },
     ...overrides,
   });
   return {
     network,
-    data,
     start: () => {
       running = true;
       return network.startWith();
     },
     restarts: () => restarts,
+    registered,
   };
 }
 
-const get = (url: string) => ({ method: "GET", url });
+/** The entrypoint's decision on a URL under the workspace's rules now. */
+const decideNow = (network: WorkspaceNetwork, url: string) => decide(network.rules(), new URL(url));
+const message = (decision: ReturnType<typeof decide>) => (decision.allow ? "" : decision.message);
 
 describe("WorkspaceNetwork", () => {
   it("gives a new workspace the allow list of registries; one made before policies keeps the Internet", async () => {
@@ -49,64 +56,65 @@ describe("WorkspaceNetwork", () => {
     const locked = setup({ openAvailable: false });
     await locked.network.load();
     expect(locked.start()).toEqual({ enableInternet: false, intercept: true });
-    expect(locked.network.verdict(get("https://registry.npmjs.org/"))).toMatchObject({ allow: false });
+    expect(decideNow(locked.network, "https://registry.npmjs.org/")).toMatchObject({ allow: false });
   });
 
-  it("decides each request by the policy in force now", async () => {
-    const { network, start } = setup();
+  it("decides each request by the rules in force, and a change gets a new version registered at once", async () => {
+    const { network, start, registered } = setup();
     await network.initialize();
     start();
-    expect(network.verdict(get("https://registry.npmjs.org/react"))).toMatchObject({ allow: true });
-    expect(network.verdict(get("https://api.github.com/x"))).toMatchObject({ allow: true });
-    const refused = network.verdict(get("https://evil.example/x"));
-    expect(refused).toMatchObject({ allow: false, host: "evil.example" });
-    expect(refused.allow ? "" : refused.message).toContain("evil.example is not on this workspace's allow list");
-    expect(refused.allow ? "" : refused.message).toContain("PUT /api/workspaces/w1/network");
-    expect(network.verdict(get("http://registry.npmjs.org:8080/"))).toMatchObject({ allow: false });
+    expect(decideNow(network, "https://registry.npmjs.org/react")).toMatchObject({ allow: true, logged: true });
+    expect(decideNow(network, "https://api.github.com/x")).toMatchObject({ allow: true });
+    const refused = decideNow(network, "https://evil.example/x");
+    expect(message(refused)).toContain("evil.example is not on this workspace's allow list");
+    expect(message(refused)).toContain("PUT /api/workspaces/w1/network");
+    expect(message(decideNow(network, "http://registry.npmjs.org:8080/"))).toContain("ports 80 and 443 only");
 
+    const before = network.version;
     await network.update({ mode: "allowlist", allow: ["evil.example"] }, false);
-    expect(network.verdict(get("https://evil.example/x"))).toMatchObject({ allow: true });
-    expect(network.verdict(get("https://registry.npmjs.org/react"))).toMatchObject({ allow: false });
+    expect(network.version).toBe(before + 1);
+    expect(registered).toEqual([before + 1]);
+    expect(decideNow(network, "https://evil.example/x")).toMatchObject({ allow: true });
+    expect(decideNow(network, "https://registry.npmjs.org/react")).toMatchObject({ allow: false });
     await network.update({ mode: "off", allow: ["evil.example"] }, false);
-    const off = network.verdict(get("https://evil.example/x"));
-    expect(off.allow ? "" : off.message).toContain("network is off");
+    expect(message(decideNow(network, "https://evil.example/x"))).toContain("network is off");
+    expect(registered).toEqual([before + 1, before + 2]);
   });
 
-  it("logs every verdict, and how allowed ones ended", async () => {
+  it("keeps the log the entrypoint reports, newest last, and says whether requests are intercepted", async () => {
     const { network, start } = setup();
     await network.initialize();
     start();
-    const allowed = network.verdict(get("https://registry.npmjs.org/react?token=x"));
-    network.verdict(get("https://nope.example/"));
-    if (!allowed.allow) throw new Error("expected allowed");
-    let log = network.logSince(0);
+    const base = { at: "", method: "GET", scheme: "https" as const, path: "/", secrets: [] };
+    network.record({ ...base, host: "registry.npmjs.org", verdict: "allowed", status: 200, ms: 12 });
+    network.record({ ...base, host: "nope.example", verdict: "blocked", status: 403 });
+    const log = network.logSince(0);
     expect(log.intercepting).toBe(true);
-    expect(log.entries.map((e) => [e.host, e.verdict, e.status, e.path])).toEqual([
-      ["registry.npmjs.org", "allowed", null, "/react"],
-      ["nope.example", "blocked", 403, "/"],
+    expect(log.entries.map((e) => [e.id, e.host, e.verdict, e.status])).toEqual([
+      [1, "registry.npmjs.org", "allowed", 200],
+      [2, "nope.example", "blocked", 403],
     ]);
-    network.settle(allowed.id, { status: 200, ms: 12 });
-    log = network.logSince(2);
-    expect(log.entries).toEqual([]);
-    expect(network.logSince(0).entries[0]).toMatchObject({ status: 200, ms: 12 });
+    expect(network.logSince(2).entries).toEqual([]);
   });
 
-  it("adds secrets to HTTPS requests to their hosts only", async () => {
-    const { network, start } = setup();
+  it("adds secrets to HTTPS requests to their hosts only, and never shows their values", async () => {
+    const { network, start, registered } = setup();
     await network.initialize();
     start();
     await network.putSecret("gh", { value: "Basic abc", hosts: ["github.com"], header: "Authorization" }, 32);
     await network.putSecret("api", { value: "k", hosts: ["*.github.com"], header: "X-Key" }, 32);
-    expect(network.verdict(get("https://github.com/a/b.git/info/refs"))).toMatchObject({
+    expect(registered).toHaveLength(2);
+    expect(decideNow(network, "https://github.com/a/b.git/info/refs")).toMatchObject({
       headers: [{ name: "Authorization", value: "Basic abc" }],
+      secrets: ["gh"],
     });
-    expect(network.verdict(get("https://api.github.com/"))).toMatchObject({ headers: [{ name: "X-Key", value: "k" }] });
-    expect(network.verdict(get("http://github.com/"))).toMatchObject({ allow: true, headers: [] });
-    expect(network.verdict(get("https://registry.npmjs.org/"))).toMatchObject({ headers: [] });
+    expect(decideNow(network, "https://api.github.com/")).toMatchObject({ headers: [{ name: "X-Key", value: "k" }] });
+    expect(decideNow(network, "http://github.com/")).toMatchObject({ allow: true, headers: [] });
+    expect(decideNow(network, "https://registry.npmjs.org/")).toMatchObject({ headers: [] });
     expect(JSON.stringify(network.settings())).not.toContain("Basic abc");
-    expect(network.logSince(0).entries[0]?.secrets).toEqual(["gh"]);
     expect(await network.deleteSecret("gh")).toBe(true);
     expect(await network.deleteSecret("gh")).toBe(false);
+    expect(decideNow(network, "https://github.com/")).toMatchObject({ headers: [] });
     await expect(
       network.putSecret("third", { value: "v", hosts: ["a.com"], header: "Authorization" }, 1),
     ).rejects.toMatchObject({ code: "INVALID_SECRET" });
@@ -118,7 +126,7 @@ describe("WorkspaceNetwork", () => {
     // Not running: saved for the next start.
     await network.update({ mode: "open", allow: [] }, false);
     expect(start()).toEqual({ enableInternet: true, intercept: false });
-    expect(network.verdict(get("https://anything.example/"))).toMatchObject({ allow: true, id: 0 });
+    expect(decideNow(network, "https://anything.example/")).toMatchObject({ allow: true, logged: false });
     expect(network.logSince(0)).toEqual({ entries: [], intercepting: false });
     await expect(network.update({ mode: "allowlist", allow: ["a.com"] }, false)).rejects.toMatchObject({
       code: "RESTART_REQUIRED",
@@ -141,15 +149,11 @@ describe("WorkspaceNetwork", () => {
 });
 
 describe("EgressLog", () => {
-  it("keeps the newest entries and returns those after an id, plus older ones still on their way", () => {
+  it("keeps the newest entries and returns those after an id", () => {
     const log = new EgressLog(3);
     const base = { at: "", method: "GET", scheme: "https" as const, path: "/", secrets: [] };
-    const first = log.add({ ...base, host: "a", verdict: "allowed", status: null });
-    for (const host of ["b", "c", "d"]) log.add({ ...base, host, verdict: "blocked", status: 403 });
+    for (const host of ["a", "b", "c", "d"]) log.add({ ...base, host, verdict: "blocked", status: 403 });
     expect(log.since(0).map((e) => e.host)).toEqual(["b", "c", "d"]);
-    log.settle(first, { status: 200, ms: 1 });
-    const pending = log.add({ ...base, host: "e", verdict: "allowed", status: null });
-    log.add({ ...base, host: "f", verdict: "blocked", status: 403 });
-    expect(log.since(pending + 1).map((e) => e.host)).toEqual(["e"]);
+    expect(log.since(3).map((e) => e.host)).toEqual(["d"]);
   });
 });

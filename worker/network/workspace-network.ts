@@ -1,14 +1,14 @@
 /**
  * The Workspace Durable Object's side of its network: the policy and the
- * secrets (kept in its storage), what a new container starts with, the
- * verdict on each outbound request the Outbound entrypoint asks about, and
- * the log of those requests.
+ * secrets (kept in its storage), what a new container starts with, the rules
+ * the Outbound entrypoint applies (versioned: a change gets a new version and
+ * the intercepts are registered again with it), and the log of requests.
  */
 import { ErrorCode } from "../../protocol/errors";
 import {
   DEFAULT_POLICY,
+  type EgressLogEntry,
   type EgressLog as EgressLogView,
-  matchesAny,
   type NetworkMode,
   type NetworkPolicy,
   type NetworkSettings,
@@ -18,11 +18,13 @@ import {
 } from "../../protocol/network";
 import { AppError } from "../errors";
 import { EgressLog } from "./egress-log";
+import type { EgressRules } from "./egress-rules";
 
 const POLICY_KEY = "network:policy";
 const SECRETS_KEY = "network:secrets";
 /** The mode the current (or last) container started with: a restarted object must know it. */
 const CONTAINER_MODE_KEY = "network:container-mode";
+const VERSION_KEY = "network:version";
 
 interface StoredSecret extends Required<SecretInput> {
   updatedAt: string;
@@ -43,23 +45,15 @@ export interface NetworkDeps {
   restart: () => Promise<void>;
   /** The workspace's id, named in the answers to blocked requests. */
   workspaceId: () => string | undefined;
+  /** Registers the intercepts again with the new version, when a container runs with them. */
+  changed: () => Promise<void>;
 }
-
-/** What the Outbound entrypoint asks about one request. */
-export interface EgressRequest {
-  method: string;
-  url: string;
-}
-
-/** The answer: forward it (with these headers set, and report how it ended under `id`), or refuse it. */
-export type EgressVerdict =
-  | { allow: true; id: number; headers: { name: string; value: string }[] }
-  | { allow: false; host: string; message: string };
 
 export class WorkspaceNetwork {
   private policy: NetworkPolicy = { ...DEFAULT_POLICY };
   private secrets = new Map<string, StoredSecret>();
   private containerMode: NetworkMode | null = null;
+  private rulesVersion = 0;
   readonly log = new EgressLog();
 
   constructor(private readonly deps: NetworkDeps) {}
@@ -75,6 +69,30 @@ export class WorkspaceNetwork {
     this.policy = (await storage.get<NetworkPolicy>(POLICY_KEY)) ?? legacy;
     this.secrets = new Map(Object.entries((await storage.get<Record<string, StoredSecret>>(SECRETS_KEY)) ?? {}));
     this.containerMode = (await storage.get<NetworkMode>(CONTAINER_MODE_KEY)) ?? null;
+    this.rulesVersion = (await storage.get<number>(VERSION_KEY)) ?? 0;
+  }
+
+  /** The version of the rules: the intercepts carry it, so the entrypoint knows when they changed. */
+  get version(): number {
+    return this.rulesVersion;
+  }
+
+  /** After a change of the policy or the secrets: a new version, in force for the next request. */
+  private async bump(): Promise<void> {
+    this.rulesVersion++;
+    await this.deps.storage.put(VERSION_KEY, this.rulesVersion);
+    await this.deps.changed();
+  }
+
+  /** What the Outbound entrypoint applies, secrets included (they never leave the Worker). */
+  rules(): EgressRules {
+    return {
+      version: this.rulesVersion,
+      mode: this.mode,
+      allow: [...this.policy.allow],
+      secrets: [...this.secrets].map(([name, s]) => ({ name, header: s.header, value: s.value, hosts: [...s.hosts] })),
+      workspaceId: this.deps.workspaceId(),
+    };
   }
 
   /** A new workspace: the default policy (allowlist, the registries), unless it has one. */
@@ -134,6 +152,7 @@ export class WorkspaceNetwork {
     }
     this.policy = { mode: next.mode, allow: [...next.allow] };
     await this.deps.storage.put(POLICY_KEY, this.policy);
+    await this.bump();
     if (mustRestart) await this.deps.restart();
     return { ...this.settings(), ...(mustRestart ? { restarted: true } : {}) };
   }
@@ -155,12 +174,14 @@ export class WorkspaceNetwork {
     const stored: StoredSecret = { ...input, hosts: [...input.hosts], updatedAt: new Date().toISOString() };
     this.secrets.set(name, stored);
     await this.saveSecrets();
+    await this.bump();
     return { name, hosts: [...stored.hosts], header: stored.header, updatedAt: stored.updatedAt };
   }
 
   async deleteSecret(name: string): Promise<boolean> {
     if (!this.secrets.delete(name)) return false;
     await this.saveSecrets();
+    await this.bump();
     return true;
   }
 
@@ -168,63 +189,9 @@ export class WorkspaceNetwork {
     return this.deps.storage.put(SECRETS_KEY, Object.fromEntries(this.secrets));
   }
 
-  /**
-   * The policy in force now, for one request the container made. Blocked
-   * and allowed requests go to the log; in `open` (a local engine may still
-   * hand requests over, see the README) they pass untouched and unlogged.
-   */
-  verdict(request: EgressRequest): EgressVerdict {
-    const url = new URL(request.url);
-    const scheme = url.protocol === "https:" ? "https" : "http";
-    const host = url.hostname.toLowerCase().replace(/\.$/, "");
-    const mode = this.mode;
-    if (mode === "open") return { allow: true, id: 0, headers: [] };
-    const entry = {
-      at: new Date().toISOString(),
-      method: request.method,
-      scheme,
-      host,
-      path: url.pathname.slice(0, 200),
-      secrets: [] as string[],
-    } as const;
-    const refusal = this.refusal(mode, host, url.port);
-    if (refusal) {
-      this.log.add({ ...entry, verdict: "blocked", status: 403 });
-      return { allow: false, host, message: refusal };
-    }
-    const headers: { name: string; value: string }[] = [];
-    const names: string[] = [];
-    // Secrets travel only encrypted: never in a plain HTTP request.
-    if (scheme === "https") {
-      for (const [name, secret] of this.secrets) {
-        if (matchesAny(secret.hosts, host)) {
-          headers.push({ name: secret.header, value: secret.value });
-          names.push(name);
-        }
-      }
-    }
-    const id = this.log.add({ ...entry, secrets: names, verdict: "allowed", status: null });
-    return { allow: true, id, headers };
-  }
-
-  private refusal(mode: NetworkMode, host: string, port: string): string | undefined {
-    const id = this.deps.workspaceId();
-    const api = id ? `PUT /api/workspaces/${id}/network` : "PUT /api/workspaces/{id}/network";
-    if (mode === "off") {
-      return `Blocked by the IDE: this workspace's network is off, so nothing leaves it (${host} included). To let ${host} through, open the Network panel, choose "Allow list" and add ${host} (or ${api} with {"mode":"allowlist","allow":["${host}"]}).`;
-    }
-    if (port !== "") {
-      return `Blocked by the IDE: requests leave this workspace on ports 80 and 443 only, not ${host}:${port}.`;
-    }
-    if (!matchesAny(this.policy.allow, host)) {
-      return `Blocked by the IDE: ${host} is not on this workspace's allow list. To allow it, click Allow next to it in the Network panel, or add "${host}" to "allow" with ${api}.`;
-    }
-    return undefined;
-  }
-
-  /** How an allowed request ended. */
-  settle(id: number, outcome: { status: number | null; error?: string; ms: number }): void {
-    if (id > 0) this.log.settle(id, outcome);
+  /** One request the Outbound entrypoint decided (and, when allowed, how it ended). */
+  record(entry: Omit<EgressLogEntry, "id">): void {
+    this.log.add(entry);
   }
 
   logSince(after: number): EgressLogView {

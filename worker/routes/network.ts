@@ -25,7 +25,7 @@ networkRoutes.put("/:id/network", async (c) => {
   return c.json(await stub.updateNetwork(policy.value, body.restart === true));
 });
 
-/** `?after=ID`: entries newer than ID (and older ones still waiting for their answer). */
+/** `?after=ID`: log entries newer than ID. */
 networkRoutes.get("/:id/network/log", async (c) => {
   const { stub } = requestedWorkspace(c);
   const after = c.req.query("after") ?? "0";
