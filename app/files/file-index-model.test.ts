@@ -60,6 +60,12 @@ describe("the file index", () => {
     model.onFileEvent({ kind: "resync" });
     await vi.advanceTimersByTimeAsync(1_000);
     expect(fileIndex).toHaveBeenCalledTimes(3);
+    // A changed .gitignore changes which files belong: read again.
+    files.splice(files.indexOf("dist/ignored-by-nobody.js"), 1);
+    model.onFileEvent({ kind: "changes", changes: [{ type: "modified", path: "sub/.gitignore" }] });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(fileIndex).toHaveBeenCalledTimes(4);
+    expect(paths(model)).toEqual(["a.ts"]);
   });
 
   it("ignores events before it is first needed, and reports a failed read", async () => {

@@ -17,6 +17,9 @@ export interface FileMatch {
   indexes: readonly number[];
 }
 
+/** The files whose rules ripgrep follows (worker/search/search-query.ts). */
+const IGNORE_FILES = /(^|\/)\.(gitignore|ignore|rgignore)$/;
+
 /** How long after changes that may add files ignored by .gitignore the index is read again. */
 const RELOAD_AFTER_MS = 1_000;
 
@@ -25,8 +28,9 @@ const RELOAD_AFTER_MS = 1_000;
  * route (ripgrep's `--files`, the search's ignore rules), then kept current
  * by the file watcher's events, and filtered in the page on every keystroke
  * (fuzzysort over targets prepared once). Events cannot tell whether a new
- * file is ignored, nor list what a new folder holds, so a new folder (or a
- * lost event stream) reads the index again a moment later.
+ * file is ignored, nor list what a new folder holds, so a new folder, a
+ * changed `.gitignore` (or `.ignore`, `.rgignore`) or a lost event stream
+ * reads the index again a moment later.
  */
 export class FileIndexModel {
   private readonly files = new Map<string, Prepared>();
@@ -112,6 +116,8 @@ export class FileIndexModel {
   private apply(changes: readonly FileChange[]): void {
     let touched = false;
     for (const change of changes) {
+      // New ignore rules change which files belong in the list: only ripgrep can say.
+      if (IGNORE_FILES.test(change.path) || (change.from && IGNORE_FILES.test(change.from))) this.reloadSoon();
       if (change.type === "modified") continue;
       touched = true;
       if (change.type === "created") {
