@@ -14,6 +14,8 @@ import type { Sandbox, SpawnedProcess } from "../sandbox/sandbox";
 import { checkArgs, fileIndexArgs, ripgrepArgs } from "./search-query";
 import { SEARCH_SCRIPT } from "./search-script";
 
+/** How long past the time limit a search that has not ended is killed from here. */
+const WATCHDOG_GRACE_SECONDS = 5;
 /** Characters of a preview kept before the first match. */
 const PREVIEW_BEFORE = 40;
 
@@ -66,11 +68,15 @@ export class WorkspaceSearch {
     first = first.subarray(refuseFailure(first, () => void process.kill()));
     let ended = false;
     const end = () => {
+      clearTimeout(watchdog);
       if (ended) return;
       ended = true;
       void reader.cancel().catch(() => {});
       void process.kill();
     };
+    // The helper stops itself at the time limit, unless it is stuck writing to a reader that stopped
+    // reading (and whose going away never reached us): then it is killed here.
+    const watchdog = setTimeout(end, (SEARCH_MAX_SECONDS + WATCHDOG_GRACE_SECONDS) * 1000);
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         if (first.length > 0) controller.enqueue(first);
@@ -80,6 +86,7 @@ export class WorkspaceSearch {
           const { done, value } = await reader.read();
           if (done) {
             ended = true;
+            clearTimeout(watchdog);
             controller.close();
           } else controller.enqueue(value);
         } catch (error) {
