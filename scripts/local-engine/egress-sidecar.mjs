@@ -63,9 +63,23 @@ const firewallState = () => ({
   forwarderGid: FORWARDER_GID,
 });
 
+/**
+ * The rules now in force, as JSON: workerd sends PUT /egress for every
+ * intercept it registers (a workspace registers them again whenever its
+ * network policy changes), and most change nothing the firewall holds.
+ */
+let appliedFirewall = "";
+async function applyFirewallIfChanged() {
+  const state = firewallState();
+  const key = JSON.stringify(state);
+  if (key === appliedFirewall) return;
+  await applyFirewall(state);
+  appliedFirewall = key;
+}
+
 // Deny-all before anything else: until workerd says otherwise, nothing leaves.
 try {
-  await applyFirewall(firewallState());
+  await applyFirewallIfChanged();
 } catch (error) {
   console.error(`egress: cannot install the firewall, refusing to run: ${error.message}`);
   process.exit(1);
@@ -145,8 +159,9 @@ const server = http.createServer((req, res) => {
         return;
       }
       try {
-        await applyFirewall(firewallState());
+        await applyFirewallIfChanged();
       } catch (error) {
+        appliedFirewall = "";
         log(`could not apply the settings: ${error.message}`);
         res.writeHead(500).end("the settings could not be applied\n");
         return;
