@@ -98,7 +98,17 @@ export class Workspace extends DurableObject<Env> {
       restart: () => this.lifecycle.restart(),
       workspaceId: () => ctx.id.name,
       changed: async () => {
-        if (this.network.intercepting) await this.sandbox.interceptOutbound(this.outbound());
+        if (!this.network.intercepting) return;
+        try {
+          await this.sandbox.interceptOutbound(this.outbound());
+        } catch (error) {
+          // Gone meanwhile: the next start registers the new rules anyway.
+          if (!this.sandbox.running) return;
+          throw new AppError(
+            ErrorCode.CONTAINER_UNAVAILABLE,
+            `The change is saved, but the running container could not be given it (${describe(error)}); it keeps the previous rules until it restarts. Save and sleep, then wake it, to apply it now.`,
+          );
+        }
       },
     });
     this.lifecycle = new Lifecycle({
