@@ -73,6 +73,13 @@ export const ErrorCode = {
   RESTART_REQUIRED: "RESTART_REQUIRED",
   /** The deployment keeps every workspace off the Internet (SANDBOX_INTERNET=false): no `open` mode. */
   INTERNET_DISABLED: "INTERNET_DISABLED",
+  /** /workspace is not a Git repository (the source control panel offers to initialize it). */
+  NOT_A_REPOSITORY: "NOT_A_REPOSITORY",
+  /** git refused or failed; the message is git's own. Nothing was changed that git did not report. */
+  GIT_REFUSED: "GIT_REFUSED",
+  INVALID_BRANCH_NAME: "INVALID_BRANCH_NAME",
+  INVALID_COMMIT_MESSAGE: "INVALID_COMMIT_MESSAGE",
+  INVALID_GIT_URL: "INVALID_GIT_URL",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -129,6 +136,11 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   INVALID_SECRET: 400,
   RESTART_REQUIRED: 409,
   INTERNET_DISABLED: 403,
+  NOT_A_REPOSITORY: 409,
+  GIT_REFUSED: 409,
+  INVALID_BRANCH_NAME: 400,
+  INVALID_COMMIT_MESSAGE: 400,
+  INVALID_GIT_URL: 400,
 };
 
 /** The body of every error response from `/api/`. */

@@ -23,6 +23,8 @@ export const DEFAULT_TEMPLATE: WorkspaceTemplate = "vite-react";
 /** `POST /api/workspaces` */
 export interface CreateWorkspaceRequest extends WorkspaceNameRequest {
   template?: WorkspaceTemplate;
+  /** Clone this repository into /workspace on the first start (the template is then "empty"). */
+  repository?: { url: string; branch?: string };
 }
 
 export function isWorkspaceTemplate(value: unknown): value is WorkspaceTemplate {

@@ -20,7 +20,12 @@ import { AppError, describe, type RpcResult, settle } from "./errors";
 import { fileRoutes } from "./files/file-routes";
 import { FileWatcher } from "./files/file-watcher";
 import { Files } from "./files/sandbox-files";
-import { errorResponse } from "./http";
+import { type RepositorySource, startClone } from "./git/clone";
+import { GitCli } from "./git/git-cli";
+import { gitRoutes } from "./git/git-routes";
+import { ownerIdentity } from "./git/identity";
+import { SourceControl } from "./git/source-control";
+import { drainBody, errorResponse } from "./http";
 import { archiveRoutes } from "./lifecycle/archive-routes";
 import { Lifecycle } from "./lifecycle/lifecycle";
 import { type LifecycleSettings, lifecycleSettings, platformTimeoutMs } from "./lifecycle/settings";
@@ -64,6 +69,9 @@ export class Workspace extends DurableObject<Env> {
   private readonly languageServers: LanguageServers;
   /** Search in files and the file index (ripgrep in the container). */
   private readonly search: WorkspaceSearch;
+  /** git in /workspace (worker/git/). */
+  private readonly git: GitCli;
+  private readonly scm: SourceControl;
   /** The container, as every feature uses it. */
   protected readonly sandbox: ContainerSandbox;
   /** The HTTP surface (see fetch()), made on first use. */
@@ -83,6 +91,8 @@ export class Workspace extends DurableObject<Env> {
     this.fileWatcher = new FileWatcher(this.sandbox);
     this.languageServers = new LanguageServers({ sandbox: this.sandbox, watcher: this.fileWatcher });
     this.search = new WorkspaceSearch(this.sandbox);
+    this.git = new GitCli(this.sandbox);
+    this.scm = new SourceControl(this.git, this.files);
     this.previews = new WorkspacePreviews({
       storage: ctx.storage,
       sandbox: this.sandbox,
@@ -159,19 +169,34 @@ export class Workspace extends DurableObject<Env> {
     });
   }
 
-  /** Records the owner and name of a new workspace. */
-  create(caller: string, name: string, template: WorkspaceTemplate = DEFAULT_TEMPLATE): Promise<RpcResult<void>> {
+  /**
+   * Records the owner and name of a new workspace; one made from a
+   * repository starts empty and clones it on its first start.
+   */
+  create(
+    caller: string,
+    name: string,
+    template: WorkspaceTemplate = DEFAULT_TEMPLATE,
+    repository?: RepositorySource,
+  ): Promise<RpcResult<void>> {
     return settle(async () => {
       if (this.owner && this.owner !== caller) throw noSuchWorkspace();
       this.owner = caller;
-      await this.ctx.storage.put({ owner: caller, name, template, createdAt: new Date().toISOString() });
+      await this.ctx.storage.put({
+        owner: caller,
+        name,
+        template: repository ? "empty" : template,
+        createdAt: new Date().toISOString(),
+        ...(repository ? { repository } : {}),
+      });
       await this.network.initialize();
     });
   }
 
   /**
    * After a start: the interception CA trusted, preview hostnames for dev
-   * servers, and the template on the very first start.
+   * servers; on the very first start the template, git's author (the owner)
+   * and the clone of a repository.
    */
   private async afterStart(fromSnapshot: boolean): Promise<void> {
     // A container whose clients cannot check the CA still has its files and terminals: log, go on.
@@ -184,6 +209,12 @@ export class Workspace extends DurableObject<Env> {
     if (template && !fromSnapshot && !(await this.ctx.storage.get<boolean>("seeded"))) {
       await this.ctx.storage.put("seeded", true);
       await seedTemplate(this.sandbox, template);
+      if (this.owner) {
+        const { name, email } = ownerIdentity(this.owner);
+        await this.scm.ensureIdentity(name, email);
+      }
+      const repository = await this.ctx.storage.get<RepositorySource>("repository");
+      if (repository) await startClone(this.sandbox, repository);
     }
   }
 
@@ -251,7 +282,11 @@ export class Workspace extends DurableObject<Env> {
       return this.owner ? this.previews.fetch(request) : previewNotFound();
     }
     const caller = request.headers.get(CALLER_HEADER);
-    if (!caller || !this.owner || caller !== this.owner) return errorResponse(noSuchWorkspace());
+    if (!caller || !this.owner || caller !== this.owner) {
+      // Read what the client still sends: a body left unread breaks the next request on its connection.
+      await drainBody(request);
+      return errorResponse(noSuchWorkspace());
+    }
     if (this.wouldWake(request)) {
       return errorResponse(
         new AppError(
@@ -275,6 +310,13 @@ export class Workspace extends DurableObject<Env> {
       ),
       ...archiveRoutes(this.lifecycle, this.sandbox),
       ...searchRoutes(this.search, this.sandbox),
+      ...gitRoutes({
+        scm: this.scm,
+        git: this.git,
+        wake: () => this.sandbox.wake(),
+        shared: (operation) => this.lifecycle.shared(operation),
+        identity: () => ownerIdentity(this.owner ?? caller),
+      }),
     };
     return routeWorkspaceRequest(this.routes, request);
   }

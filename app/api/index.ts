@@ -3,6 +3,7 @@
  * through here (and so through http.ts, for one error type and one retry rule).
  */
 export type { FilesApi } from "./files";
+export type { GitApi, SyncKind } from "./git";
 export { ApiRequestError, errorMessage } from "./http";
 export type { NetworkApi } from "./network";
 export type { PreviewsApi } from "./previews";

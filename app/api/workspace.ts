@@ -2,6 +2,7 @@ import type { TerminalInfo } from "../../protocol/terminal";
 import type { ImportResult, SaveResult, WorkspaceStatus } from "../../protocol/workspace";
 import type { WorkspaceSummary, WorkspaceTemplate } from "../../protocol/workspaces";
 import { FilesApi } from "./files";
+import { GitApi } from "./git";
 import { apiFetch, apiJson, jsonBody, workspacePath } from "./http";
 import { NetworkApi } from "./network";
 import { PreviewsApi } from "./previews";
@@ -10,8 +11,8 @@ import { SearchApi } from "./search";
 /** The signed-in user's workspaces: `/api/workspaces` (worker/routes/workspaces.ts). */
 export const workspacesApi = {
   list: () => apiJson<WorkspaceSummary[]>("/api/workspaces"),
-  create: (name: string, template: WorkspaceTemplate) =>
-    apiJson<WorkspaceSummary>("/api/workspaces", jsonBody("POST", { name, template })),
+  create: (name: string, template: WorkspaceTemplate, repository?: { url: string; branch?: string }) =>
+    apiJson<WorkspaceSummary>("/api/workspaces", jsonBody("POST", { name, template, repository })),
   rename: (id: string, name: string) => apiJson<WorkspaceSummary>(workspacePath(id), jsonBody("PATCH", { name })),
   remove: (id: string) => apiJson<void>(workspacePath(id), { method: "DELETE" }),
 };
@@ -45,6 +46,7 @@ export class TerminalsApi {
 /** Everything about one workspace: its state and lifecycle, files, previews, terminals and network. */
 export class WorkspaceApi {
   readonly files: FilesApi;
+  readonly git: GitApi;
   readonly previews: PreviewsApi;
   readonly terminals: TerminalsApi;
   readonly network: NetworkApi;
@@ -53,6 +55,7 @@ export class WorkspaceApi {
   constructor(readonly id: string) {
     this.search = new SearchApi(id);
     this.files = new FilesApi(id);
+    this.git = new GitApi(id);
     this.previews = new PreviewsApi(id);
     this.terminals = new TerminalsApi(id);
     this.network = new NetworkApi(id);

@@ -17,7 +17,16 @@ type Menu = { x: number; y: number; path: string; type: string };
  * folder smooth), context menu, rename in place, drag to move, drop from the
  * desktop to upload, and keyboard navigation.
  */
-export function FileTree({ model, activePath }: { model: FileTreeModel; activePath: string | undefined }) {
+export function FileTree({
+  model,
+  activePath,
+  marks,
+}: {
+  model: FileTreeModel;
+  activePath: string | undefined;
+  /** Source control's mark of each changed file (and "•" on folders that hold one). */
+  marks?: ReadonlyMap<string, string>;
+}) {
   const tree = useSyncExternalStore(model.subscribe, model.getSnapshot);
   const { rows, selected } = tree;
   const [menu, setMenu] = useState<Menu>();
@@ -100,6 +109,7 @@ export function FileTree({ model, activePath }: { model: FileTreeModel; activePa
                 tree={tree}
                 model={model}
                 active={activePath === row.path}
+                mark={marks?.get(row.path)}
                 dropTarget={drop.target !== "." && drop.target === row.path}
                 drop={drop}
                 onCommit={(value) => void action.run(() => model.commitEdit(value))}

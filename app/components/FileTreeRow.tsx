@@ -1,9 +1,22 @@
 import { useEffect, useRef } from "react";
 import { type FileTreeModel, HEAVY, type Row, type TreeSnapshot } from "../files/file-tree-model";
+import { codeLabel } from "../git/git-model";
 import type { TreeDrop } from "./useTreeDrop";
 
 export const ROW_HEIGHT = 22;
 export const INTERNAL_DRAG = "application/x-cloud-ide-path";
+
+const MARK_TITLES: Record<string, string> = {
+  M: "Modified",
+  A: "Added",
+  D: "Deleted",
+  R: "Renamed",
+  C: "Copied",
+  T: "Type changed",
+  U: "Conflicted",
+  "?": "Untracked",
+  "•": "Holds changes",
+};
 
 interface Props {
   row: Row;
@@ -13,6 +26,8 @@ interface Props {
   model: FileTreeModel;
   /** The editor's active file. */
   active: boolean;
+  /** Source control's mark: M, A, D, U (untracked or conflicted)..., or "•" for a folder holding changes. */
+  mark: string | undefined;
   dropTarget: boolean;
   drop: TreeDrop;
   onCommit: (value: string) => void;
@@ -20,7 +35,7 @@ interface Props {
 }
 
 /** One row of the tree: a file or folder, or the name being typed for a new one or a rename. */
-export function FileTreeRow({ row, top, tree, model, active, dropTarget, drop, onCommit, onMenu }: Props) {
+export function FileTreeRow({ row, top, tree, model, active, mark, dropTarget, drop, onCommit, onMenu }: Props) {
   const { editing, selected, expanded } = tree;
   const isNew = row.type === "new-file" || row.type === "new-folder";
   const isEditing = isNew || (editing?.kind === "rename" && editing.path === row.path);
@@ -31,6 +46,8 @@ export function FileTreeRow({ row, top, tree, model, active, dropTarget, drop, o
   if (dropTarget) classes.push("drop-target");
   if (HEAVY.has(row.name)) classes.push("heavy");
   if (active) classes.push("active");
+  if (mark)
+    classes.push(`git-mark-${mark === "•" ? "folder" : mark === "?" ? "untracked" : mark === "U" ? "conflict" : mark}`);
   return (
     // biome-ignore lint/a11y/useKeyWithClickEvents: the tree element handles keys for all rows (arrows, Enter, F2, Delete)
     <div
@@ -69,6 +86,11 @@ export function FileTreeRow({ row, top, tree, model, active, dropTarget, drop, o
         <span className="file-tree-name">{row.name}</span>
       )}
       {tree.folders.get(row.path)?.loading && <span className="file-tree-loading">…</span>}
+      {mark && (
+        <span className="file-tree-git" data-testid="tree-git-mark" title={MARK_TITLES[mark] ?? "Changed"}>
+          {codeLabel(mark)}
+        </span>
+      )}
     </div>
   );
 }

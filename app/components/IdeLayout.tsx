@@ -1,10 +1,14 @@
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import type { WorkspaceApi } from "../api/workspace";
 import { useRegisterCommands } from "../commands/useCommands";
 import { EditorPane } from "../editor/EditorPane";
 import type { EditorModel } from "../editor/editor-model";
 import { LanguagePanel } from "../editor/LanguagePanel";
 import { useWorkspaceFiles } from "../files/useWorkspaceFiles";
+import { GitDiffView } from "../git/GitDiffView";
+import { SourceControlPanel } from "../git/SourceControlPanel";
+import { useGitCommands } from "../git/useGitCommands";
+import { useWorkspaceGit } from "../git/useWorkspaceGit";
 import { COMPACT_LAYOUT, useMediaQuery } from "../hooks/useMediaQuery";
 import { useLanguageServices } from "../lsp/useLanguageServices";
 import { Pickers } from "../quick-open/Pickers";
@@ -25,6 +29,11 @@ export function IdeLayout({ api, onTerminalConnected }: { api: WorkspaceApi; onT
   const compact = useMediaQuery(COMPACT_LAYOUT);
   const [maximized, setMaximized] = useState<PaneId>();
   const [tab, setTab] = useState<PaneId>("terminal");
+  const [gitShowRequest, setGitShowRequest] = useState(0);
+  const git = useWorkspaceGit(api.git, files.events, editor);
+  const { marks, diff, status } = useSyncExternalStore(git.subscribe, git.getSnapshot);
+  const showGit = useCallback(() => setGitShowRequest((n) => n + 1), []);
+  useGitCommands(git, showGit, (error) => git.fail(error));
   const toggleMaximized = (pane: PaneId) => setMaximized((current) => (current === pane ? undefined : pane));
   const showFiles = useCallback(() => setTab("files"), []);
   useEditorCommands(editor);
@@ -44,14 +53,37 @@ export function IdeLayout({ api, onTerminalConnected }: { api: WorkspaceApi; onT
     ],
     [],
   );
-  // On a phone, opening a file shows it.
+  // On a phone, opening a file or a diff shows it; opening a file closes the diff.
   useEffect(() => {
     if (activePath) setTab("editor");
-  }, [activePath]);
+    git.closeDiff();
+  }, [activePath, git]);
+  useEffect(() => {
+    if (diff) setTab("editor");
+  }, [diff]);
+  const changes = status?.repository ? status.total : 0;
 
   const panes: Record<PaneId, React.ReactNode> = {
-    files: <Sidebar tree={files.tree} activePath={activePath} editor={editor} search={api.search} onShow={showFiles} />,
-    editor: (
+    files: (
+      <Sidebar
+        tree={files.tree}
+        activePath={activePath}
+        editor={editor}
+        search={api.search}
+        git={{ panel: <SourceControlPanel model={git} />, changes, marks, showRequest: gitShowRequest }}
+        onShow={showFiles}
+      />
+    ),
+    editor: diff ? (
+      <GitDiffView
+        state={diff}
+        onClose={() => git.closeDiff()}
+        onOpenFile={(path) => {
+          git.closeDiff();
+          void editor.open(path);
+        }}
+      />
+    ) : (
       <EditorPane
         model={editor}
         files={api.files}

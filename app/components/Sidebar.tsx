@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from "react";
+import { type ReactNode, useEffect, useMemo, useState } from "react";
 import type { SearchApi } from "../api/search";
 import { useRegisterCommands } from "../commands/useCommands";
 import type { EditorModel } from "../editor/editor-model";
@@ -7,22 +7,39 @@ import { SearchPanel } from "../search/SearchPanel";
 import { SearchModel } from "../search/search-model";
 import { FileTree } from "./FileTree";
 
-type View = "files" | "search";
+type View = "files" | "search" | "git";
+
+/** Source control's part of the pane: its panel, the tree's marks, and asks to be shown. */
+export interface SidebarGit {
+  panel: ReactNode;
+  /** Changed files, for the tab's badge. */
+  changes: number;
+  marks: ReadonlyMap<string, string>;
+  /** Each increase shows the panel (the "Source control: show" command). */
+  showRequest: number;
+}
 
 /**
- * The Files pane: the file tree, or search in files (Ctrl/Cmd+Shift+F, also
- * from the terminal). Both stay mounted, so switching keeps each one's state.
- * `onShow` brings the pane forward where panes are tabs (phones, tablets).
+ * The Files pane: the file tree, search in files (Ctrl/Cmd+Shift+F, also
+ * from the terminal), or source control (Ctrl/Cmd+Shift+G). All stay
+ * mounted, so switching keeps each one's state. `onShow` brings the pane
+ * forward where panes are tabs (phones, tablets).
  */
 export function Sidebar(props: {
   tree: FileTreeModel;
   activePath: string | undefined;
   editor: EditorModel;
   search: SearchApi;
+  git: SidebarGit;
   onShow: () => void;
 }) {
-  const { tree, activePath, editor, search, onShow } = props;
+  const { tree, activePath, editor, search, git, onShow } = props;
   const [view, setView] = useState<View>("files");
+  useEffect(() => {
+    if (git.showRequest === 0) return;
+    setView("git");
+    onShow();
+  }, [git.showRequest, onShow]);
   const [focusRequest, setFocusRequest] = useState(0);
   const model = useMemo(() => new SearchModel(search), [search]);
   useEffect(() => {
@@ -68,7 +85,7 @@ export function Sidebar(props: {
     ],
     [model, editor, tree, onShow],
   );
-  const tab = (id: View, label: string) => (
+  const tab = (id: View, label: ReactNode) => (
     <button
       type="button"
       role="tab"
@@ -83,9 +100,20 @@ export function Sidebar(props: {
   );
   return (
     <div className="sidebar">
-      <div className="sidebar-tabs" role="tablist" aria-label="Files or search">
+      <div className="sidebar-tabs" role="tablist" aria-label="Files, search or source control">
         {tab("files", "Files")}
         {tab("search", "Search")}
+        {tab(
+          "git",
+          <span title="Source control (Ctrl/Cmd+Shift+G)">
+            Git
+            {git.changes > 0 && (
+              <span className="side-badge" data-testid="git-badge">
+                {git.changes}
+              </span>
+            )}
+          </span>,
+        )}
       </div>
       <div
         className="sidebar-view"
@@ -94,7 +122,7 @@ export function Sidebar(props: {
         aria-labelledby="sidebar-tab-files"
         hidden={view !== "files"}
       >
-        <FileTree model={tree} activePath={activePath} />
+        <FileTree model={tree} activePath={activePath} marks={git.marks} />
       </div>
       <div
         className="sidebar-view"
@@ -104,6 +132,15 @@ export function Sidebar(props: {
         hidden={view !== "search"}
       >
         <SearchPanel model={model} editor={editor} focusRequest={focusRequest} />
+      </div>
+      <div
+        className="sidebar-view"
+        id="sidebar-git"
+        role="tabpanel"
+        aria-labelledby="sidebar-tab-git"
+        hidden={view !== "git"}
+      >
+        {git.panel}
       </div>
     </div>
   );

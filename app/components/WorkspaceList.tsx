@@ -15,7 +15,9 @@ interface Props {
 /** The workspace switcher: create, rename, delete (with confirmation), open. */
 export function WorkspaceList({ workspaces, onOpen }: Props) {
   const [name, setName] = useState("");
-  const [template, setTemplate] = useState<WorkspaceTemplate>("vite-react");
+  const [template, setTemplate] = useState<WorkspaceTemplate | "git">("vite-react");
+  const [url, setUrl] = useState("");
+  const [branch, setBranch] = useState("");
   const action = useAction();
   const act = action.run;
   const error = action.error;
@@ -25,8 +27,16 @@ export function WorkspaceList({ workspaces, onOpen }: Props) {
   const create = (event: FormEvent) => {
     event.preventDefault();
     void act(async () => {
-      const created = await workspaces.create(name, template);
+      const created =
+        template === "git"
+          ? await workspaces.create(name, "empty", {
+              url: url.trim(),
+              ...(branch.trim() ? { branch: branch.trim() } : {}),
+            })
+          : await workspaces.create(name, template);
       setName("");
+      setUrl("");
+      setBranch("");
       onOpen(created.id);
     });
   };
@@ -46,12 +56,31 @@ export function WorkspaceList({ workspaces, onOpen }: Props) {
         <select
           aria-label="Start from"
           value={template}
-          onChange={(e) => setTemplate(e.target.value as WorkspaceTemplate)}
+          onChange={(e) => setTemplate(e.target.value as WorkspaceTemplate | "git")}
         >
           <option value="vite-react">Vite + React app</option>
           <option value="empty">Empty (to import an archive)</option>
+          <option value="git">A Git repository</option>
         </select>
-        <button type="submit" disabled={name.trim().length === 0}>
+        {template === "git" && (
+          <>
+            <input
+              aria-label="Git URL"
+              data-testid="new-workspace-git-url"
+              placeholder="https://github.com/owner/repo.git"
+              value={url}
+              onChange={(e) => setUrl(e.target.value)}
+            />
+            <input
+              aria-label="Branch (optional)"
+              data-testid="new-workspace-git-branch"
+              placeholder="branch (optional)"
+              value={branch}
+              onChange={(e) => setBranch(e.target.value)}
+            />
+          </>
+        )}
+        <button type="submit" disabled={name.trim().length === 0 || (template === "git" && url.trim() === "")}>
           Create
         </button>
       </form>

@@ -358,6 +358,7 @@ export class EditorModel {
 
   /** Changes from the watch stream (app/files/file-events.ts). */
   readonly onFileEvent: FileEventListener = (event) => {
+    if (event.kind === "git") return;
     if (event.kind === "resync") {
       for (const path of this.order) void this.checkDisk(path);
       return;

@@ -2,7 +2,9 @@ import { useEffect, useMemo } from "react";
 import type { FileChange, FileChangesEvent } from "../../protocol/files";
 import type { FilesApi } from "../api/files";
 
-export type FileEventListener = (event: { kind: "changes"; changes: FileChange[] } | { kind: "resync" }) => void;
+/** Files changed; events were lost (re-read everything); or /workspace/.git changed (a commit, a checkout). */
+export type FileEvent = { kind: "changes"; changes: FileChange[] } | { kind: "resync" } | { kind: "git" };
+export type FileEventListener = (event: FileEvent) => void;
 
 /**
  * One EventSource per workspace on `/files/watch`, shared by the tree and the
@@ -32,6 +34,7 @@ export class FileEvents {
       document.documentElement.dataset.fileWatch = "ready";
     });
     source.addEventListener("resync", () => this.emit({ kind: "resync" }));
+    source.addEventListener("git", () => this.emit({ kind: "git" }));
     source.addEventListener("changes", (event) => {
       const { changes } = JSON.parse((event as MessageEvent<string>).data) as FileChangesEvent;
       this.emit({ kind: "changes", changes });
@@ -43,7 +46,7 @@ export class FileEvents {
     this.source = undefined;
   }
 
-  private emit(event: Parameters<FileEventListener>[0]): void {
+  private emit(event: FileEvent): void {
     for (const listener of this.listeners) listener(event);
   }
 }

@@ -77,7 +77,7 @@ export class FileIndexModel {
   }
 
   readonly onFileEvent: FileEventListener = (event) => {
-    if (this.snapshot.state === "unloaded") return;
+    if (this.snapshot.state === "unloaded" || event.kind === "git") return;
     if (event.kind === "resync") {
       this.reloadSoon();
       return;

@@ -96,6 +96,7 @@ export class FileTreeModel {
 
   /** Re-lists each loaded folder that a change touched. */
   readonly onFileEvent: FileEventListener = (event) => {
+    if (event.kind === "git") return;
     const dirs = new Set<string>();
     if (event.kind === "resync") {
       for (const dir of this.folders.keys()) dirs.add(dir);

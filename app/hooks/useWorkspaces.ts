@@ -22,8 +22,8 @@ export function useWorkspaces() {
   }, [refresh]);
 
   const create = useCallback(
-    async (name: string, template: WorkspaceTemplate = "vite-react") => {
-      const created = await workspacesApi.create(name, template);
+    async (name: string, template: WorkspaceTemplate = "vite-react", repository?: { url: string; branch?: string }) => {
+      const created = await workspacesApi.create(name, template, repository);
       await refresh();
       return created;
     },

@@ -90,6 +90,7 @@ const TOOLBARS = [
   '[data-testid="preview-toolbar"]',
   ".terminal-tabs",
   ".file-tree-toolbar",
+  ".sidebar-tabs",
   ".share-create",
   ".share-actions",
   ".pane-tabs",

@@ -69,6 +69,12 @@ describe("another user", () => {
       ["GET", "/previews/5173/shares"],
       ["POST", "/previews/5173/shares", { headers: json, body: JSON.stringify({ ttlSeconds: 300 }) }],
       ["DELETE", "/previews/5173/shares/abcdefabcdef"],
+      ["GET", "/git/status"],
+      ["GET", "/git/diff?path=page.html"],
+      ["POST", "/git/init"],
+      ["POST", "/git/stage", { headers: json, body: JSON.stringify({ paths: ["page.html"] }) }],
+      ["POST", "/git/commit", { headers: json, body: JSON.stringify({ message: "mine" }) }],
+      ["POST", "/git/push"],
     ];
     for (const [method, suffix, init = {}] of routes) {
       const response = await api(`/api/workspaces/${id}${suffix}`, {
@@ -87,6 +93,7 @@ describe("another user", () => {
     ).entries.map((e) => e.name);
     expect(files).not.toContain("x.txt");
     expect(files).not.toContain("d");
+    expect(files).not.toContain(".git");
   });
 });
 

@@ -74,4 +74,17 @@ describe("FileWatcher", () => {
     const text = await readUntil(response, (t) => changes(t).length > 0);
     expect(changes(text)).toEqual([{ type: "deleted", path: "gone.txt", directory: false }]);
   });
+
+  it("reports changes in .git as one git event, apart from file changes", async () => {
+    const { fake, response } = await subscribedWatcher();
+
+    fake.line("CREATE\t/workspace/.git/index.lock");
+    fake.line("MOVED_FROM\t/workspace/.git/index.lock");
+    fake.line("MOVED_TO\t/workspace/.git/index");
+    fake.line("MODIFY\t/workspace/.git/refs/heads/main");
+    fake.line("MODIFY\t/workspace/src/a.ts");
+    const text = await readUntil(response, (t) => t.includes("event: git"));
+    expect(changes(text)).toEqual([{ type: "modified", path: "src/a.ts", directory: false }]);
+    expect(text.match(/event: git\n/g)).toHaveLength(1);
+  });
 });

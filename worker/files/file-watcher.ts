@@ -3,8 +3,25 @@ import { WORKSPACE_ROOT } from "../sandbox/environment";
 import type { Sandbox, SpawnedProcess } from "../sandbox/sandbox";
 import { ChangeParser, coalesce } from "./change-batcher";
 
-/** Directories nobody wants to watch by default (huge, and changed by tools, not people). */
-const EXCLUDE = "(^|/)(node_modules|\\.git)(/|$)";
+/**
+ * Not watched: node_modules (huge, changed by tools), repositories below the
+ * workspace's own, and the parts of /workspace/.git that change without
+ * changing what `git status` says (objects, logs, hooks). Its HEAD, index
+ * and refs are watched, so a commit or a checkout in the terminal is seen.
+ */
+function excluded(root: string): string {
+  const escaped = root.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return [
+    "(^|/)node_modules(/|$)",
+    `^${escaped}/.+/\\.git(/|$)`,
+    `^${escaped}/\\.git/(objects|logs|hooks|info|lfs|modules|worktrees|rr-cache|fsmonitor--daemon)(/|$)`,
+  ].join("|");
+}
+
+/** A path inside the repository's own metadata: reported as one `git` event, not as file changes. */
+export function isGitMetadata(path: string): boolean {
+  return path.startsWith(".git/");
+}
 /** Changes within this window go out as one batch. */
 const BATCH_MS = 40;
 const HEARTBEAT_MS = 20_000;
@@ -31,6 +48,8 @@ export class FileWatcher {
   private starting = false;
   private ready = false;
   private pending: FileChange[] = [];
+  /** Something under /workspace/.git changed since the last batch. */
+  private gitChanged = false;
   private batchTimer: ReturnType<typeof setTimeout> | undefined;
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
@@ -98,7 +117,7 @@ export class FileWatcher {
           "--format",
           "%e\t%w%f",
           "--exclude",
-          EXCLUDE,
+          excluded(this.root),
           this.root,
         ],
         { stderr: "pipe", wake: false },
@@ -198,20 +217,27 @@ export class FileWatcher {
 
   private enqueue(changes: FileChange[]): void {
     if (changes.length === 0) return;
-    this.pending.push(...changes);
+    for (const change of changes) {
+      if (isGitMetadata(change.path)) this.gitChanged = true;
+      else this.pending.push(change);
+    }
     this.batchTimer ??= setTimeout(() => {
       this.batchTimer = undefined;
       const batch = coalesce(this.pending);
       this.pending = [];
-      if (batch.length === 0) return;
-      this.broadcast(`event: changes\ndata: ${JSON.stringify({ changes: batch })}\n\n`);
-      for (const listener of this.listeners) {
-        try {
-          listener(batch);
-        } catch (error) {
-          console.error(`file change listener failed: ${String(error)}`);
+      if (batch.length > 0) {
+        this.broadcast(`event: changes\ndata: ${JSON.stringify({ changes: batch })}\n\n`);
+        for (const listener of this.listeners) {
+          try {
+            listener(batch);
+          } catch (error) {
+            console.error(`file change listener failed: ${String(error)}`);
+          }
         }
       }
+      // After the file changes of the same batch: a client reading status then sees both.
+      if (this.gitChanged) this.broadcast("event: git\ndata: {}\n\n");
+      this.gitChanged = false;
     }, BATCH_MS);
   }
 

@@ -1,5 +1,6 @@
 import { type Context, Hono } from "hono";
 import { ErrorCode } from "../../protocol/errors";
+import { checkBranchName, checkGitUrl } from "../../protocol/git";
 import { newWorkspaceId } from "../../protocol/ids";
 import {
   checkWorkspaceName,
@@ -8,6 +9,7 @@ import {
   WORKSPACE_TEMPLATES,
 } from "../../protocol/workspaces";
 import { AppError, notFound } from "../errors";
+import type { RepositorySource } from "../git/clone";
 import { readJsonObject } from "../http";
 import { type AppEnv, requestedWorkspace, workspaceStub } from "../workspace-access";
 
@@ -35,9 +37,10 @@ workspaceRoutes.post("/", async (c) => {
   if (!isWorkspaceTemplate(template)) {
     throw new AppError(ErrorCode.INVALID_TEMPLATE, `template must be one of: ${WORKSPACE_TEMPLATES.join(", ")}.`);
   }
+  const repository = repositoryFrom(body.repository);
   const id = newWorkspaceId();
   // The Workspace records its owner first: an id in the list always has one.
-  await workspaceStub(c, id).create(name, template);
+  await workspaceStub(c, id).create(name, template, repository);
   return c.json(await directory(c).add(id, name), 201);
 });
 
@@ -68,3 +71,18 @@ workspaceRoutes.post("/:id/wake", async (c) => {
   const { id, stub } = requestedWorkspace(c);
   return c.json(await stub.status(id));
 });
+
+/** `repository: {url, branch?}` of a new workspace: cloned on its first start. */
+function repositoryFrom(value: unknown): RepositorySource | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw new AppError(ErrorCode.INVALID_GIT_URL, 'repository must be {"url": "https://...", "branch"?: "main"}.');
+  }
+  const { url, branch } = value as Record<string, unknown>;
+  const checkedUrl = checkGitUrl(url);
+  if ("error" in checkedUrl) throw new AppError(ErrorCode.INVALID_GIT_URL, checkedUrl.error);
+  if (branch === undefined || branch === null || branch === "") return { url: checkedUrl.url };
+  const checkedBranch = checkBranchName(branch);
+  if ("error" in checkedBranch) throw new AppError(ErrorCode.INVALID_BRANCH_NAME, checkedBranch.error);
+  return { url: checkedUrl.url, branch: checkedBranch.name };
+}

@@ -4,8 +4,11 @@
  * (each header's value as a SHA-256, so a secret is proven to arrive without
  * its value ever reaching the container); other allowed hosts are fetched
  * as in production. Tests reach no outside address but the npm registry.
+ * At http(s)://git.egress.test/repo.git it serves a one-commit Git
+ * repository (dumb-git-repository.ts) for clone tests.
  */
 import { Outbound } from "../network/outbound";
+import { repositoryFile, TEST_REPOSITORY_HOST, TEST_REPOSITORY_PATH } from "./dumb-git-repository";
 
 export const TEST_EGRESS_DOMAIN = "egress.test";
 
@@ -14,6 +17,13 @@ export class TestOutbound extends Outbound {
     const url = new URL(request.url);
     if (url.hostname !== TEST_EGRESS_DOMAIN && !url.hostname.endsWith(`.${TEST_EGRESS_DOMAIN}`)) {
       return super.forward(request);
+    }
+    if (url.hostname === TEST_REPOSITORY_HOST && url.pathname.startsWith(`${TEST_REPOSITORY_PATH}/`)) {
+      // A plain file (no smart-protocol content type), so git falls back to the dumb protocol.
+      const file = await repositoryFile(url.pathname.slice(TEST_REPOSITORY_PATH.length));
+      return file
+        ? new Response(file as BodyInit, { headers: { "Content-Type": "application/octet-stream" } })
+        : new Response("not found\n", { status: 404 });
     }
     const headers: Record<string, string> = {};
     for (const [name, value] of request.headers) headers[name] = await sha256(value);

@@ -1,0 +1,111 @@
+import type { GitBranch, GitCommit, GitCommitResult, GitDiff, GitStatus, GitSyncEvent } from "../../protocol/git";
+import { ApiRequestError, apiFetch, apiJson, jsonBody, workspacePath } from "./http";
+
+export type SyncKind = "pull" | "push" | "fetch";
+
+/** The browser side of `/api/workspaces/{id}/git/...` (worker/routes/git.ts). */
+export class GitApi {
+  constructor(readonly workspaceId: string) {}
+
+  private url(suffix: string): string {
+    return workspacePath(this.workspaceId, `/git${suffix}`);
+  }
+
+  /**
+   * `wake: false` for the refreshes the page makes by itself: a GET never
+   * wakes a workspace (409 WORKSPACE_ASLEEP); with `wake` the page wakes it
+   * (`POST .../wake`) and reads again.
+   */
+  status({ wake = true } = {}): Promise<GitStatus> {
+    const read = () => apiJson<GitStatus>(this.url("/status"));
+    return wake ? this.awake(read) : read();
+  }
+
+  init(): Promise<GitStatus> {
+    return apiJson(this.url("/init"), { method: "POST" });
+  }
+
+  diff(path: string, staged: boolean): Promise<GitDiff> {
+    const query = new URLSearchParams({ path, staged: staged ? "1" : "0" });
+    return this.awake(() => apiJson(this.url(`/diff?${query}`)));
+  }
+
+  stage(paths: readonly string[]): Promise<GitStatus> {
+    return apiJson(this.url("/stage"), jsonBody("POST", { paths }));
+  }
+
+  unstage(paths: readonly string[]): Promise<GitStatus> {
+    return apiJson(this.url("/unstage"), jsonBody("POST", { paths }));
+  }
+
+  discard(paths: readonly string[]): Promise<GitStatus> {
+    return apiJson(this.url("/discard"), jsonBody("POST", { paths }));
+  }
+
+  commit(message: string, amend: boolean): Promise<GitCommitResult> {
+    return apiJson(this.url("/commit"), jsonBody("POST", { message, amend }));
+  }
+
+  async branches(): Promise<GitBranch[]> {
+    return (await this.awake(() => apiJson<{ branches: GitBranch[] }>(this.url("/branches")))).branches;
+  }
+
+  async createBranch(name: string): Promise<GitBranch[]> {
+    return (await apiJson<{ branches: GitBranch[] }>(this.url("/branches"), jsonBody("POST", { name }))).branches;
+  }
+
+  checkout(branch: string): Promise<GitStatus> {
+    return apiJson(this.url("/checkout"), jsonBody("POST", { branch }));
+  }
+
+  async log(limit: number): Promise<GitCommit[]> {
+    return (await this.awake(() => apiJson<{ commits: GitCommit[] }>(this.url(`/log?limit=${limit}`)))).commits;
+  }
+
+  /** A read the person asked for: one that finds the workspace asleep wakes it and reads again (as files.ts does). */
+  private async awake<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      if (!(error instanceof ApiRequestError) || error.code !== "WORKSPACE_ASLEEP") throw error;
+      await apiJson(workspacePath(this.workspaceId, "/wake"), { method: "POST" });
+      return read();
+    }
+  }
+
+  /**
+   * Runs a pull, push or fetch, calling `onEvent` for each line git prints
+   * as it arrives; resolves when git succeeded, throws git's own message when
+   * it failed.
+   */
+  async sync(kind: SyncKind, onEvent: (event: GitSyncEvent) => void, signal?: AbortSignal): Promise<void> {
+    const response = await apiFetch(this.url(`/${kind}`), { ...jsonBody("POST", {}), signal });
+    const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
+    if (!reader) throw new ApiRequestError(0, "NETWORK", "The server sent no progress.");
+    let buffer = "";
+    let last: GitSyncEvent | undefined;
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
+      if (done) break;
+      buffer += value;
+      let newline = buffer.indexOf("\n");
+      while (newline !== -1) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        if (line.trim()) {
+          last = JSON.parse(line) as GitSyncEvent;
+          onEvent(last);
+        }
+        newline = buffer.indexOf("\n");
+      }
+    }
+    if (last?.type === "error") throw new ApiRequestError(409, last.code, last.message);
+    if (last?.type !== "done") {
+      throw new ApiRequestError(
+        0,
+        "NETWORK",
+        `The connection dropped before git's ${kind} finished. It goes on in the workspace; the panel shows the repository as it ends up.`,
+      );
+    }
+  }
+}

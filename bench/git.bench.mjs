@@ -1,0 +1,161 @@
+// Source control: `GET /git/status` of a repository with 10,000 changed
+// files, next to the same `git status` run with `docker exec` in the same
+// container in the same run (no Worker, Durable Object or HTTP in between);
+// and the time from a commit made in the container (as in the terminal) to
+// the `git` event at a client of the watch stream (and to the status and log
+// the panel then reads), next to that commit alone.
+import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import { signIn } from "./lib/session.mjs";
+
+export const title = "Source control";
+
+const RUNS = 30;
+const EVENT_RUNS = 9;
+
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+async function timeAsync(fn) {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+/** The Docker container of workspace `id`: the one that holds a marker written through the API. */
+async function findContainer(session, id) {
+  const marker = `.bench-${randomBytes(4).toString("hex")}`;
+  const put = await session.fetch(`/api/workspaces/${id}/files/content?path=${marker}`, { method: "PUT", body: id });
+  if (!put.ok) throw new Error(`marker write failed: ${put.status} ${await put.text()}`);
+  const names = execFileSync("docker", ["ps", "--format", "{{.Names}}", "--filter", "name=workerd-"], {
+    encoding: "utf8",
+  })
+    .split("\n")
+    .filter((n) => n && !n.endsWith("-proxy"));
+  for (const name of names) {
+    const out = spawnSync("docker", ["exec", name, "cat", `/workspace/${marker}`], { encoding: "utf8" });
+    if (out.status === 0 && out.stdout === id) {
+      spawnSync("docker", ["exec", name, "rm", "-f", `/workspace/${marker}`]);
+      return name;
+    }
+  }
+  throw new Error("the workspace's container was not found");
+}
+
+export async function run({ baseUrl }) {
+  const session = await signIn(baseUrl);
+  const { id } = await session.json("/api/workspaces", { method: "POST", body: { name: "bench git" } });
+  try {
+    const container = await findContainer(session, id);
+    const exec = (...args) =>
+      execFileSync("docker", ["exec", container, ...args], { maxBuffer: 64 << 20, stdio: ["ignore", "pipe", "pipe"] });
+    // The template committed, then 10,000 more files committed and all changed.
+    exec(
+      "sh",
+      "-c",
+      [
+        "cd /workspace",
+        "git init -q -b main",
+        "git config user.email bench@example.com && git config user.name bench",
+        "mkdir many && (cd many && seq 10000 | xargs touch)",
+        "git add -A && git commit -qm Initial",
+        "(cd many && seq 10000 | xargs -n 500 sh -c 'for f; do echo x > \"$f\"; done' sh)",
+      ].join(" && "),
+    );
+    const rows = [];
+
+    // 1. git status of 10,000 changed files.
+    const status = async () => {
+      const body = await session.json(`/api/workspaces/${id}/git/status`);
+      if (body.changed.length !== 10_000) throw new Error(`status listed ${body.changed.length} changed files`);
+    };
+    await status();
+    const ours = [];
+    for (let i = 0; i < RUNS; i++) ours.push(await timeAsync(status));
+    const reference = [];
+    for (let i = 0; i < RUNS; i++) {
+      const start = performance.now();
+      exec("git", "-C", "/workspace", "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all");
+      reference.push(performance.now() - start);
+    }
+    rows.push({
+      metric: "git status, 10,000 changed files (p95)",
+      ours: percentile(ours, 95),
+      reference: percentile(reference, 95),
+      referenceName: "docker exec git status --porcelain=v2",
+      unit: "ms",
+      target: "< 500 ms",
+    });
+    rows.push({
+      metric: "git status, 10,000 changed files (p50)",
+      ours: percentile(ours, 50),
+      reference: percentile(reference, 50),
+      referenceName: "docker exec git status --porcelain=v2",
+      unit: "ms",
+    });
+
+    // 2. A commit in the container -> the `git` event at a watch client.
+    exec("sh", "-c", "cd /workspace && git checkout -q -- . && git commit -q --allow-empty -m warm");
+    const controller = new AbortController();
+    const response = await session.fetch(`/api/workspaces/${id}/files/watch`, { signal: controller.signal });
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    const waitFor = async (needle, from) => {
+      while (text.indexOf(needle, from) === -1) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error("watch stream ended");
+        text += decoder.decode(value, { stream: true });
+      }
+    };
+    await waitFor("event: ready", 0);
+    const event = [];
+    const panel = [];
+    const commitAlone = [];
+    for (let i = 0; i < EVENT_RUNS; i++) {
+      const from = text.length;
+      const start = performance.now();
+      const committed = new Promise((resolve, reject) =>
+        execFile(
+          "docker",
+          ["exec", container, "git", "-C", "/workspace", "commit", "-q", "--allow-empty", "-m", `bench ${i}`],
+          (error) => (error ? reject(error) : resolve(performance.now() - start)),
+        ),
+      );
+      await waitFor("event: git", from);
+      event.push(performance.now() - start);
+      // What the panel then reads (after its 80 ms wait for more changes).
+      await new Promise((resolve) => setTimeout(resolve, 80));
+      const [status, log] = await Promise.all([
+        session.json(`/api/workspaces/${id}/git/status?wake=0`),
+        session.json(`/api/workspaces/${id}/git/log?limit=20`),
+      ]);
+      if (!status.repository || log.commits[0]?.subject !== `bench ${i}`) throw new Error("the log lacks the commit");
+      panel.push(performance.now() - start);
+      commitAlone.push(await committed);
+    }
+    controller.abort();
+    rows.push({
+      metric: "commit in the container -> git event at client (median)",
+      ours: percentile(event, 50),
+      reference: percentile(commitAlone, 50),
+      referenceName: "the docker exec git commit alone",
+      unit: "ms",
+      target: "< 1000 ms",
+    });
+    rows.push({
+      metric: "commit in the container -> status and log as the panel reads them (median)",
+      ours: percentile(panel, 50),
+      reference: percentile(commitAlone, 50),
+      referenceName: "the docker exec git commit alone",
+      unit: "ms",
+      target: "< 1000 ms",
+    });
+    return rows;
+  } finally {
+    await session.fetch(`/api/workspaces/${id}`, { method: "DELETE" }).catch(() => {});
+  }
+}
