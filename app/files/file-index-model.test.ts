@@ -28,7 +28,7 @@ describe("the file index", () => {
     expect(paths(model)).toEqual(["README.md", "src/App.tsx", "src/main.tsx", "src/deep/maintenance.ts"]);
   });
 
-  it("follows the file watcher: new, deleted and moved files and folders", async () => {
+  it("follows the file watcher at once: new, deleted and moved files and folders", async () => {
     const { model } = indexOf(["a/one.ts", "a/two.ts", "b.ts"]);
     await model.ensureLoaded();
     model.onFileEvent({
@@ -53,6 +53,9 @@ describe("the file index", () => {
     await model.ensureLoaded();
     files.push("dist/ignored-by-nobody.js");
     model.onFileEvent({ kind: "changes", changes: [{ type: "created", path: "dist", directory: true }] });
+    // A new file that .gitignore ignores shows at once, and goes when the index is read again.
+    model.onFileEvent({ kind: "changes", changes: [{ type: "created", path: "debug.log" }] });
+    expect(paths(model)).toContain("debug.log");
     expect(fileIndex).toHaveBeenCalledOnce();
     await vi.advanceTimersByTimeAsync(1_000);
     expect(fileIndex).toHaveBeenCalledTimes(2);

@@ -28,9 +28,9 @@ const RELOAD_AFTER_MS = 1_000;
  * route (ripgrep's `--files`, the search's ignore rules), then kept current
  * by the file watcher's events, and filtered in the page on every keystroke
  * (fuzzysort over targets prepared once). Events cannot tell whether a new
- * file is ignored, nor list what a new folder holds, so a new folder, a
- * changed `.gitignore` (or `.ignore`, `.rgignore`) or a lost event stream
- * reads the index again a moment later.
+ * file is ignored, nor list what a new folder holds, so new files or
+ * folders, a changed `.gitignore` (or `.ignore`, `.rgignore`) or a lost
+ * event stream read the index again once changes pause for a second.
  */
 export class FileIndexModel {
   private readonly files = new Map<string, Prepared>();
@@ -121,8 +121,9 @@ export class FileIndexModel {
       if (change.type === "modified") continue;
       touched = true;
       if (change.type === "created") {
-        if (change.directory) this.reloadSoon();
-        else this.files.set(change.path, fuzzysort.prepare(change.path));
+        // Shown at once; whether ignore rules keep it (or what a new folder holds) only ripgrep can say.
+        if (!change.directory) this.add(change.path);
+        this.reloadSoon();
       } else if (change.type === "deleted") {
         this.removeTree(change.path);
       } else if (change.type === "moved" && change.from !== undefined) {
