@@ -62,7 +62,7 @@ export class FileIndexModel {
   /** The best matches of `query` (fuzzy), best first; with an empty query, the first files by path. */
   find(query: string, limit = 50): FileMatch[] {
     if (query.trim() === "") {
-      this.sorted ??= [...this.files.keys()].sort(comparePaths);
+      this.sorted ??= byDepthThenPath([...this.files.keys()]);
       return this.sorted.slice(0, limit).map((path) => ({ path, indexes: [] }));
     }
     this.targets ??= [...this.files.values()];
@@ -167,8 +167,9 @@ export class FileIndexModel {
   }
 }
 
-/** Shallow files first, then by path: what a person scans for in an empty list. */
-function comparePaths(a: string, b: string): number {
-  const depth = a.split("/").length - b.split("/").length;
-  return depth !== 0 ? depth : a.localeCompare(b);
+/** Shallow files first, then by path: what a person scans for in an empty list (depths counted once). */
+function byDepthThenPath(paths: string[]): string[] {
+  const keyed = paths.map((path) => ({ path, depth: path.split("/").length }));
+  keyed.sort((a, b) => a.depth - b.depth || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return keyed.map((k) => k.path);
 }
