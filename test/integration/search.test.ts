@@ -253,13 +253,18 @@ describe("the file index", () => {
 });
 
 describe("another user", () => {
-  it("gets 404 for the search and the file index of a workspace not theirs", async () => {
+  it("gets 404 for the search, its cancel and the file index of a workspace not theirs", async () => {
     const mallory = await accessUser("mallory@example.com");
     for (const path of [`/api/workspaces/${id}/search?q=needle`, `/api/workspaces/${id}/files/index`]) {
       const response = await api(path, { headers: mallory });
       expect(response.status, path).toBe(404);
       expect(((await response.json()) as { code: string }).code).toBe("NOT_FOUND");
     }
+    const cancel = await api(`/api/workspaces/${id}/search?client=page-12345678`, {
+      method: "DELETE",
+      headers: mallory,
+    });
+    expect(cancel.status).toBe(404);
     // Without a session at all: 401.
     expect((await api(`/api/workspaces/${id}/search?q=needle`)).status).toBe(401);
   });
