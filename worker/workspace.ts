@@ -304,6 +304,7 @@ export class Workspace extends DurableObject<Env> {
           files: this.files,
           watcher: this.fileWatcher,
           sandbox: this.sandbox,
+          awake: () => this.lifecycle.whenAwake(),
           asleep: () => this.lifecycle.isAsleep(),
         },
         (operation) => this.lifecycle.shared(operation),

@@ -4,6 +4,7 @@ import { useRegisterCommands } from "../commands/useCommands";
 import { useAction } from "../hooks/useAction";
 import type { StatusView } from "../hooks/useWorkspaceStatus";
 import { ago } from "../time";
+import { download } from "./ContextMenu";
 import "./LifecycleControls.css";
 
 interface Props {
@@ -26,6 +27,12 @@ export function LifecycleControls({ api, status, onWake, onChanged }: Props) {
   const action = useAction();
   const busy = action.busy;
   const fileInput = useRef<HTMLInputElement>(null);
+  const menu = useRef<HTMLDetailsElement>(null);
+  /** A menu closes once one of its items is chosen. */
+  const choose = (item: () => void) => () => {
+    if (menu.current) menu.current.open = false;
+    item();
+  };
 
   const act = async (label: string, run: () => Promise<unknown>) => {
     await action.run(run, label);
@@ -86,18 +93,33 @@ export function LifecycleControls({ api, status, onWake, onChanged }: Props) {
           </button>
         </>
       )}
-      <details className="lifecycle-menu">
+      <details className="lifecycle-menu" ref={menu}>
         <summary data-testid="workspace-menu" aria-label="Workspace menu">
           <span className="label">Workspace</span> ▾
         </summary>
         <div className="lifecycle-menu-items" role="menu">
-          <a role="menuitem" href={api.exportUrl()} download={`${api.id}.tar.gz`} data-testid="export">
+          <a
+            role="menuitem"
+            href={api.exportUrl()}
+            download={`${api.id}.tar.gz`}
+            data-testid="export"
+            onClick={(event) => {
+              // The export only reads a running workspace (GETs never wake it): wake it first.
+              event.preventDefault();
+              choose(() => {
+                void action.run(async () => {
+                  await onWake();
+                  download(api.exportUrl());
+                }, "Waking to export…");
+              })();
+            }}
+          >
             Export /workspace (.tar.gz)
           </a>
           <button
             type="button"
             role="menuitem"
-            onClick={() => fileInput.current?.click()}
+            onClick={choose(() => fileInput.current?.click())}
             data-testid="import"
             title="Replaces everything in /workspace"
           >
@@ -106,7 +128,7 @@ export function LifecycleControls({ api, status, onWake, onChanged }: Props) {
           <button
             type="button"
             role="menuitem"
-            onClick={stop}
+            onClick={choose(stop)}
             disabled={!running || busy !== undefined}
             data-testid="stop"
           >

@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, reload } from "../support/browser";
@@ -19,10 +20,13 @@ afterAll(async () => {
 describe("saving and sleeping from the header", () => {
   it("saves now, sleeps, says processes do not survive, and wakes again", async () => {
     const id = await createWorkspace();
+    const before = new Set(runContainers());
     const { page, errors } = await openWorkspace(browser, id);
     const state = (value: string) => page.locator(`[data-testid="container-state"][data-state="${value}"]`);
 
     await state("running").waitFor({ timeout: 60_000 });
+    const [container] = runContainers().filter((name) => !before.has(name));
+    expect(container, "the workspace's container").toBeDefined();
     expect(await page.getByTestId("last-saved").textContent()).toBe("not saved yet");
 
     await page.getByTestId("save-now").click();
@@ -36,6 +40,12 @@ describe("saving and sleeping from the header", () => {
     // The open terminal says so rather than waking the workspace again.
     await page.locator('[data-testid="connection-status"][data-state="sleeping"]').waitFor();
     await waitForScreen(page, /The workspace is asleep/);
+    // Nothing the open page does by itself (the file stream and the terminal
+    // reconnecting, the polls) wakes it: its container stays gone. Only a
+    // window can show that nothing happens; it spans several reconnects.
+    await expect.poll(() => runContainers().includes(container as string), { timeout: 30_000 }).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 8_000));
+    expect(runContainers()).not.toContain(container);
     expect(await page.locator('[data-testid="container-state"]').getAttribute("data-state")).toBe("sleeping");
 
     await page.getByTestId("wake").click();
@@ -43,6 +53,25 @@ describe("saving and sleeping from the header", () => {
     await connected(page);
     expect(await page.getByTestId("last-saved").textContent()).toBe("saved just now");
     expect(errors).toEqual([]);
+  });
+
+  it("exports a sleeping workspace: the export wakes it first", async () => {
+    const id = await createWorkspace();
+    const { page } = await openWorkspace(browser, id);
+    const state = (value: string) => page.locator(`[data-testid="container-state"][data-state="${value}"]`);
+    await state("running").waitFor({ timeout: 60_000 });
+    await page.getByTestId("workspace-menu").click();
+    await page.getByTestId("stop").click();
+    await state("sleeping").waitFor({ timeout: 60_000 });
+
+    await page.getByTestId("workspace-menu").click();
+    const [archive] = await Promise.all([page.waitForEvent("download"), page.getByTestId("export").click()]);
+    expect(archive.suggestedFilename()).toBe(`${id}.tar.gz`);
+    expect(await archive.failure()).toBeNull();
+    const bytes = readFileSync((await archive.path()) as string);
+    // A gzip stream (tar inside), not a JSON error.
+    expect([...bytes.subarray(0, 2)]).toEqual([0x1f, 0x8b]);
+    await state("running").waitFor({ timeout: 60_000 });
   });
 
   it("says at once what was lost when the container is removed from outside before any save", async () => {

@@ -15,6 +15,8 @@ export interface FilesDeps {
   watcher: FileWatcher;
   /** The container; `sandbox.wake()` is called only after the request is known to be valid. */
   sandbox: Sandbox;
+  /** For reads, which never wake it: waits out a start or stop, then fails WORKSPACE_ASLEEP unless it runs. */
+  awake: () => Promise<void>;
   /** True while the workspace sleeps by choice (stopping or stopped); a vanished container is not asleep. */
   asleep: () => boolean;
 }
@@ -56,7 +58,7 @@ const HANDLERS: Record<string, Handler> = {
     if (query.get("wake") === "0" && deps.asleep()) {
       throw new AppError(ErrorCode.WORKSPACE_ASLEEP, "The workspace is asleep; open a file or a terminal to wake it.");
     }
-    await deps.sandbox.wake();
+    await deps.awake();
     const listing = await attempt(() => deps.files.listDirectory(containerPath(path)), path);
     const entries = listing.entries.map((e) => ({ ...e, type: fileType(e.type) }));
     return Response.json({ entries } satisfies DirectoryListing);
@@ -64,14 +66,14 @@ const HANDLERS: Record<string, Handler> = {
 
   "GET /files/stat": async (_request, query, deps) => {
     const path = pathParam(query, "path", { allowRoot: true });
-    await deps.sandbox.wake();
+    await deps.awake();
     const stat = await attempt(() => deps.files.stat(containerPath(path)), path);
     return Response.json(info(path, stat), { headers: { ETag: stat.etag } });
   },
 
   "GET /files/content": async (_request, query, deps) => {
     const path = pathParam(query, "path");
-    await deps.sandbox.wake();
+    await deps.awake();
     // One process opens the file and reports the stat of what it opened, so the
     // ETag describes exactly these bytes.
     const { response: file, stat } = await attempt(() => deps.files.readFileWithStat(containerPath(path)), path);
@@ -180,7 +182,7 @@ const HANDLERS: Record<string, Handler> = {
 
   "GET /files/download": async (_request, query, deps) => {
     const path = pathParam(query, "path", { allowRoot: true });
-    await deps.sandbox.wake();
+    await deps.awake();
     const stat = await attempt(() => deps.files.stat(containerPath(path)), path);
     if (stat.type !== "directory") {
       const file = await attempt(() => deps.files.readFile(containerPath(path)), path);
@@ -196,10 +198,10 @@ const HANDLERS: Record<string, Handler> = {
     });
   },
 
-  "GET /files/watch": async (_request, _query, deps) => {
-    await deps.sandbox.wake();
-    return deps.watcher.subscribe();
-  },
+  // Never wakes: the page's stream reconnects by itself (after a Save and sleep,
+  // an idle stop), and an open tab alone must let a workspace sleep. The
+  // watcher starts once something else starts the container.
+  "GET /files/watch": async (_request, _query, deps) => deps.watcher.subscribe(),
 };
 
 function contentHeaders(stat: SandboxFileStat, path: string, download: boolean): HeadersInit {

@@ -13,9 +13,12 @@ import type { Lifecycle } from "./lifecycle";
  * a short archive that looks complete.
  */
 export async function exportArchive(lifecycle: Lifecycle, sandbox: Sandbox, name: string): Promise<Response> {
+  // A GET: it reads a running workspace and never wakes one.
+  await lifecycle.whenAwake();
   const proc = await sandbox.exec(["tar", "-czf", "-", "-C", WORKSPACE_ROOT, "."], {
     stdout: "pipe",
     stderr: "pipe",
+    wake: false,
   });
   const stdout = proc.stdout;
   if (!stdout) throw new Error("tar has no stdout");

@@ -212,6 +212,27 @@ describe("the lifecycle", () => {
     expect(sandbox.disk.has("late.txt")).toBe(true);
   });
 
+  it("a read that arrives during a Save and sleep waits for it and then finds it asleep: it never wakes it", async () => {
+    const { lifecycle, sandbox } = setup();
+    await lifecycle.ensureRunning();
+    const gate = deferred();
+    sandbox.snapshotGate = gate.promise;
+    const stopped = lifecycle.stop();
+    await tick();
+    const read = lifecycle.shared(() => lifecycle.whenAwake());
+    await tick();
+    gate.resolve();
+    await stopped;
+    await expect(read).rejects.toMatchObject({ code: "WORKSPACE_ASLEEP" });
+    expect(sandbox.running).toBe(false);
+    expect(sandbox.starts).toHaveLength(1);
+    expect((await lifecycle.status("w")).state).toBe("sleeping");
+    // A read during a start waits for it and then reads.
+    const start = lifecycle.ensureRunning();
+    await expect(lifecycle.whenAwake()).resolves.toBeUndefined();
+    await start;
+  });
+
   it("a save while files change: a write waits for the snapshot, the container keeps it, the next save has it", async () => {
     const { lifecycle, sandbox } = setup();
     await lifecycle.ensureRunning();

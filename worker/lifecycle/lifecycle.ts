@@ -209,6 +209,35 @@ export class Lifecycle {
     await this.deps.alarms.cancel(CHECK_TASK);
   }
 
+  /**
+   * For reads, which never wake a workspace: waits out a start or a stop in
+   * progress, then resolves if the container runs and throws
+   * WORKSPACE_ASLEEP if not. A read that arrived during a Save and sleep
+   * must not start the container again once the stop is done.
+   */
+  async whenAwake(): Promise<void> {
+    for (;;) {
+      const state = this.observe();
+      switch (state.kind) {
+        case "deleted":
+          throw deleted();
+        case "running":
+        case "saving":
+          return;
+        case "starting":
+          return state.done;
+        case "stopping":
+          await state.done.catch(() => {});
+          continue;
+        default:
+          throw new AppError(
+            ErrorCode.WORKSPACE_ASLEEP,
+            "The workspace is not running, and reading never wakes it: wake it first (POST /api/workspaces/{id}/wake, or Wake in the IDE).",
+          );
+      }
+    }
+  }
+
   /** Starts or wakes the container when it is not running; concurrent callers share one start. */
   async ensureRunning(): Promise<void> {
     this.activity.touch();
