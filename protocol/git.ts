@@ -160,6 +160,39 @@ export type GitSyncEvent =
   | { type: "done" }
   | { type: "error"; code: string; message: string };
 
+/** A git host that has a token (`GET /git/credentials`); the token itself is never shown again. */
+export interface GitCredential {
+  host: string;
+  /** ISO 8601 */
+  updatedAt: string;
+}
+
+/** `GET /git/credentials` (and the answer to `PUT`). */
+export interface GitCredentials {
+  hosts: GitCredential[];
+  /** Whether this deployment offers GitHub's device sign-in (GITHUB_OAUTH_CLIENT_ID is set). */
+  githubSignIn: boolean;
+}
+
+/** `PUT /git/credentials` */
+export interface GitTokenRequest {
+  /** One host name, such as github.com. */
+  host: string;
+  token: string;
+}
+
+/** `POST /git/credentials/github`: the person enters `userCode` at `verificationUri` before `expiresAt`. */
+export interface GitHubDeviceCode {
+  userCode: string;
+  verificationUri: string;
+  expiresAt: string;
+  /** Seconds to wait between polls. */
+  interval: number;
+}
+
+/** `POST /git/credentials/github/poll` */
+export type GitHubSignIn = { state: "pending"; interval: number } | { state: "done" | "expired" | "denied" };
+
 /** A Git URL a new workspace may be cloned from: https, http, git, ssh, or scp-like `user@host:path`. */
 export function checkGitUrl(value: unknown): { url: string } | { error: string } {
   if (typeof value !== "string" || value.trim() === "") return { error: "The Git URL is empty." };

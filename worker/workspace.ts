@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { ErrorCode } from "../protocol/errors";
+import type { GitCredentials, GitHubDeviceCode, GitHubSignIn } from "../protocol/git";
 import { isLanguageServerId } from "../protocol/language-servers";
 import type {
   EgressLog,
@@ -22,7 +23,9 @@ import { FileWatcher } from "./files/file-watcher";
 import { Files } from "./files/sandbox-files";
 import { type RepositorySource, startClone } from "./git/clone";
 import { GitCli } from "./git/git-cli";
+import { gitCredentials, gitSecret, gitSecretName } from "./git/git-credentials";
 import { gitRoutes } from "./git/git-routes";
+import { GitHubDeviceFlow } from "./git/github-device-flow";
 import { ownerIdentity } from "./git/identity";
 import { SourceControl } from "./git/source-control";
 import { drainBody, errorResponse } from "./http";
@@ -490,6 +493,60 @@ export class Workspace extends DurableObject<Env> {
 
   stopDevServer(caller: string): Promise<RpcResult<void>> {
     return this.call(caller, () => this.previews.stopDevServer());
+  }
+
+  // Git credentials (worker/git/git-credentials.ts): a token per git host, kept
+  // as a network secret; worker/routes/git.ts calls these.
+
+  gitCredentials(caller: string): Promise<RpcResult<GitCredentials>> {
+    return this.call(caller, () => this.listGitCredentials());
+  }
+
+  setGitToken(caller: string, host: string, token: string): Promise<RpcResult<GitCredentials>> {
+    return this.call(caller, async () => {
+      await this.network.putSecret(gitSecretName(host), gitSecret(host, token), MAX_SECRETS);
+      return this.listGitCredentials();
+    });
+  }
+
+  removeGitToken(caller: string, host: string): Promise<RpcResult<boolean>> {
+    return this.call(caller, () => this.network.deleteSecret(gitSecretName(host)));
+  }
+
+  startGitHubSignIn(caller: string): Promise<RpcResult<GitHubDeviceCode>> {
+    return this.call(caller, () => this.github.start());
+  }
+
+  pollGitHubSignIn(caller: string): Promise<RpcResult<GitHubSignIn>> {
+    return this.call(caller, () => this.github.poll());
+  }
+
+  private async listGitCredentials(): Promise<GitCredentials> {
+    return { hosts: gitCredentials(await this.network.secretInfos()), githubSignIn: this.github.available };
+  }
+
+  private githubFlow: GitHubDeviceFlow | undefined;
+
+  /** GitHub's device sign-in; its token becomes github.com's. Made on first use (a test subclass answers for GitHub). */
+  private get github(): GitHubDeviceFlow {
+    this.githubFlow ??= new GitHubDeviceFlow(
+      this.githubClientId(),
+      (request) => this.githubFetch(request),
+      async (token) => {
+        await this.network.putSecret(gitSecretName("github.com"), gitSecret("github.com", token), MAX_SECRETS);
+      },
+    );
+    return this.githubFlow;
+  }
+
+  /** The OAuth app's client id for GitHub sign-in; none turns it off. */
+  protected githubClientId(): string | undefined {
+    return this.env.GITHUB_OAUTH_CLIENT_ID || undefined;
+  }
+
+  /** Sends a request to GitHub (a test subclass answers it itself). */
+  protected githubFetch(request: Request): Promise<Response> {
+    return fetch(request);
   }
 
   // Network (worker/network/): the routes in worker/routes/network.ts call these.

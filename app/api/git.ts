@@ -1,4 +1,14 @@
-import type { GitBranch, GitCommit, GitCommitResult, GitDiff, GitStatus, GitSyncEvent } from "../../protocol/git";
+import type {
+  GitBranch,
+  GitCommit,
+  GitCommitResult,
+  GitCredentials,
+  GitDiff,
+  GitHubDeviceCode,
+  GitHubSignIn,
+  GitStatus,
+  GitSyncEvent,
+} from "../../protocol/git";
 import { ApiRequestError, apiFetch, apiJson, jsonBody, workspacePath } from "./http";
 
 export type SyncKind = "pull" | "push" | "fetch";
@@ -60,6 +70,27 @@ export class GitApi {
 
   async log(limit: number): Promise<GitCommit[]> {
     return (await this.awake(() => apiJson<{ commits: GitCommit[] }>(this.url(`/log?limit=${limit}`)))).commits;
+  }
+
+  /** The git hosts that have a token (kept by the IDE as network secrets), never the tokens. */
+  credentials(): Promise<GitCredentials> {
+    return apiJson(this.url("/credentials"));
+  }
+
+  setToken(host: string, token: string): Promise<GitCredentials> {
+    return apiJson(this.url("/credentials"), jsonBody("PUT", { host, token }));
+  }
+
+  async removeToken(host: string): Promise<void> {
+    await apiFetch(this.url(`/credentials?host=${encodeURIComponent(host)}`), { method: "DELETE" });
+  }
+
+  startGitHubSignIn(): Promise<GitHubDeviceCode> {
+    return apiJson(this.url("/credentials/github"), { method: "POST" });
+  }
+
+  pollGitHubSignIn(): Promise<GitHubSignIn> {
+    return apiJson(this.url("/credentials/github/poll"), { method: "POST" });
   }
 
   /** A read the person asked for: one that finds the workspace asleep wakes it and reads again (as files.ts does). */

@@ -70,7 +70,7 @@ export function IdeLayout({ api, onTerminalConnected }: { api: WorkspaceApi; onT
         activePath={activePath}
         editor={editor}
         search={api.search}
-        git={{ panel: <SourceControlPanel model={git} />, changes, marks, showRequest: gitShowRequest }}
+        git={{ panel: <SourceControlPanel model={git} api={api} />, changes, marks, showRequest: gitShowRequest }}
         onShow={showFiles}
       />
     ),

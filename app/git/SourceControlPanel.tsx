@@ -1,11 +1,15 @@
 import { useSyncExternalStore } from "react";
+import type { GitApi } from "../api/git";
+import type { NetworkApi } from "../api/network";
 import { useAction } from "../hooks/useAction";
 import { BranchBar } from "./BranchBar";
 import { ChangeList } from "./ChangeList";
 import { CommitBox } from "./CommitBox";
+import { CredentialsSection } from "./CredentialsSection";
 import { GitLogList } from "./GitLogList";
 import type { GitModel } from "./git-model";
 import { SyncOutput } from "./SyncOutput";
+import { useGitCredentials } from "./useGitCredentials";
 import "./git.css";
 
 /**
@@ -13,9 +17,10 @@ import "./git.css";
  * for a folder that is not a repository; else the branch with fetch / pull /
  * push, the commit box, the changed files, and the recent log.
  */
-export function SourceControlPanel({ model }: { model: GitModel }) {
+export function SourceControlPanel({ model, api }: { model: GitModel; api: { git: GitApi; network: NetworkApi } }) {
   const git = useSyncExternalStore(model.subscribe, model.getSnapshot);
   const action = useAction();
+  const credentials = useGitCredentials(api.git, api.network);
   const { status } = git;
 
   const body = () => {
@@ -59,6 +64,7 @@ export function SourceControlPanel({ model }: { model: GitModel }) {
           selected={git.diff && { path: git.diff.path, staged: git.diff.staged }}
         />
         <GitLogList log={git.log} />
+        <CredentialsSection credentials={credentials} />
       </>
     );
   };

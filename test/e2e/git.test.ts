@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { FAKE_GITHUB_USER_CODE, TEST_REPOSITORY_SUBJECT, TEST_TOKEN } from "../../worker/testing/test-git-hosts";
 import { launchBrowser, networkChanges, openPage } from "../support/browser";
 import { shell, workspaceContainer } from "../support/files";
 import { createWorkspace, openWorkspace, ownerApi } from "../support/session";
@@ -205,6 +206,44 @@ describe("source control", () => {
     await page.getByTestId("git-group-changed").getByTestId("git-stage-all").click();
     await page.getByTestId("git-group-staged").waitFor({ timeout: 60_000 });
     await poll(() => page.getByTestId("git-group-staged").textContent()).toContain("10000");
+    expect(errors).toEqual([]);
+  });
+});
+
+describe("HTTPS credentials", () => {
+  it("fetches from a private remote with a token pasted in the panel, and signs in to GitHub", async () => {
+    const id = await createWorkspace("git e2e token");
+    // The test Worker's git host serves /private.git only to requests carrying TEST_TOKEN.
+    const policy = await ownerApi(`/api/workspaces/${id}/network`, {
+      method: "PUT",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ mode: "allowlist", allow: ["git.egress.test"] }),
+    });
+    expect(policy.status).toBe(200);
+    container = await workspaceContainer(id);
+    shell(container, `cd /workspace && ${COMMIT_ALL} && git remote add origin https://git.egress.test/private.git`);
+    ({ page, errors } = await openWorkspace(browser, id));
+    await page.getByTestId("sidebar-git").click();
+    await page.getByTestId("git-panel").waitFor();
+    expect((await sync("fetch")).error).toMatch(/could not read Username|Authentication failed/);
+
+    await page.getByRole("button", { name: /HTTPS credentials/ }).click();
+    await page.getByTestId("git-credential-host").fill("git.egress.test");
+    await page.getByTestId("git-credential-token").fill(TEST_TOKEN);
+    await page.getByTestId("git-credential-save").click();
+    await page.locator('[data-testid="git-credential"][data-host="git.egress.test"]').waitFor();
+    expect(await page.getByTestId("git-credential-token").inputValue()).toBe("");
+    expect(await sync("fetch")).toEqual({ state: "done", error: null });
+    expect(shell(container, "git -C /workspace log -1 --format=%s origin/main")).toBe(TEST_REPOSITORY_SUBJECT);
+    expect(shell(container, `grep -c -- '${TEST_TOKEN}' /workspace/.git/config; true`)).toBe("0");
+
+    // GitHub's device sign-in (the test Worker stands in for GitHub): a code to enter, then github.com has a token.
+    await page.getByTestId("git-github-sign-in").click();
+    await poll(() => page.getByTestId("git-github-code").textContent()).toContain(FAKE_GITHUB_USER_CODE);
+    const github = page.locator('[data-testid="git-credential"][data-host="github.com"]');
+    await github.waitFor();
+    // This workspace's policy lists only git.egress.test: the panel says the token is not used yet.
+    expect(await github.textContent()).toContain("not on the network allow list");
     expect(errors).toEqual([]);
   });
 });

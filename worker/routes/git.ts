@@ -1,4 +1,7 @@
 import { type Context, Hono } from "hono";
+import { notFound } from "../errors";
+import { checkGitHost, checkToken } from "../git/git-credentials";
+import { readJsonObject } from "../http";
 import { type AppEnv, requestedWorkspace } from "../workspace-access";
 
 /**
@@ -16,6 +19,14 @@ import { type AppEnv, requestedWorkspace } from "../workspace-access";
  *   POST /git/checkout                  {branch}; GitStatus
  *   GET  /git/log?limit=N               {commits}
  *   POST /git/pull|push|fetch           {remote?}; newline-delimited JSON GitSyncEvents
+ *
+ * Credentials: a token per git host, kept as the workspace's network secret
+ * `git-HOST` (never in the container), by RPC:
+ *   GET    /git/credentials             {hosts: [{host, updatedAt}], githubSignIn}
+ *   PUT    /git/credentials             {host, token}; the same answer
+ *   DELETE /git/credentials?host=H      204, or 404
+ *   POST   /git/credentials/github      GitHub device sign-in: {userCode, verificationUri, expiresAt, interval}
+ *   POST   /git/credentials/github/poll {state: pending|done|expired|denied}
  */
 export const gitRoutes = new Hono<AppEnv>();
 
@@ -40,3 +51,25 @@ gitRoutes.get("/:id/git/log", forward);
 gitRoutes.post("/:id/git/pull", forward);
 gitRoutes.post("/:id/git/push", forward);
 gitRoutes.post("/:id/git/fetch", forward);
+
+gitRoutes.get("/:id/git/credentials", async (c) => c.json(await requestedWorkspace(c).stub.gitCredentials()));
+
+gitRoutes.put("/:id/git/credentials", async (c) => {
+  const { stub } = requestedWorkspace(c);
+  const body = await readJsonObject(c.req.raw);
+  return c.json(await stub.setGitToken(checkGitHost(body.host), checkToken(body.token)));
+});
+
+gitRoutes.delete("/:id/git/credentials", async (c) => {
+  const { stub } = requestedWorkspace(c);
+  if (!(await stub.removeGitToken(checkGitHost(c.req.query("host"))))) throw notFound("No token for this host.");
+  return c.body(null, 204);
+});
+
+gitRoutes.post("/:id/git/credentials/github", async (c) =>
+  c.json(await requestedWorkspace(c).stub.startGitHubSignIn()),
+);
+
+gitRoutes.post("/:id/git/credentials/github/poll", async (c) =>
+  c.json(await requestedWorkspace(c).stub.pollGitHubSignIn()),
+);

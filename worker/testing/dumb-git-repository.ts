@@ -1,14 +1,12 @@
 /**
  * Test only: a one-commit Git repository served over git's "dumb" HTTP
  * protocol (plain files: info/refs, HEAD, loose objects), made here, so a
- * workspace can clone a repository without any outside host. EgressTestHandler
- * answers it at http://git.egress.test/repo.git for workspaces whose outbound
- * HTTP it intercepts.
+ * workspace can clone a repository without any outside host. The test
+ * Worker's Outbound entrypoint (egress-test-handler.ts) answers it at
+ * http(s)://git.egress.test/repo.git, and at /private.git to requests that
+ * carry the test token, for workspaces whose policy allows that host.
  */
-export const TEST_REPOSITORY_HOST = "git.egress.test";
-export const TEST_REPOSITORY_PATH = "/repo.git";
-export const TEST_REPOSITORY_FILE = { name: "README.md", text: "Cloned from the test handler.\n" };
-export const TEST_REPOSITORY_SUBJECT = "Served by the test handler";
+import { TEST_REPOSITORY_FILE, TEST_REPOSITORY_SUBJECT } from "./test-git-hosts";
 
 let files: Promise<Map<string, Uint8Array>> | undefined;
 

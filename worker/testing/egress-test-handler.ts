@@ -5,10 +5,14 @@
  * its value ever reaching the container); other allowed hosts are fetched
  * as in production. Tests reach no outside address but the npm registry.
  * At http(s)://git.egress.test/repo.git it serves a one-commit Git
- * repository (dumb-git-repository.ts) for clone tests.
+ * repository (dumb-git-repository.ts) for clone tests, and the same at
+ * /private.git only to requests carrying TEST_TOKEN (credential tests).
  */
+
+import { basicAuthorization } from "../../protocol/network";
 import { Outbound } from "../network/outbound";
-import { repositoryFile, TEST_REPOSITORY_HOST, TEST_REPOSITORY_PATH } from "./dumb-git-repository";
+import { repositoryFile } from "./dumb-git-repository";
+import { TEST_PRIVATE_PATH, TEST_REPOSITORY_HOST, TEST_REPOSITORY_PATH, TEST_TOKEN } from "./test-git-hosts";
 
 export const TEST_EGRESS_DOMAIN = "egress.test";
 
@@ -17,6 +21,16 @@ export class TestOutbound extends Outbound {
     const url = new URL(request.url);
     if (url.hostname !== TEST_EGRESS_DOMAIN && !url.hostname.endsWith(`.${TEST_EGRESS_DOMAIN}`)) {
       return super.forward(request);
+    }
+    if (url.hostname === TEST_REPOSITORY_HOST && url.pathname.startsWith(`${TEST_PRIVATE_PATH}/`)) {
+      if (request.headers.get("Authorization") !== basicAuthorization("git", TEST_TOKEN)) {
+        return new Response("authentication required\n", {
+          status: 401,
+          headers: { "WWW-Authenticate": 'Basic realm="test"' },
+        });
+      }
+      const file = await repositoryFile(url.pathname.slice(TEST_PRIVATE_PATH.length));
+      return file ? new Response(file as BodyInit) : new Response("not found\n", { status: 404 });
     }
     if (url.hostname === TEST_REPOSITORY_HOST && url.pathname.startsWith(`${TEST_REPOSITORY_PATH}/`)) {
       // A plain file (no smart-protocol content type), so git falls back to the dumb protocol.

@@ -12,6 +12,7 @@
  *   POST /api/workspaces/{id}/previews/{port}/shares/{shareId}/expire
  *        the share link expires now
  *
+ * Its Workspace answers GitHub's device sign-in itself (fake-github.ts).
  * Its Outbound entrypoint answers hosts under egress.test itself
  * (egress-test-handler.ts), so tests of the network policy and of secrets
  * need no outside service.
@@ -27,6 +28,10 @@ import { Workspace as ProductionWorkspace } from "../workspace";
 import { type AppEnv, checkWorkspaceId } from "../workspace-access";
 
 export { Directory, SignInThrottle } from "../index";
+
+import { fakeGitHub } from "./fake-github";
+import { FAKE_GITHUB_CLIENT_ID } from "./test-git-hosts";
+
 export { TestOutbound as Outbound } from "./egress-test-handler";
 
 const OVERRIDES_KEY = "test:lifecycle-overrides";
@@ -38,6 +43,14 @@ export class Workspace extends ProductionWorkspace {
   protected override async settings(): Promise<LifecycleSettings> {
     const overrides = parseOverrides(await this.ctx.storage.get(OVERRIDES_KEY));
     return { ...(await super.settings()), ...overrides };
+  }
+
+  protected override githubClientId(): string {
+    return FAKE_GITHUB_CLIENT_ID;
+  }
+
+  protected override githubFetch(request: Request): Promise<Response> {
+    return fakeGitHub(request);
   }
 
   protected override image(): string {
