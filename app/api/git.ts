@@ -56,8 +56,9 @@ export class GitApi {
     return apiJson(this.url("/commit"), jsonBody("POST", { message, amend }));
   }
 
-  async branches(): Promise<GitBranch[]> {
-    return (await this.awake(() => apiJson<{ branches: GitBranch[] }>(this.url("/branches")))).branches;
+  async branches({ wake = true } = {}): Promise<GitBranch[]> {
+    const read = () => apiJson<{ branches: GitBranch[] }>(this.url("/branches"));
+    return (await (wake ? this.awake(read) : read())).branches;
   }
 
   async createBranch(name: string): Promise<GitBranch[]> {
@@ -68,8 +69,9 @@ export class GitApi {
     return apiJson(this.url("/checkout"), jsonBody("POST", { branch }));
   }
 
-  async log(limit: number): Promise<GitCommit[]> {
-    return (await this.awake(() => apiJson<{ commits: GitCommit[] }>(this.url(`/log?limit=${limit}`)))).commits;
+  async log(limit: number, { wake = true } = {}): Promise<GitCommit[]> {
+    const read = () => apiJson<{ commits: GitCommit[] }>(this.url(`/log?limit=${limit}`));
+    return (await (wake ? this.awake(read) : read())).commits;
   }
 
   /** The git hosts that have a token (kept by the IDE as network secrets), never the tokens. */

@@ -133,7 +133,7 @@ export class GitModel {
     try {
       const status = await this.api.status({ wake });
       this.setStatus(status);
-      if (withHistory && status.repository) await this.loadHistory();
+      if (withHistory && status.repository) await this.loadHistory(wake);
       if (this.snapshot.error) this.set({ error: undefined });
     } catch (cause) {
       // Asleep: keep what is shown; the watcher's next "ready" refreshes it.
@@ -149,8 +149,9 @@ export class GitModel {
     }
   }
 
-  private async loadHistory(): Promise<void> {
-    const [branches, log] = await Promise.all([this.api.branches(), this.api.log(LOG_LIMIT)]);
+  /** Branches and the log; `wake: false` for the refreshes the page makes by itself. */
+  private async loadHistory(wake = true): Promise<void> {
+    const [branches, log] = await Promise.all([this.api.branches({ wake }), this.api.log(LOG_LIMIT, { wake })]);
     this.set({ branches, log });
   }
 
