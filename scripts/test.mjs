@@ -29,6 +29,7 @@ const fileFilters = args.filter((arg) => !tierNames.has(arg));
 const wanted = (name) => tiers.length === 0 || tiers.includes(name);
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failures = [];
+const failedTests = [];
 // Checks that are not tests (typecheck, lint, build) count as one failure each.
 let failedChecks = 0;
 
@@ -61,6 +62,17 @@ async function vitest(project) {
     totals.passed += report.numPassedTests;
     totals.failed += report.numFailedTests;
     totals.skipped += report.numPendingTests + report.numTodoTests;
+    // Name each failed test at the end, where CI's short excerpt of the output shows it.
+    for (const suite of report.testResults ?? []) {
+      for (const test of suite.assertionResults ?? []) {
+        if (test.status !== "failed") continue;
+        const file = suite.name.startsWith(ROOT) ? suite.name.slice(ROOT.length + 1) : suite.name;
+        const reason = String(test.failureMessages?.[0] ?? "")
+          .split("\n")[0]
+          .slice(0, 300);
+        failedTests.push(`${file} > ${test.fullName}${reason ? `\n    ${reason}` : ""}`);
+      }
+    }
   } catch {
     totals.failed += 1;
     failures.push(`${project}: no report (the run did not finish)`);
@@ -96,6 +108,7 @@ if (wanted("integration")) await vitest("integration");
 if (wanted("e2e")) await vitest("e2e");
 
 console.log("");
+for (const test of failedTests) console.log(`\x1b[31m✗ ${test}\x1b[0m`);
 for (const failure of failures) console.log(`\x1b[31m✗ ${failure}\x1b[0m`);
 console.log(`${totals.passed} passed, ${totals.failed + failedChecks} failed, ${totals.skipped} skipped`);
 process.exit(failures.length === 0 && totals.failed === 0 ? 0 : 1);
