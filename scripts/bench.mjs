@@ -6,7 +6,6 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { startDevServer } from "./lib/dev-server.mjs";
 import { step } from "./lib/run.mjs";
 import { failSetup, ROOT, setup } from "./lib/setup.mjs";
 
@@ -17,6 +16,8 @@ try {
   failSetup(error);
 }
 Object.assign(process.env, env);
+// After the set-up: the dev server's helpers import npm packages it installs.
+const { startDevServer } = await import("./lib/dev-server.mjs");
 
 const filters = process.argv.slice(2);
 const sections = readdirSync(join(ROOT, "bench"))
