@@ -104,18 +104,34 @@ export async function run({ baseUrl }) {
     const reader = response.body.getReader();
     const decoder = new TextDecoder();
     let text = "";
-    const waitFor = async (needle, from) => {
-      while (text.indexOf(needle, from) === -1) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error("watch stream ended");
+    let lastChunkAt = performance.now();
+    // Read the stream all along, so events are timed when they arrive.
+    const pump = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ done: true }));
+        if (done) return;
         text += decoder.decode(value, { stream: true });
+        lastChunkAt = performance.now();
       }
+    })();
+    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+    const waitFor = async (needle, from) => {
+      const deadline = performance.now() + 30_000;
+      while (text.indexOf(needle, from) === -1) {
+        if (performance.now() > deadline) throw new Error(`no ${needle} within 30 s`);
+        await sleep(1);
+      }
+    };
+    /** Until the stream has been silent for 300 ms: the last commit's events are all in. */
+    const quiet = async () => {
+      while (performance.now() - lastChunkAt < 300) await sleep(20);
     };
     await waitFor("event: ready", 0);
     const event = [];
     const panel = [];
     const commitAlone = [];
     for (let i = 0; i < EVENT_RUNS; i++) {
+      await quiet();
       const from = text.length;
       const start = performance.now();
       const committed = new Promise((resolve, reject) =>
@@ -138,6 +154,7 @@ export async function run({ baseUrl }) {
       commitAlone.push(await committed);
     }
     controller.abort();
+    await pump;
     rows.push({
       metric: "commit in the container -> git event at client (median)",
       ours: percentile(event, 50),
