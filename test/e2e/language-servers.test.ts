@@ -158,6 +158,29 @@ describe("language servers in the editor", () => {
     await expect.poll(() => page.locator(".cm-activeLine").textContent()).toContain("export function App");
   });
 
+  it("formats a document with Shift+Alt+F, and from the command palette", async () => {
+    await open(
+      "format",
+      `printf 'export const   point={x:1,y:2}\\nexport function  add(a:number,b:number){return a+b}\\n' > /workspace/src/ugly.ts`,
+    );
+    await openFile("src/ugly.ts");
+    await ready();
+    await content().click();
+    await page.keyboard.press("Shift+Alt+F");
+    await expect
+      .poll(() => content().textContent(), { timeout: 30_000 })
+      .toContain("export const point = { x: 1, y: 2 }");
+    // Unformat one line again, then the palette's command.
+    await cursorAt("point = ");
+    await page.keyboard.press("End");
+    await page.keyboard.type("\nexport const   other={z:3}");
+    await page.keyboard.press("Control+Shift+P");
+    await page.keyboard.type("Format document");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => content().textContent(), { timeout: 30_000 }).toContain("export const other = { z: 3 }");
+    expect(await content().textContent()).toContain("return a + b");
+  });
+
   it("finds references and renames a function in both files on disk with F2", { timeout: 240_000 }, async () => {
     await open("rename");
     await openFile("src/App.tsx");
