@@ -226,6 +226,33 @@ describe("language servers", () => {
     socket.close();
   });
 
+  it("sees a module changed in the terminal (Python)", async () => {
+    const id = await createWorkspace("lsp python disk");
+    const container = await workspaceContainer(id);
+    shell(container, "printf 'def other() -> None:\\n    pass\\n' > /workspace/helper.py");
+    const socket = await initializedLspSocket(id, "python");
+    const uri = "file:///workspace/main.py";
+    socket.notify("textDocument/didOpen", {
+      textDocument: { uri, languageId: "python", version: 0, text: "from helper import greet\n\ngreet()\n" },
+    });
+    const unknown = (d: { message: string }[]) => d.some((x) => x.message.includes('"greet" is unknown import symbol'));
+    await diagnosticsFor(socket, uri, unknown, "greet missing from helper.py");
+    // Not through the files API: only the workspace's watcher sees this, and main.py is not edited.
+    shell(container, "printf 'def greet() -> None:\\n    pass\\n' > /workspace/helper.py");
+    await diagnosticsFor(socket, uri, (d) => d.length === 0, "greet defined in helper.py");
+    shell(container, "rm /workspace/helper.py");
+    await diagnosticsFor(
+      socket,
+      uri,
+      (d) => d.some((x) => x.message.includes('Import "helper" could not be resolved')),
+      "helper.py deleted",
+    );
+    // Written while the watcher is down (it comes back on its own): the event is lost, but the server must still learn.
+    shell(container, "pkill -f '[i]notifywait'; printf 'def greet() -> None:\\n    pass\\n' > /workspace/helper.py");
+    await diagnosticsFor(socket, uri, (d) => d.length === 0, "helper.py written while the watcher restarted");
+    socket.close();
+  });
+
   it("resolves imports from the workspace's virtualenv", async () => {
     const id = await createWorkspace("lsp venv");
     const container = await workspaceContainer(id);

@@ -1,31 +1,44 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import type { FileChange } from "../../protocol/files";
 import type { SpawnedProcess } from "../sandbox/sandbox";
 import { FileWatcher } from "./file-watcher";
 
-/** An inotifywait stand-in: the test writes its output lines. */
+/** An inotifywait stand-in: the test writes its output lines (to the latest one started) and ends it. */
 function fakeInotifywait() {
   const encoder = new TextEncoder();
-  let out!: ReadableStreamDefaultController<Uint8Array>;
-  let err!: ReadableStreamDefaultController<Uint8Array>;
-  const process = {
-    stdout: new ReadableStream<Uint8Array>({
-      start(controller) {
-        out = controller;
-      },
-    }),
-    stderr: new ReadableStream<Uint8Array>({
-      start(controller) {
-        err = controller;
-      },
-    }),
-    exitCode: new Promise<number>(() => {}),
-    kill: async () => {},
+  const started: {
+    out: ReadableStreamDefaultController<Uint8Array>;
+    err: ReadableStreamDefaultController<Uint8Array>;
+    exit: () => void;
+  }[] = [];
+  const spawn = async () => {
+    const one = {} as (typeof started)[number];
+    const process = {
+      stdout: new ReadableStream<Uint8Array>({
+        start(controller) {
+          one.out = controller;
+        },
+      }),
+      stderr: new ReadableStream<Uint8Array>({
+        start(controller) {
+          one.err = controller;
+        },
+      }),
+      exitCode: new Promise<number>((resolve) => {
+        one.exit = () => resolve(1);
+      }),
+      kill: async () => {},
+    };
+    started.push(one);
+    return process as unknown as SpawnedProcess;
   };
-  const sandbox = { running: true, spawn: async () => process as unknown as SpawnedProcess };
+  const latest = () => started.at(-1) as (typeof started)[number];
   return {
-    sandbox,
-    ready: () => err.enqueue(encoder.encode("Setting up watches.\nWatches established.\n")),
-    line: (text: string) => out.enqueue(encoder.encode(`${text}\n`)),
+    sandbox: { running: true, spawn },
+    started,
+    ready: () => latest().err.enqueue(encoder.encode("Setting up watches.\nWatches established.\n")),
+    line: (text: string) => latest().out.enqueue(encoder.encode(`${text}\n`)),
+    exit: () => latest().exit(),
   };
 }
 
@@ -86,5 +99,28 @@ describe("FileWatcher", () => {
     const text = await readUntil(response, (t) => t.includes("event: git"));
     expect(changes(text)).toEqual([{ type: "modified", path: "src/a.ts", directory: false }]);
     expect(text.match(/event: git\n/g)).toHaveLength(1);
+  });
+
+  it("tells listeners about lost changes once a restarted watcher watches again, and after an overflow", async () => {
+    const fake = fakeInotifywait();
+    const watcher = new FileWatcher(fake.sandbox);
+    const batches: FileChange[][] = [];
+    let resyncs = 0;
+    const unlisten = watcher.listen({ changes: (batch) => batches.push(batch), resync: () => resyncs++ });
+    await vi.waitFor(() => expect(fake.started).toHaveLength(1));
+    fake.ready();
+    fake.line("MODIFY\t/workspace/a.py");
+    await vi.waitFor(() => expect(batches).toEqual([[{ type: "modified", path: "a.py", directory: false }]]));
+
+    fake.exit();
+    await vi.waitFor(() => expect(fake.started).toHaveLength(2), { timeout: 5_000 });
+    // Changes until the new one watches are lost too: the signal waits for it.
+    expect(resyncs).toBe(0);
+    fake.ready();
+    await vi.waitFor(() => expect(resyncs).toBe(1));
+
+    fake.line("Q_OVERFLOW\t");
+    await vi.waitFor(() => expect(resyncs).toBe(2));
+    unlisten();
   });
 });

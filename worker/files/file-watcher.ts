@@ -35,6 +35,13 @@ const RESTART_DELAY_MS = 1_000;
  */
 const READY_TIMEOUT_MS = 15_000;
 
+/** An in-process listener: each batch of changes, and a signal that some were lost. */
+export interface WatchListener {
+  changes(changes: FileChange[]): void;
+  /** Changes were lost: anything may have changed. */
+  resync(): void;
+}
+
 /**
  * One `inotifywait -m -r` over /workspace per Durable Object, fanned out to
  * every client as server-sent events. Restarts when it dies; after a restart
@@ -43,7 +50,9 @@ const READY_TIMEOUT_MS = 15_000;
 export class FileWatcher {
   private readonly clients = new Set<WritableStreamDefaultWriter<Uint8Array>>();
   /** In-process listeners (language servers), which keep the watcher running like clients do. */
-  private readonly listeners = new Set<(changes: FileChange[]) => void>();
+  private readonly listeners = new Set<WatchListener>();
+  /** Events were lost (the watcher died after it watched): listeners hear it once the next one watches. */
+  private lostEvents = false;
   private process: SpawnedProcess | undefined;
   private starting = false;
   private ready = false;
@@ -82,10 +91,11 @@ export class FileWatcher {
   }
 
   /**
-   * Calls `listener` with each batch of changes until the returned function
-   * is called; the watcher runs meanwhile (it never starts the container).
+   * Calls `listener.changes` with each batch of changes, and `listener.resync`
+   * when changes were lost (a restart, an overflow), until the returned
+   * function is called; the watcher runs meanwhile (it never starts the container).
    */
-  listen(listener: (changes: FileChange[]) => void): () => void {
+  listen(listener: WatchListener): () => void {
     this.listeners.add(listener);
     clearTimeout(this.idleTimer);
     void this.ensureWatching();
@@ -169,7 +179,10 @@ export class FileWatcher {
     this.ready = false;
     if (!this.wanted) return;
     // Lost events while down: clients re-read once it is back.
-    if (wasReady) this.broadcast("event: resync\ndata: {}\n\n");
+    if (wasReady) {
+      this.broadcast("event: resync\ndata: {}\n\n");
+      this.lostEvents = true;
+    }
     setTimeout(() => void this.ensureWatching(), RESTART_DELAY_MS);
   }
 
@@ -184,6 +197,11 @@ export class FileWatcher {
       if (text.includes("Watches established")) {
         this.ready = true;
         this.broadcast("event: ready\ndata: {}\n\n");
+        // Not at the old one's exit: what changes until the new one watches is lost too.
+        if (this.lostEvents) {
+          this.lostEvents = false;
+          this.notifyResync();
+        }
       }
     }
   }
@@ -202,7 +220,10 @@ export class FileWatcher {
         while (newline !== -1) {
           const line = buffer.slice(0, newline);
           buffer = buffer.slice(newline + 1);
-          if (line.startsWith("Q_OVERFLOW")) this.broadcast("event: resync\ndata: {}\n\n");
+          if (line.startsWith("Q_OVERFLOW")) {
+            this.broadcast("event: resync\ndata: {}\n\n");
+            this.notifyResync();
+          }
           this.enqueue(parser.push(line));
           newline = buffer.indexOf("\n");
         }
@@ -229,7 +250,7 @@ export class FileWatcher {
         this.broadcast(`event: changes\ndata: ${JSON.stringify({ changes: batch })}\n\n`);
         for (const listener of this.listeners) {
           try {
-            listener(batch);
+            listener.changes(batch);
           } catch (error) {
             console.error(`file change listener failed: ${String(error)}`);
           }
@@ -239,6 +260,16 @@ export class FileWatcher {
       if (this.gitChanged) this.broadcast("event: git\ndata: {}\n\n");
       this.gitChanged = false;
     }, BATCH_MS);
+  }
+
+  private notifyResync(): void {
+    for (const listener of this.listeners) {
+      try {
+        listener.resync();
+      } catch (error) {
+        console.error(`file change listener failed: ${String(error)}`);
+      }
+    }
   }
 
   private broadcast(text: string): void {

@@ -13,6 +13,7 @@ import { PROCESS_ENV, WORKSPACE_ROOT } from "../sandbox/environment";
 import { isUnavailable, type Sandbox } from "../sandbox/sandbox";
 import { ContentLengthReader, encodeMessage } from "./content-length";
 import { type LanguageSocketHooks, openLanguageServerSocket } from "./lsp-socket";
+import { ROOT_URI } from "./server-requests";
 import { FIND_PYTHON, SERVER_SPECS, type ServerContext, type ServerSpec } from "./server-specs";
 import { type ServerConnection, SharedLanguageServer } from "./shared-server";
 
@@ -38,7 +39,10 @@ export class LanguageServers {
   open(language: LanguageServerId, hooks: LanguageSocketHooks = {}): Response {
     const server = this.server(language);
     this.sockets++;
-    this.unwatch ??= this.deps.watcher.listen((changes) => this.filesChanged(changes));
+    this.unwatch ??= this.deps.watcher.listen({
+      changes: (changes) => this.filesChanged(changes),
+      resync: () => this.everythingChanged(),
+    });
     return openLanguageServerSocket(server, {
       ...hooks,
       onClose: () => {
@@ -120,6 +124,15 @@ export class LanguageServers {
       }
       server.filesChanged(events);
     }
+  }
+
+  /**
+   * The watcher lost changes (it restarted, its queue overflowed): the
+   * workspace folder itself changed, which makes pyright re-read what it
+   * has loaded and resolve imports again.
+   */
+  private everythingChanged(): void {
+    for (const server of this.servers.values()) server.filesChanged([{ uri: ROOT_URI, type: 2 }]);
   }
 }
 
