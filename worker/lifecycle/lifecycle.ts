@@ -215,7 +215,37 @@ export class Lifecycle {
    * WORKSPACE_ASLEEP if not. A read that arrived during a Save and sleep
    * must not start the container again once the stop is done.
    */
-  async whenAwake(): Promise<void> {
+  whenAwake(): Promise<void> {
+    return this.whenSettled(() => {
+      throw new AppError(
+        ErrorCode.WORKSPACE_ASLEEP,
+        "The workspace is not running, and reading never wakes it: wake it first (POST /api/workspaces/{id}/wake, or Wake in the IDE).",
+      );
+    });
+  }
+
+  /** Starts or wakes the container when it is not running; concurrent callers share one start. */
+  ensureRunning(): Promise<void> {
+    this.activity.touch();
+    return this.whenSettled((state) => {
+      const failures = state.kind === "failed" ? state.failures : 0;
+      const next: LifecycleState = { kind: "starting", failures, done: Promise.resolve() };
+      next.done = this.start(next);
+      this.transition(next);
+      return next.done;
+    });
+  }
+
+  /**
+   * Resolves once the container runs, waiting out a start or a stop in
+   * progress; when there is none (stopped, sleeping, failed), `idle` decides.
+   * Callers wait for a whole start (`running` is true from start() on, before
+   * the container answers): a status probe could otherwise find it not
+   * answering yet and destroy it mid-start.
+   */
+  private async whenSettled(
+    idle: (state: Extract<LifecycleState, { kind: "stopped" | "sleeping" | "failed" }>) => Promise<void>,
+  ): Promise<void> {
     for (;;) {
       const state = this.observe();
       switch (state.kind) {
@@ -230,40 +260,7 @@ export class Lifecycle {
           await state.done.catch(() => {});
           continue;
         default:
-          throw new AppError(
-            ErrorCode.WORKSPACE_ASLEEP,
-            "The workspace is not running, and reading never wakes it: wake it first (POST /api/workspaces/{id}/wake, or Wake in the IDE).",
-          );
-      }
-    }
-  }
-
-  /** Starts or wakes the container when it is not running; concurrent callers share one start. */
-  async ensureRunning(): Promise<void> {
-    this.activity.touch();
-    for (;;) {
-      const state = this.observe();
-      switch (state.kind) {
-        case "deleted":
-          throw deleted();
-        case "running":
-        case "saving":
-          return;
-        // Callers wait for the whole start (`running` is true from start() on,
-        // before the container answers): a status probe could otherwise find
-        // it not answering yet and destroy it mid-start.
-        case "starting":
-          return state.done;
-        case "stopping":
-          await state.done.catch(() => {});
-          continue;
-        default: {
-          const failures = state.kind === "failed" ? state.failures : 0;
-          const next: LifecycleState = { kind: "starting", failures, done: Promise.resolve() };
-          next.done = this.start(next);
-          this.transition(next);
-          return next.done;
-        }
+          return idle(state);
       }
     }
   }
