@@ -6,6 +6,7 @@ import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { signIn } from "./lib/session.mjs";
+import { findContainer } from "./lib/workspace-container.mjs";
 
 export const title = "Files";
 
@@ -26,23 +27,6 @@ async function timeAsync(fn) {
   const start = performance.now();
   await fn();
   return performance.now() - start;
-}
-
-/** The Docker container of workspace `id`: the one that holds a marker written through the API. */
-async function findContainer(session, id) {
-  const marker = `.bench-${randomBytes(4).toString("hex")}`;
-  const put = await session.fetch(`/api/workspaces/${id}/files/content?path=${marker}`, { method: "PUT", body: id });
-  if (!put.ok) throw new Error(`marker write failed: ${put.status} ${await put.text()}`);
-  const names = execFileSync("docker", ["ps", "--format", "{{.Names}}", "--filter", "name=workerd-"], {
-    encoding: "utf8",
-  })
-    .split("\n")
-    .filter((n) => n && !n.endsWith("-proxy"));
-  for (const name of names) {
-    const out = spawnSync("docker", ["exec", name, "cat", `/workspace/${marker}`], { encoding: "utf8" });
-    if (out.status === 0 && out.stdout === id) return name;
-  }
-  throw new Error("the workspace's container was not found");
 }
 
 export async function run(options) {

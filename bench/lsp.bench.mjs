@@ -4,11 +4,11 @@
 // in the same container in the same run. Cold start to the first completion,
 // warm completion (`document.qu`), go to definition (`<App />`), and the
 // time from an edit that breaks a type to its diagnostic.
-import { execFileSync, spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { execFileSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { socketClient, stdioClient } from "./lib/lsp-clients.mjs";
 import { signIn } from "./lib/session.mjs";
+import { findContainer } from "./lib/workspace-container.mjs";
 
 export const title = "Language servers (TypeScript, template app)";
 
@@ -23,22 +23,6 @@ const percentile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 };
-
-async function findContainer(session, id) {
-  const marker = `.bench-${randomBytes(4).toString("hex")}`;
-  const put = await session.fetch(`/api/workspaces/${id}/files/content?path=${marker}`, { method: "PUT", body: id });
-  if (!put.ok) throw new Error(`marker write failed: ${put.status}`);
-  const names = execFileSync("docker", ["ps", "--format", "{{.Names}}", "--filter", "name=workerd-"], {
-    encoding: "utf8",
-  })
-    .split("\n")
-    .filter((n) => n && !n.endsWith("-proxy"));
-  for (const name of names) {
-    const out = spawnSync("docker", ["exec", name, "cat", `/workspace/${marker}`], { encoding: "utf8" });
-    if (out.status === 0 && out.stdout === id) return name;
-  }
-  throw new Error("the workspace's container was not found");
-}
 
 /** Everything measured over one client: [cold first completion, completions, definitions, diagnostics]. */
 async function measure(connect, text) {

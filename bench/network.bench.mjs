@@ -8,10 +8,10 @@
 // requests in the container while the allow list changes, timed from the
 // PUT to the first request answered the new way (to a host under
 // egress.test, which the test Worker answers itself), next to the PUT alone.
-import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { execFileSync, spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { signIn } from "./lib/session.mjs";
+import { findContainer } from "./lib/workspace-container.mjs";
 
 export const title = "Network policy: interception overhead and policy changes";
 
@@ -24,23 +24,6 @@ const quantile = (values, q) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
 };
-
-/** The Docker container of workspace `id`: the one that holds a marker written through the API. */
-async function findContainer(session, id) {
-  const marker = `.bench-${randomBytes(4).toString("hex")}`;
-  const put = await session.fetch(`/api/workspaces/${id}/files/content?path=${marker}`, { method: "PUT", body: id });
-  if (!put.ok) throw new Error(`marker write failed: ${put.status} ${await put.text()}`);
-  const names = execFileSync("docker", ["ps", "--format", "{{.Names}}", "--filter", "name=workerd-"], {
-    encoding: "utf8",
-  })
-    .split("\n")
-    .filter((n) => n && !n.endsWith("-proxy"));
-  for (const name of names) {
-    const out = spawnSync("docker", ["exec", name, "cat", `/workspace/${marker}`], { encoding: "utf8" });
-    if (out.status === 0 && out.stdout === id) return name;
-  }
-  throw new Error("the workspace's container was not found");
-}
 
 /** Seconds → ms for each request: `fresh` runs one curl per request, else one curl for all of them. */
 function timeRequests(container, count, fresh) {

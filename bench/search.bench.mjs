@@ -3,8 +3,7 @@
 // the same ripgrep command run with `docker exec` in the same container in the
 // same run; then a keystroke in quick open measured in Chromium, next to the
 // bare fuzzy filter (fuzzysort) on the same list in the same page.
-import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { chromium } from "playwright-core";
@@ -47,6 +46,7 @@ export async function run({ baseUrl }) {
       "-c",
       `
 import os
+import { findContainer } from "./lib/workspace-container.mjs";
 for d in range(100):
     os.makedirs(f"/workspace/tree/d{d}", exist_ok=True)
     for f in range(100):
@@ -254,24 +254,4 @@ function timeProcess(command, args) {
       else resolve({ firstByte: firstByte ?? Number.NaN, total: performance.now() - started });
     });
   });
-}
-
-/** The Docker container of workspace `id`: the one that holds a marker written through the API. */
-async function findContainer(session, id) {
-  const marker = `.bench-${randomBytes(4).toString("hex")}`;
-  const put = await session.fetch(`/api/workspaces/${id}/files/content?path=${marker}`, { method: "PUT", body: id });
-  if (!put.ok) throw new Error(`marker write failed: ${put.status} ${await put.text()}`);
-  const names = execFileSync("docker", ["ps", "--format", "{{.Names}}", "--filter", "name=workerd-"], {
-    encoding: "utf8",
-  })
-    .split("\n")
-    .filter((n) => n && !n.endsWith("-proxy"));
-  for (const name of names) {
-    const out = spawnSync("docker", ["exec", name, "cat", `/workspace/${marker}`], { encoding: "utf8" });
-    if (out.status === 0 && out.stdout === id) {
-      await session.fetch(`/api/workspaces/${id}/files?path=${marker}`, { method: "DELETE" });
-      return name;
-    }
-  }
-  throw new Error("the workspace's container was not found");
 }
