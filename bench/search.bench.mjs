@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { chromium } from "playwright-core";
 import { signIn } from "./lib/session.mjs";
+import { findContainer } from "./lib/workspace-container.mjs";
 
 export const title = "Search in files and quick open (10,000 files)";
 
@@ -46,7 +47,6 @@ export async function run({ baseUrl }) {
       "-c",
       `
 import os
-import { findContainer } from "./lib/workspace-container.mjs";
 for d in range(100):
     os.makedirs(f"/workspace/tree/d{d}", exist_ok=True)
     for f in range(100):
