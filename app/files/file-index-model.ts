@@ -42,6 +42,7 @@ export class FileIndexModel {
   /** Changes seen while a load is under way, applied on top of what it brings. */
   private heldBack: FileChange[] | undefined;
   private reloadTimer: ReturnType<typeof setTimeout> | undefined;
+  private warmUpTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly api: Pick<SearchApi, "fileIndex">) {}
 
@@ -91,6 +92,7 @@ export class FileIndexModel {
 
   dispose(): void {
     clearTimeout(this.reloadTimer);
+    clearTimeout(this.warmUpTimer);
   }
 
   private async load(): Promise<void> {
@@ -105,12 +107,30 @@ export class FileIndexModel {
       this.changed();
       this.update({ state: "ready", limitHit: index.limitHit });
       this.apply(held);
+      this.warmUp();
     } catch (error) {
       this.heldBack = undefined;
       this.update({ state: "error", error: error instanceof Error ? error.message : String(error) });
     } finally {
       this.loading = undefined;
     }
+  }
+
+  /**
+   * A few searches, one a task, once the list is in: V8 optimizes fuzzysort
+   * only after it ran a few times, which the first keystrokes would
+   * otherwise pay for (12-15 ms instead of 2-3 ms over 10,000 files).
+   */
+  private warmUp(): void {
+    const queries = ["a", "e", "s", "t", "in", "ts"];
+    const next = () => {
+      const query = queries.shift();
+      if (query === undefined) return;
+      this.find(query, 30);
+      this.warmUpTimer = setTimeout(next, 0);
+    };
+    clearTimeout(this.warmUpTimer);
+    this.warmUpTimer = setTimeout(next, 0);
   }
 
   private apply(changes: readonly FileChange[]): void {
