@@ -202,34 +202,23 @@ export class Workspace extends DurableObject<Env> {
    * and the clone of a repository.
    */
   private async afterStart(fromSnapshot: boolean): Promise<void> {
-    // Each step is an exec (~60 ms on a small instance) and none needs another: side by side.
     // A container whose clients cannot check the CA still has its files and terminals: log, go on.
-    const trusted = trustInterceptionCa(this.sandbox, this.network.intercepting).catch((error) =>
+    await trustInterceptionCa(this.sandbox, this.network.intercepting).catch((error) =>
       console.error(`workspace ${this.ctx.id.name ?? ""}: ${describe(error)}`),
     );
-    const steps = await Promise.allSettled([
-      trusted,
-      this.previews.writePreviewHosts(),
-      fromSnapshot ? undefined : this.firstStart(trusted),
-    ]);
-    const failed = steps.find((step) => step.status === "rejected");
-    if (failed) throw failed.reason;
-  }
-
-  /** The template, git's author and the clone: only over the image's /workspace, and at most once. */
-  private async firstStart(trusted: Promise<void>): Promise<void> {
+    await this.previews.writePreviewHosts();
     const template = await this.ctx.storage.get<WorkspaceTemplate>("template");
-    // Never over a user's files.
-    if (!template || (await this.ctx.storage.get<boolean>("seeded"))) return;
-    await this.ctx.storage.put("seeded", true);
-    await seedTemplate(this.sandbox, template);
-    if (this.owner) {
-      const { name, email } = ownerIdentity(this.owner);
-      await this.scm.ensureIdentity(name, email);
+    // Only over the image's /workspace, and at most once: never over a user's files.
+    if (template && !fromSnapshot && !(await this.ctx.storage.get<boolean>("seeded"))) {
+      await this.ctx.storage.put("seeded", true);
+      await seedTemplate(this.sandbox, template);
+      if (this.owner) {
+        const { name, email } = ownerIdentity(this.owner);
+        await this.scm.ensureIdentity(name, email);
+      }
+      const repository = await this.ctx.storage.get<RepositorySource>("repository");
+      if (repository) await startClone(this.sandbox, repository);
     }
-    const repository = await this.ctx.storage.get<RepositorySource>("repository");
-    // The clone goes over HTTPS, through the interception once it is trusted.
-    if (repository) await trusted.then(() => startClone(this.sandbox, repository));
   }
 
   rename(caller: string, name: string): Promise<RpcResult<void>> {
