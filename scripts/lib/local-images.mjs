@@ -17,6 +17,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -102,6 +103,18 @@ async function ensureBaseImage() {
     detail(`base image ${tag} present`);
     return tag;
   }
+  // Several set-ups at once on one machine (test runs, checkouts) build the base once:
+  // the others wait for it and then find it.
+  return withMachineLock(`base-${tag.replace(/[^a-z0-9]/gi, "_")}`, () => {
+    if (imageExists(tag)) {
+      detail(`base image ${tag} present (another set-up built it)`);
+      return tag;
+    }
+    return buildBaseImage(tag);
+  });
+}
+
+async function buildBaseImage(tag) {
   step(`Building the sandbox base image ${tag} (debootstrap, about 2 minutes)`);
   if (!probe("sh", ["-c", "command -v debootstrap"]).ok) {
     await run("apt-get", ["install", "-y", "--no-install-recommends", "debootstrap"], {
@@ -157,8 +170,14 @@ function trustHostCertificates(rootfs) {
   const target = join(rootfs, hostDir);
   mkdirSync(target, { recursive: true });
   for (const file of extra) copyFileSync(join(hostDir, file), join(target, file));
-  const chrooted = probe("chroot", [rootfs, "update-ca-certificates"]);
-  if (!chrooted.ok) throw new SetupError("BASE_IMAGE_FAILED", `update-ca-certificates failed: ${chrooted.stderr}`);
+  // A slow machine (several set-ups at once) can take well over probe()'s 30 s here.
+  const chrooted = probe("chroot", [rootfs, "update-ca-certificates"], { timeoutMs: 600_000 });
+  if (!chrooted.ok) {
+    throw new SetupError(
+      "BASE_IMAGE_FAILED",
+      `update-ca-certificates failed (exit ${chrooted.status ?? "none: timed out or killed"}): ${chrooted.stderr}`,
+    );
+  }
   mkdirSync(join(rootfs, "usr/local/etc"), { recursive: true });
   writeFileSync(join(rootfs, "usr/local/etc/npmrc"), "cafile=/etc/ssl/certs/ca-certificates.crt\n");
   detail(`trusting ${extra.length} extra CA certificate(s) from the host`);
@@ -190,6 +209,58 @@ function egressSources() {
   return { files, packages };
 }
 
+/**
+ * Runs `build` while holding a machine-wide lock named `name` (a directory
+ * under the temp folder, which mkdir creates atomically). A lock whose holder
+ * died is taken over.
+ */
+async function withMachineLock(name, build) {
+  const dir = join(tmpdir(), `cloud-ide-lock-${name}`);
+  let announced = false;
+  for (;;) {
+    try {
+      mkdirSync(dir);
+      writeFileSync(join(dir, "pid"), String(process.pid));
+      break;
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+      if (!lockHolderAlive(dir)) {
+        rmSync(dir, { recursive: true, force: true });
+        continue;
+      }
+      if (!announced) detail("another set-up on this machine is building it: waiting");
+      announced = true;
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+  }
+  try {
+    return await build();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function lockHolderAlive(dir) {
+  let pid;
+  try {
+    pid = Number(readFileSync(join(dir, "pid"), "utf8"));
+  } catch {
+    // Just made, its pid not written yet; a minute without one means its maker died.
+    try {
+      return Date.now() - statSync(dir).mtimeMs < 60_000;
+    } catch {
+      return false;
+    }
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === "EPERM";
+  }
+}
+
 async function ensureEgressImage(baseImage) {
   const { files, packages } = egressSources();
   const tag = `cloud-ide-egress:${recipeHash(
@@ -201,6 +272,12 @@ async function ensureEgressImage(baseImage) {
     detail(`network sidecar ${tag} present`);
     return tag;
   }
+  return withMachineLock(`egress-${tag.replace(/[^a-z0-9]/gi, "_")}`, () =>
+    imageExists(tag) ? tag : buildEgressImage(tag, baseImage, files, packages),
+  );
+}
+
+async function buildEgressImage(tag, baseImage, files, packages) {
   step(`Building the network sidecar stand-in ${tag}`);
   const work = mkdtempSync(join(tmpdir(), "cloud-ide-egress-"));
   try {
