@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useMemo } from "react";
+import { type ReactNode, useEffect, useMemo, useSyncExternalStore } from "react";
 import { workspaceApi } from "./api";
 import { CommandsContext, useCommandRegistry } from "./commands/useCommands";
 import { IdeLayout } from "./components/IdeLayout";
@@ -9,9 +9,9 @@ import { WorkspaceHeader } from "./components/WorkspaceHeader";
 import { WorkspaceList } from "./components/WorkspaceList";
 import { useLocation } from "./hooks/useLocation";
 import { useSession } from "./hooks/useSession";
-import { useWorkspaceStatus } from "./hooks/useWorkspaceStatus";
 import { useWorkspaces } from "./hooks/useWorkspaces";
 import { terminalRegistry } from "./terminal/registry";
+import { WorkspaceStatusModel } from "./workspace/workspace-status-model";
 
 /** `/workspaces/{id}` opens that workspace; `/` lists them. */
 function workspaceFromPath(pathname: string): string | undefined {
@@ -56,7 +56,9 @@ function ListPage({ userMenu, navigate }: PageProps) {
 function WorkspacePage({ workspaceId, userMenu, navigate }: PageProps & { workspaceId: string }) {
   const api = useMemo(() => workspaceApi(workspaceId), [workspaceId]);
   const commands = useCommandRegistry();
-  const { status, refresh, poll } = useWorkspaceStatus(api);
+  const statusModel = useMemo(() => new WorkspaceStatusModel(api), [api]);
+  useEffect(() => statusModel.start(), [statusModel]);
+  const status = useSyncExternalStore(statusModel.subscribe, statusModel.getSnapshot);
   const workspaces = useWorkspaces();
   const name = workspaces.workspaces?.find((w) => w.id === workspaceId)?.name;
   const running = status.state === "running";
@@ -71,14 +73,14 @@ function WorkspacePage({ workspaceId, userMenu, navigate }: PageProps & { worksp
           api={api}
           name={name}
           status={status}
-          onRetry={refresh}
-          onPoll={poll}
+          onRetry={statusModel.refresh}
+          onPoll={statusModel.poll}
           workspaces={workspaces.workspaces ?? []}
           onSwitch={(id) => navigate(id ? `/workspaces/${id}` : "/")}
           userMenu={userMenu}
         />
         <LossNotice workspaceId={workspaceId} restored={status.restored} />
-        <IdeLayout api={api} onTerminalConnected={poll} />
+        <IdeLayout api={api} onTerminalConnected={statusModel.poll} />
       </div>
     </CommandsContext>
   );

@@ -1,3 +1,5 @@
+import type { ErrorCode } from "./errors";
+
 /**
  * Wire types of the source control API (`/api/workspaces/{id}/git/...`). The
  * repository is /workspace; every path is relative to it, as in the files API.
@@ -158,7 +160,7 @@ export type GitSyncEvent =
   | { type: "progress"; text: string }
   | { type: "output"; text: string }
   | { type: "done" }
-  | { type: "error"; code: string; message: string };
+  | { type: "error"; code: ErrorCode; message: string };
 
 /** A git host that has a token (`GET /git/credentials`); the token itself is never shown again. */
 export interface GitCredential {

@@ -1,6 +1,16 @@
+import { ErrorCode } from "../../protocol/errors";
 import type { DirectoryListing, FileInfo } from "../../protocol/files";
 import { UPLOAD_CHUNK_BYTES } from "../../protocol/files";
-import { ApiRequestError, apiFetch, apiJson, errorFromBody, jsonBody, readAwake, workspacePath } from "./http";
+import {
+  ApiRequestError,
+  apiFetch,
+  apiJson,
+  ClientErrorCode,
+  errorFromBody,
+  jsonBody,
+  readAwake,
+  workspacePath,
+} from "./http";
 
 /** The browser side of `/api/workspaces/{id}/files...` (worker/routes/files.ts). */
 export class FilesApi {
@@ -30,6 +40,19 @@ export class FilesApi {
   read(path: string): Promise<{ bytes: Uint8Array; etag: string }> {
     return this.awake(async () => {
       const response = await apiFetch(this.url("/content", { path }));
+      return { bytes: new Uint8Array(await response.arrayBuffer()), etag: response.headers.get("ETag") ?? "" };
+    });
+  }
+
+  /**
+   * Reads a file unless it still is the version `etag` names (`If-None-Match`,
+   * answered 304 without the bytes): the check an open tab makes after each
+   * change event, most often its own save.
+   */
+  readIfChanged(path: string, etag: string): Promise<{ bytes: Uint8Array; etag: string } | undefined> {
+    return this.awake(async () => {
+      const response = await apiFetch(this.url("/content", { path }), { headers: { "If-None-Match": etag } });
+      if (response.status === 304) return undefined;
       return { bytes: new Uint8Array(await response.arrayBuffer()), etag: response.headers.get("ETag") ?? "" };
     });
   }
@@ -111,11 +134,11 @@ export class FilesApi {
         return await send();
       } catch (error) {
         const retried = attempt > 1;
-        if (last && retried && error instanceof ApiRequestError && error.code === "UPLOAD_NOT_FOUND") {
+        if (last && retried && error instanceof ApiRequestError && error.code === ErrorCode.UPLOAD_NOT_FOUND) {
           const landed = await this.stat(last.path).catch(() => undefined);
           if (landed?.size === last.size) return;
         }
-        const network = error instanceof ApiRequestError && error.code === "NETWORK";
+        const network = error instanceof ApiRequestError && error.code === ClientErrorCode.NETWORK;
         if (!network || attempt > CHUNK_RETRIES || signal?.aborted) throw error;
         await new Promise((resolve) => setTimeout(resolve, 1000 * 2 ** (attempt - 1)));
       }
@@ -141,7 +164,7 @@ function xhrPut(url: string, body: Blob, onProgress: (loaded: number) => void, s
       }
       reject(errorFromBody(xhr.status, body, `The upload failed with ${xhr.status}.`));
     };
-    xhr.onerror = () => reject(new ApiRequestError(0, "NETWORK", "The upload was interrupted."));
+    xhr.onerror = () => reject(new ApiRequestError(0, ClientErrorCode.NETWORK, "The upload was interrupted."));
     xhr.onabort = () => reject(new DOMException("Upload cancelled", "AbortError"));
     signal?.addEventListener("abort", () => xhr.abort(), { once: true });
     xhr.send(body);

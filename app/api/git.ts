@@ -1,3 +1,4 @@
+import { ErrorCode } from "../../protocol/errors";
 import type {
   GitBranch,
   GitCommit,
@@ -9,7 +10,7 @@ import type {
   GitStatus,
   GitSyncEvent,
 } from "../../protocol/git";
-import { ApiRequestError, apiFetch, apiJson, jsonBody, workspacePath } from "./http";
+import { ApiRequestError, apiFetch, apiJson, ClientErrorCode, jsonBody, workspacePath } from "./http";
 
 export type SyncKind = "pull" | "push" | "fetch";
 
@@ -100,7 +101,7 @@ export class GitApi {
     try {
       return await read();
     } catch (error) {
-      if (!(error instanceof ApiRequestError) || error.code !== "WORKSPACE_ASLEEP") throw error;
+      if (!(error instanceof ApiRequestError) || error.code !== ErrorCode.WORKSPACE_ASLEEP) throw error;
       await apiJson(workspacePath(this.workspaceId, "/wake"), { method: "POST" });
       return read();
     }
@@ -114,7 +115,7 @@ export class GitApi {
   async sync(kind: SyncKind, onEvent: (event: GitSyncEvent) => void, signal?: AbortSignal): Promise<void> {
     const response = await apiFetch(this.url(`/${kind}`), { ...jsonBody("POST", {}), signal });
     const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
-    if (!reader) throw new ApiRequestError(0, "NETWORK", "The server sent no progress.");
+    if (!reader) throw new ApiRequestError(0, ClientErrorCode.NETWORK, "The server sent no progress.");
     let buffer = "";
     let last: GitSyncEvent | undefined;
     for (;;) {
@@ -136,7 +137,7 @@ export class GitApi {
     if (last?.type !== "done") {
       throw new ApiRequestError(
         0,
-        "NETWORK",
+        ClientErrorCode.NETWORK,
         `The connection dropped before git's ${kind} finished. It goes on in the workspace; the panel shows the repository as it ends up.`,
       );
     }

@@ -1,4 +1,4 @@
-import { type ErrorBody, isErrorBody } from "../../protocol/errors";
+import { type ErrorBody, ErrorCode, isErrorBody } from "../../protocol/errors";
 
 /**
  * The one place the app talks HTTP to the Worker: every request of the app
@@ -6,11 +6,27 @@ import { type ErrorBody, isErrorBody } from "../../protocol/errors";
  * through XHR in files.ts and fail with the same error type).
  */
 
+/**
+ * Failures the app meets before or without a server's error body: the
+ * network dropped the request, or an answer came without a JSON error (a
+ * proxy's 502, say). The server's own codes are {@link ErrorCode}'s.
+ */
+export const ClientErrorCode = {
+  /** The request or its answer was lost on the way (offline, a dropped connection). */
+  NETWORK: "NETWORK",
+  /** An answer that is not ok and carries no error body; the status says the rest. */
+  NO_ERROR_BODY: "NO_ERROR_BODY",
+} as const;
+export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorCode];
+
+/** What an {@link ApiRequestError} can say: the server's code, or one of the app's own. */
+export type ApiErrorCode = ErrorCode | ClientErrorCode;
+
 /** An `/api/` call that failed; `code` comes from the server when it sent one. */
 export class ApiRequestError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ApiErrorCode,
     message: string,
   ) {
     super(message);
@@ -39,7 +55,7 @@ async function fetchWithRetry(path: string, init: RequestInit): Promise<Response
       return await fetch(path, init);
     } catch (error) {
       if (attempt >= retries || init.signal?.aborted) {
-        throw new ApiRequestError(0, "NETWORK", `The IDE server cannot be reached (${String(error)}).`);
+        throw new ApiRequestError(0, ClientErrorCode.NETWORK, `The IDE server cannot be reached (${String(error)}).`);
       }
       await new Promise((resolve) => setTimeout(resolve, 300 * (attempt + 1)));
     }
@@ -49,7 +65,7 @@ async function fetchWithRetry(path: string, init: RequestInit): Promise<Response
 /** The error an answer that is not ok stands for, from its JSON error body when it has one. */
 export function errorFromBody(status: number, body: unknown, fallback: string): ApiRequestError {
   const error: ErrorBody | undefined = isErrorBody(body) ? body : undefined;
-  return new ApiRequestError(status, error?.code ?? `HTTP_${status}`, error?.message ?? fallback);
+  return new ApiRequestError(status, error?.code ?? ClientErrorCode.NO_ERROR_BODY, error?.message ?? fallback);
 }
 
 /**
@@ -58,7 +74,8 @@ export function errorFromBody(status: number, body: unknown, fallback: string): 
  */
 export async function apiFetch(path: string, init: RequestInit = {}): Promise<Response> {
   const response = await fetchWithRetry(path, init);
-  if (response.ok) return response;
+  // 304 answers only a conditional request (If-None-Match), whose caller reads it as "unchanged".
+  if (response.ok || response.status === 304) return response;
   const body: unknown = await response.json().catch(() => undefined);
   throw errorFromBody(response.status, body, `The server answered ${response.status} ${response.statusText}.`);
 }
@@ -83,7 +100,7 @@ export async function readAwake<T>(workspaceId: string, read: () => Promise<T>):
   try {
     return await read();
   } catch (error) {
-    if (!(error instanceof ApiRequestError) || error.code !== "WORKSPACE_ASLEEP") throw error;
+    if (!(error instanceof ApiRequestError) || error.code !== ErrorCode.WORKSPACE_ASLEEP) throw error;
     await apiJson(workspacePath(workspaceId, "/wake"), { method: "POST" });
     return read();
   }

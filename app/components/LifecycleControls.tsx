@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState } from "react";
+import { ErrorCode } from "../../protocol/errors";
 import type { WorkspaceApi } from "../api/workspace";
 import { useRegisterCommands } from "../commands/useCommands";
 import { useAction } from "../hooks/useAction";
-import type { StatusView } from "../hooks/useWorkspaceStatus";
 import { ago } from "../time";
+import type { StatusView } from "../workspace/workspace-status-model";
 import { download } from "./ContextMenu";
 import "./LifecycleControls.css";
 
@@ -62,7 +63,7 @@ export function LifecycleControls({ api, status, onWake, onChanged }: Props) {
     () => [{ id: "workspace.save", title: "Save the workspace now", enabled: () => running && !busy, run: save }],
     [running, busy],
   );
-  const restoreFailed = status.state === "failed" && status.error?.code === "SNAPSHOT_RESTORE_FAILED";
+  const restoreFailed = status.state === "failed" && status.error?.code === ErrorCode.SNAPSHOT_RESTORE_FAILED;
 
   return (
     <span className="lifecycle" data-testid="lifecycle">

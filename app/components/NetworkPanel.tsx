@@ -1,3 +1,4 @@
+import { ErrorCode } from "../../protocol/errors";
 import { NETWORK_MODES, type NetworkMode } from "../../protocol/network";
 import { ApiRequestError } from "../api/http";
 import { useAction } from "../hooks/useAction";
@@ -27,7 +28,7 @@ export function NetworkPanel({ model, view, onClose }: Props) {
       try {
         await model.setMode(mode);
       } catch (error) {
-        if (!(error instanceof ApiRequestError && error.code === "RESTART_REQUIRED")) throw error;
+        if (!(error instanceof ApiRequestError && error.code === ErrorCode.RESTART_REQUIRED)) throw error;
         if (!window.confirm(`${error.message}\n\nRestart the workspace now?`)) return;
         await model.setMode(mode, true);
       }

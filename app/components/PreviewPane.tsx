@@ -1,9 +1,9 @@
-import { useState } from "react";
+import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import type { DevServerState, ListeningPort } from "../../protocol/previews";
 import type { PreviewsApi } from "../api/previews";
 import { useRegisterCommands } from "../commands/useCommands";
 import { useAction } from "../hooks/useAction";
-import { useOwnerAccess, usePreviewOverview } from "../hooks/usePreviews";
+import { PreviewsModel } from "../previews/previews-model";
 import { SharePanel } from "./SharePanel";
 import "./preview.css";
 
@@ -23,7 +23,14 @@ const DEVICES = [
  * tab, device widths, the Run button's dev server, and share links.
  */
 export function PreviewPane({ previews }: { previews: PreviewsApi }) {
-  const { overview, error: overviewError, refresh } = usePreviewOverview(previews);
+  const model = useMemo(() => new PreviewsModel(previews), [previews]);
+  const {
+    overview,
+    overviewError,
+    access: granted,
+    accessError,
+  } = useSyncExternalStore(model.subscribe, model.getSnapshot);
+  useEffect(() => model.watch(), [model]);
   const [chosenPort, setChosenPort] = useState<number>();
   const [path, setPath] = useState("/");
   const [pathDraft, setPathDraft] = useState("/");
@@ -35,7 +42,10 @@ export function PreviewPane({ previews }: { previews: PreviewsApi }) {
   const ports = overview?.ports ?? [];
   const port = chosenPort ?? (ports.find((p) => p.port === DEFAULT_PORT) ?? ports[0])?.port ?? DEFAULT_PORT;
   const listening = ports.find((p) => p.port === port);
-  const { access, error: accessError } = useOwnerAccess(previews, listening ? port : undefined);
+  const shownPort = listening ? port : undefined;
+  useEffect(() => model.show(shownPort), [model, shownPort]);
+  // Until the effect above runs for a new port, the grant held is the old port's.
+  const access = granted?.port === shownPort ? granted : undefined;
   const src = access ? new URL(path.replace(/^\/*/, ""), access.url).toString() : undefined;
   const width = DEVICES[device]?.width;
 
@@ -55,7 +65,7 @@ export function PreviewPane({ previews }: { previews: PreviewsApi }) {
 
   const act = async (run: () => Promise<unknown>) => {
     await action.run(run);
-    await refresh();
+    await model.refresh();
   };
 
   return (

@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import type { WorkspaceSummary } from "../../protocol/workspaces";
 import type { WorkspaceApi } from "../api/workspace";
-import type { StatusView } from "../hooks/useWorkspaceStatus";
+import type { StatusView } from "../workspace/workspace-status-model";
 import { LifecycleControls } from "./LifecycleControls";
 import { NetworkButton } from "./NetworkButton";
 import { StatusBadge } from "./StatusBadge";

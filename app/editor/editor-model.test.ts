@@ -1,5 +1,6 @@
 import { undoDepth } from "@codemirror/commands";
 import { describe, expect, it } from "vitest";
+import { ErrorCode } from "../../protocol/errors";
 import type { FileInfo } from "../../protocol/files";
 import type { FilesApi } from "../api/files";
 import { ApiRequestError } from "../api/http";
@@ -9,6 +10,8 @@ import { EditorModel } from "./editor-model";
 function memoryFiles(initial: Record<string, string>) {
   const disk = new Map(Object.entries(initial));
   let version = 0;
+  /** Reads that sent the file's bytes. */
+  const reads: string[] = [];
   const etags = new Map([...disk.keys()].map((path) => [path, `v${version++}`]));
   const info = (path: string): FileInfo => ({
     path,
@@ -17,7 +20,7 @@ function memoryFiles(initial: Record<string, string>) {
     modifiedAt: 0,
     etag: etags.get(path) ?? "",
   });
-  const missing = (path: string) => new ApiRequestError(404, "FILE_NOT_FOUND", `${path} does not exist.`);
+  const missing = (path: string) => new ApiRequestError(404, ErrorCode.FILE_NOT_FOUND, `${path} does not exist.`);
   const files = {
     async stat(path: string) {
       if (!disk.has(path)) throw missing(path);
@@ -25,10 +28,15 @@ function memoryFiles(initial: Record<string, string>) {
     },
     async read(path: string) {
       if (!disk.has(path)) throw missing(path);
+      reads.push(path);
       return { bytes: new TextEncoder().encode(disk.get(path)), etag: etags.get(path) ?? "" };
     },
+    async readIfChanged(path: string, etag: string) {
+      if (disk.has(path) && etags.get(path) === etag) return undefined;
+      return files.read(path);
+    },
     async save(path: string, content: string, etag: string | null | undefined) {
-      if (etag && etags.get(path) !== etag) throw new ApiRequestError(412, "FILE_CHANGED", "changed");
+      if (etag && etags.get(path) !== etag) throw new ApiRequestError(412, ErrorCode.FILE_CHANGED, "changed");
       disk.set(path, content);
       etags.set(path, `v${version++}`);
       return info(path);
@@ -39,7 +47,7 @@ function memoryFiles(initial: Record<string, string>) {
     disk.set(path, text);
     etags.set(path, `v${version++}`);
   };
-  return { files: files as unknown as FilesApi, disk, write };
+  return { files: files as unknown as FilesApi, disk, write, reads };
 }
 
 describe("the editor model", () => {
@@ -85,6 +93,23 @@ describe("the editor model", () => {
     expect(undoDepth(model.state("n.md") as NonNullable<ReturnType<typeof model.state>>)).toBe(1);
     expect(model.get("n.md")?.dirty).toBe(false);
     expect(model.get("n.md")?.conflict).toBeUndefined();
+  });
+
+  it("after its own save, a change event reads no bytes (the disk is the version saved); a change made elsewhere does", async () => {
+    const { files, write, reads } = memoryFiles({ "n.md": "first\n" });
+    const model = new EditorModel(files);
+    await model.open("n.md");
+    await model.applyEdits("n.md", [{ from: { line: 1, column: 1 }, to: { line: 1, column: 1 }, insert: "my " }]);
+    await model.save("n.md");
+    reads.length = 0;
+    const changed = () => model.onFileEvent({ kind: "changes", changes: [{ path: "n.md", type: "modified" }] });
+    changed();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(reads).toEqual([]);
+    write("n.md", "from the terminal\n");
+    changed();
+    await expect.poll(() => model.text("n.md")).toBe("from the terminal\n");
+    expect(reads).toEqual(["n.md"]);
   });
 
   it("puts a conflict on a dirty buffer whose file changed, and a refused save does not overwrite", async () => {

@@ -7,6 +7,7 @@ import {
   type TransactionSpec,
 } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
+import { ErrorCode } from "../../protocol/errors";
 import type { FilesApi } from "../api/files";
 import { ApiRequestError, errorMessage } from "../api/http";
 import type { FileEventListener } from "../files/file-events";
@@ -264,7 +265,7 @@ export class EditorModel {
         size: saved.size,
       });
     } catch (cause) {
-      if (cause instanceof ApiRequestError && cause.code === "FILE_CHANGED") {
+      if (cause instanceof ApiRequestError && cause.code === ErrorCode.FILE_CHANGED) {
         this.patch(path, { saving: false });
         await this.checkDisk(path, true);
       } else {
@@ -413,9 +414,11 @@ export class EditorModel {
     if (!info || info.kind === "loading") return;
     if (info.saving && !force) return;
     if (info.kind !== "text") return this.load(path);
-    let disk: { bytes: Uint8Array; etag: string };
+    let disk: { bytes: Uint8Array; etag: string } | undefined;
     try {
-      disk = await this.files.read(path);
+      // Unless forced, the bytes come only when the file is not the version the buffer holds (most often, after
+      // this tab's own save, it is).
+      disk = force || !info.etag ? await this.files.read(path) : await this.files.readIfChanged(path, info.etag);
     } catch (cause) {
       if (cause instanceof ApiRequestError && cause.status === 404) {
         this.patch(path, { conflict: { deleted: true }, dirty: true, etag: "" });
@@ -423,7 +426,7 @@ export class EditorModel {
       return;
     }
     const buffer = this.buffers.get(path);
-    if (!buffer || (disk.etag === buffer.info.etag && !force)) return;
+    if (!disk || !buffer || (disk.etag === buffer.info.etag && !force)) return;
     const text = decodeText(disk.bytes) ?? "";
     const mine = this.text(path) ?? buffer.saved;
     if (mine === text) {

@@ -1,6 +1,6 @@
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useState, useSyncExternalStore } from "react";
 import { useAction } from "../hooks/useAction";
-import type { GitCredentialsState } from "./useGitCredentials";
+import type { GitCredentialsModel } from "./git-credentials-model";
 
 const UNUSED = {
   open: "not used: the network is open, so nothing passes through the IDE",
@@ -13,16 +13,16 @@ const UNUSED = {
  * workspace) and added to that host's requests on the way out: it never
  * enters the container, `.git/config`, the files or an export.
  */
-export function CredentialsSection({ credentials }: { credentials: GitCredentialsState }) {
+export function CredentialsSection({ model }: { model: GitCredentialsModel }) {
   const [open, setOpen] = useState(false);
   const [host, setHost] = useState("github.com");
   const [token, setToken] = useState("");
   const action = useAction();
-  const { hosts, signIn } = credentials;
+  const { hosts, signIn, githubSignIn } = useSyncExternalStore(model.subscribe, model.getSnapshot);
   const save = (event: FormEvent) => {
     event.preventDefault();
     void action.run(async () => {
-      await credentials.setToken(host, token);
+      await model.setToken(host, token);
       setToken("");
     }, "Saving…");
   };
@@ -44,11 +44,11 @@ export function CredentialsSection({ credentials }: { credentials: GitCredential
                 <span className="git-credential-host">{h.host}</span>
                 {h.unused && <span className="git-credential-unused">{UNUSED[h.unused]}</span>}
                 {h.unused === "not-allowed" && (
-                  <button type="button" onClick={() => void action.run(() => credentials.allow(h.host))}>
+                  <button type="button" onClick={() => void action.run(() => model.allow(h.host))}>
                     Allow
                   </button>
                 )}
-                <button type="button" onClick={() => void action.run(() => credentials.remove(h.host))}>
+                <button type="button" onClick={() => void action.run(() => model.remove(h.host))}>
                   Remove
                 </button>
               </li>
@@ -74,7 +74,7 @@ export function CredentialsSection({ credentials }: { credentials: GitCredential
               Save
             </button>
           </form>
-          {credentials.githubSignIn &&
+          {githubSignIn &&
             (signIn ? (
               <p className="git-github-code" data-testid="git-github-code" role="status">
                 Enter <strong>{signIn.userCode}</strong> at{" "}
@@ -88,7 +88,7 @@ export function CredentialsSection({ credentials }: { credentials: GitCredential
                 data-testid="git-github-sign-in"
                 onClick={() =>
                   void action.run(async () => {
-                    const outcome = await credentials.signInWithGitHub();
+                    const outcome = await model.signInWithGitHub();
                     if (outcome !== "done")
                       throw new Error(`GitHub sign-in ${outcome === "denied" ? "was refused" : "expired"}: try again.`);
                   })

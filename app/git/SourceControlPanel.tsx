@@ -1,4 +1,4 @@
-import { useSyncExternalStore } from "react";
+import { useEffect, useMemo, useSyncExternalStore } from "react";
 import type { GitApi } from "../api/git";
 import type { NetworkApi } from "../api/network";
 import { useAction } from "../hooks/useAction";
@@ -7,9 +7,9 @@ import { ChangeList } from "./ChangeList";
 import { CommitBox } from "./CommitBox";
 import { CredentialsSection } from "./CredentialsSection";
 import { GitLogList } from "./GitLogList";
+import { GitCredentialsModel } from "./git-credentials-model";
 import type { GitModel } from "./git-model";
 import { SyncOutput } from "./SyncOutput";
-import { useGitCredentials } from "./useGitCredentials";
 import "./git.css";
 
 /**
@@ -20,7 +20,11 @@ import "./git.css";
 export function SourceControlPanel({ model, api }: { model: GitModel; api: { git: GitApi; network: NetworkApi } }) {
   const git = useSyncExternalStore(model.subscribe, model.getSnapshot);
   const action = useAction();
-  const credentials = useGitCredentials(api.git, api.network);
+  const credentials = useMemo(() => new GitCredentialsModel(api.git, api.network), [api.git, api.network]);
+  useEffect(() => {
+    void credentials.load().catch(() => {});
+    return () => credentials.stopSignIn();
+  }, [credentials]);
   const { status } = git;
 
   const body = () => {
@@ -64,7 +68,7 @@ export function SourceControlPanel({ model, api }: { model: GitModel; api: { git
           selected={git.diff && { path: git.diff.path, staged: git.diff.staged }}
         />
         <GitLogList log={git.log} />
-        <CredentialsSection credentials={credentials} />
+        <CredentialsSection model={credentials} />
       </>
     );
   };

@@ -1,3 +1,4 @@
+import { ErrorCode } from "../../protocol/errors";
 import type {
   GitBranch,
   GitChangeCode,
@@ -137,7 +138,7 @@ export class GitModel {
       if (this.snapshot.error) this.set({ error: undefined });
     } catch (cause) {
       // Asleep: keep what is shown; the watcher's next "ready" refreshes it.
-      if (!(cause instanceof ApiRequestError && cause.code === "WORKSPACE_ASLEEP"))
+      if (!(cause instanceof ApiRequestError && cause.code === ErrorCode.WORKSPACE_ASLEEP))
         this.set({ error: errorMessage(cause) });
     } finally {
       this.inFlight = false;

@@ -80,6 +80,31 @@ describe("the files API", () => {
     expect(await json(create)).toMatchObject({ code: "FILE_EXISTS" });
   });
 
+  it("answers a read with If-None-Match of the current version 304 without the bytes, and the bytes once it changed", async () => {
+    await putFile(id, "cond/a.txt", "first");
+    const read = await get("/content", { path: "cond/a.txt" });
+    const etag = read.headers.get("etag") as string;
+    expect(await read.text()).toBe("first");
+    const conditional = (held: string) =>
+      ownerApi(filesUrl(id, "/content", { path: "cond/a.txt" }), { headers: { "If-None-Match": held } });
+
+    const unchanged = await conditional(etag);
+    expect(unchanged.status).toBe(304);
+    expect(unchanged.headers.get("etag")).toBe(etag);
+    expect(await unchanged.text()).toBe("");
+
+    shell(container, "printf second > /workspace/cond/a.txt");
+    const changed = await conditional(etag);
+    expect(changed.status).toBe(200);
+    expect(await changed.text()).toBe("second");
+    const now = changed.headers.get("etag") as string;
+    expect(now).not.toBe(etag);
+    expect((await conditional(now)).status).toBe(304);
+    // A file that is gone answers 404 as an unconditional read does.
+    shell(container, "rm /workspace/cond/a.txt");
+    expect((await conditional(now)).status).toBe(404);
+  });
+
   it("creates folders, moves and deletes", async () => {
     const mkdir = await ownerApi(filesUrl(id, "/mkdir", { path: "made/deep", parents: "1" }), { method: "POST" });
     expect(mkdir.status).toBe(201);

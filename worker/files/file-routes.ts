@@ -71,9 +71,16 @@ const HANDLERS: Record<string, Handler> = {
     return Response.json(info(path, stat), { headers: { ETag: stat.etag } });
   },
 
-  "GET /files/content": async (_request, query, deps) => {
+  "GET /files/content": async (request, query, deps) => {
     const path = pathParam(query, "path");
     await deps.awake();
+    // A tab checking its buffer against the disk (after its own save, most often) sends the version it holds:
+    // when the file still is that version, a stat answers and the bytes stay in the container.
+    const held = request.headers.get("If-None-Match");
+    if (held) {
+      const stat = await attempt(() => deps.files.stat(containerPath(path)), path);
+      if (held === stat.etag) return new Response(null, { status: 304, headers: { ETag: stat.etag } });
+    }
     // One process opens the file and reports the stat of what it opened, so the
     // ETag describes exactly these bytes.
     const { response: file, stat } = await attempt(() => deps.files.readFileWithStat(containerPath(path)), path);
