@@ -6,8 +6,10 @@ export const securityHeaders: MiddlewareHandler<{ Bindings: Env }> = async (c, n
   await next();
   // WebSocket upgrades carry no page content.
   if (c.res.status === 101) return;
-  // Responses from ASSETS (and fetch) have immutable headers.
-  c.res = new Response(c.res.body, c.res);
+  // Responses from ASSETS (and fetch) have immutable headers. A 204 or 304 is made again without a body: one
+  // forwarded from the Durable Object may carry an empty stream, which those statuses must not have.
+  const bodyless = c.res.status === 204 || c.res.status === 304;
+  c.res = new Response(bodyless ? null : c.res.body, c.res);
   const headers = c.res.headers;
   headers.set("X-Content-Type-Options", "nosniff");
   headers.set("Referrer-Policy", "same-origin");
