@@ -1,16 +1,16 @@
 import { type ReactNode, useEffect, useMemo, useSyncExternalStore } from "react";
 import { workspaceApi } from "./api";
 import { CommandsContext, useCommandRegistry } from "./commands/useCommands";
-import { IdeLayout } from "./components/IdeLayout";
-import { LossNotice } from "./components/LossNotice";
-import { SignIn } from "./components/SignIn";
-import { UserMenu } from "./components/UserMenu";
-import { WorkspaceHeader } from "./components/WorkspaceHeader";
-import { WorkspaceList } from "./components/WorkspaceList";
 import { useLocation } from "./hooks/useLocation";
-import { useSession } from "./hooks/useSession";
-import { useWorkspaces } from "./hooks/useWorkspaces";
+import { IdeLayout } from "./ide/IdeLayout";
+import { SignIn } from "./session/SignIn";
+import { UserMenu } from "./session/UserMenu";
+import { useSession } from "./session/useSession";
 import { terminalRegistry } from "./terminal/registry";
+import { LossNotice } from "./workspace/LossNotice";
+import { useWorkspaces } from "./workspace/useWorkspaces";
+import { WorkspaceHeader } from "./workspace/WorkspaceHeader";
+import { WorkspaceList } from "./workspace/WorkspaceList";
 import { WorkspaceStatusModel } from "./workspace/workspace-status-model";
 
 /** `/workspaces/{id}` opens that workspace; `/` lists them. */

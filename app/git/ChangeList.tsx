@@ -1,8 +1,9 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useMemo, useRef } from "react";
 import type { GitFileChange } from "../../protocol/git";
+import { codeLabel } from "../files/change-marks";
 import { nameOf, parentOf } from "../files/paths";
-import { codeLabel, type GitModel, type RepositoryStatus } from "./git-model";
+import type { GitModel, RepositoryStatus } from "./git-model";
 
 const ROW_HEIGHT = 22;
 

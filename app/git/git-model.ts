@@ -307,8 +307,3 @@ export function marksOf(status: GitStatus): Map<string, GitChangeCode | "•"> {
   mark(status.conflicted);
   return marks;
 }
-
-/** How a change code shows: untracked as U (as editors show it), a conflict as !. */
-export function codeLabel(code: string): string {
-  return code === "?" ? "U" : code === "U" ? "!" : code;
-}

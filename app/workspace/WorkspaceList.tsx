@@ -2,10 +2,10 @@ import { type FormEvent, useState } from "react";
 import type { WorkspaceStatus } from "../../protocol/workspace";
 import type { WorkspaceSummary, WorkspaceTemplate } from "../../protocol/workspaces";
 import { useAction } from "../hooks/useAction";
-import { useWorkspaceStates } from "../hooks/useWorkspaceStates";
-import type { useWorkspaces } from "../hooks/useWorkspaces";
 import { ago } from "../time";
 import { StatusBadge } from "./StatusBadge";
+import { useWorkspaceStates } from "./useWorkspaceStates";
+import type { useWorkspaces } from "./useWorkspaces";
 
 interface Props {
   workspaces: ReturnType<typeof useWorkspaces>;

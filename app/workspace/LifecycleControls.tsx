@@ -2,10 +2,10 @@ import { useEffect, useRef, useState } from "react";
 import { ErrorCode } from "../../protocol/errors";
 import type { WorkspaceApi } from "../api/workspace";
 import { useRegisterCommands } from "../commands/useCommands";
+import { download } from "../components/ContextMenu";
 import { useAction } from "../hooks/useAction";
 import { ago } from "../time";
-import type { StatusView } from "../workspace/workspace-status-model";
-import { download } from "./ContextMenu";
+import type { StatusView } from "./workspace-status-model";
 import "./LifecycleControls.css";
 
 interface Props {

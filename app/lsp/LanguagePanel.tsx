@@ -1,8 +1,8 @@
 import { useSyncExternalStore } from "react";
+import type { EditorModel } from "../editor/editor-model";
 import type { Action } from "../hooks/useAction";
-import type { LanguageServices, ServicesSnapshot } from "../lsp/language-services";
-import type { Problem } from "../lsp/problems-model";
-import type { EditorModel } from "./editor-model";
+import type { LanguageServices, ServicesSnapshot } from "./language-services";
+import type { Problem } from "./problems-model";
 import "./LanguagePanel.css";
 
 const NAMES: Record<string, string> = {

@@ -1,22 +1,9 @@
 import { useEffect, useRef } from "react";
-import { type FileTreeModel, HEAVY, type Row, type TreeSnapshot } from "../files/file-tree-model";
-import { codeLabel } from "../git/git-model";
-import type { TreeDrop } from "./useTreeDrop";
+import { codeLabel, MARK_TITLES } from "./change-marks";
+import { type FileTreeModel, HEAVY, type Row, type TreeSnapshot } from "./file-tree-model";
+import { INTERNAL_DRAG, type TreeDrop } from "./useTreeDrop";
 
 export const ROW_HEIGHT = 22;
-export const INTERNAL_DRAG = "application/x-cloud-ide-path";
-
-const MARK_TITLES: Record<string, string> = {
-  M: "Modified",
-  A: "Added",
-  D: "Deleted",
-  R: "Renamed",
-  C: "Copied",
-  T: "Type changed",
-  U: "Conflicted",
-  "?": "Untracked",
-  "•": "Holds changes",
-};
 
 interface Props {
   row: Row;

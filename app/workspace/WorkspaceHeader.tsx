@@ -1,11 +1,11 @@
 import type { ReactNode } from "react";
 import type { WorkspaceSummary } from "../../protocol/workspaces";
 import type { WorkspaceApi } from "../api/workspace";
-import type { StatusView } from "../workspace/workspace-status-model";
+import { NetworkButton } from "../network/NetworkButton";
 import { LifecycleControls } from "./LifecycleControls";
-import { NetworkButton } from "./NetworkButton";
 import { StatusBadge } from "./StatusBadge";
 import { WorkspaceDetails } from "./WorkspaceDetails";
+import type { StatusView } from "./workspace-status-model";
 
 interface Props {
   api: WorkspaceApi;

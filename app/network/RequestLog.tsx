@@ -1,5 +1,5 @@
 import { matchesAny, type NetworkMode } from "../../protocol/network";
-import type { NetworkView } from "../network/network-model";
+import type { NetworkView } from "./network-model";
 
 interface Props {
   view: NetworkView;

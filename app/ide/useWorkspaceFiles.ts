@@ -1,9 +1,9 @@
 import { useEffect, useMemo, useSyncExternalStore } from "react";
 import type { FilesApi } from "../api/files";
 import { EditorModel } from "../editor/editor-model";
+import { useFileEvents } from "../files/file-events";
+import { FileTreeModel } from "../files/file-tree-model";
 import { registerUnsaved } from "../unsaved-work";
-import { useFileEvents } from "./file-events";
-import { FileTreeModel } from "./file-tree-model";
 
 /**
  * The file tree and the editor buffers of one workspace, fed by one change

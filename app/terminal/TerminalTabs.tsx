@@ -1,4 +1,4 @@
-import type { ConnectionState } from "../terminal/terminal-connection";
+import type { ConnectionState } from "./terminal-connection";
 
 const STATE_LABEL: Record<ConnectionState, string> = {
   connecting: "Connecting…",

@@ -4,13 +4,13 @@ import type { TerminalsApi } from "../api/workspace";
 import { useRegisterCommands } from "../commands/useCommands";
 import { useAction } from "../hooks/useAction";
 import { TOUCH_SCREEN, useMediaQuery } from "../hooks/useMediaQuery";
-import { terminalRegistry } from "../terminal/registry";
-import type { ConnectionState } from "../terminal/terminal-connection";
-import { terminalText } from "../terminal/touch";
+import { terminalRegistry } from "./registry";
 import { TerminalKeyBar } from "./TerminalKeyBar";
 import { TerminalTabs } from "./TerminalTabs";
 import { TerminalTextSheet } from "./TerminalTextSheet";
 import { TerminalView } from "./TerminalView";
+import type { ConnectionState } from "./terminal-connection";
+import { terminalText } from "./touch";
 import "./terminal.css";
 
 /** Terminal tabs of a workspace: one tmux session each, kept across reloads. */

@@ -1,5 +1,5 @@
 import { type PointerEvent, useState } from "react";
-import type { TerminalConnection } from "../terminal/terminal-connection";
+import type { TerminalConnection } from "./terminal-connection";
 
 const ARROWS = { "←": "D", "↑": "A", "↓": "B", "→": "C" } as const;
 const PLAIN = ["|", "~", "/"] as const;

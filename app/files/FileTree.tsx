@@ -1,9 +1,9 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
-import type { FileTreeModel } from "../files/file-tree-model";
+import { ContextMenu, download, type MenuItem } from "../components/ContextMenu";
 import { useAction } from "../hooks/useAction";
-import { ContextMenu, download, type MenuItem } from "./ContextMenu";
 import { FileTreeRow, ROW_HEIGHT } from "./FileTreeRow";
+import type { FileTreeModel } from "./file-tree-model";
 import { UploadStatus } from "./UploadStatus";
 import { useTreeDrop } from "./useTreeDrop";
 import { useTreeKeys } from "./useTreeKeys";

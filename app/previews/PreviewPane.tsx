@@ -3,7 +3,7 @@ import type { DevServerState, ListeningPort } from "../../protocol/previews";
 import type { PreviewsApi } from "../api/previews";
 import { useRegisterCommands } from "../commands/useCommands";
 import { useAction } from "../hooks/useAction";
-import { PreviewsModel } from "../previews/previews-model";
+import { PreviewsModel } from "./previews-model";
 import { SharePanel } from "./SharePanel";
 import "./preview.css";
 

@@ -1,9 +1,9 @@
 import { useState } from "react";
 import type { WorkspaceApi } from "../api/workspace";
 import { useRegisterCommands } from "../commands/useCommands";
-import { MODE_LABELS } from "../network/modes";
-import { useNetwork } from "../network/useNetwork";
+import { MODE_LABELS } from "./modes";
 import { NetworkPanel } from "./NetworkPanel";
+import { useNetwork } from "./useNetwork";
 import "./network.css";
 
 /** The header's Network button (its dot shows the mode) and the panel it opens. */

@@ -1,23 +1,23 @@
 import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import type { WorkspaceApi } from "../api/workspace";
 import { useRegisterCommands } from "../commands/useCommands";
+import type { PaneId } from "../components/Pane";
+import { SplitLayout } from "../components/SplitLayout";
+import { TabbedLayout } from "../components/TabbedLayout";
 import { EditorPane } from "../editor/EditorPane";
 import type { EditorModel } from "../editor/editor-model";
-import { LanguagePanel } from "../editor/LanguagePanel";
-import { useWorkspaceFiles } from "../files/useWorkspaceFiles";
 import { GitDiffView } from "../git/GitDiffView";
 import { SourceControlPanel } from "../git/SourceControlPanel";
 import { useGitCommands } from "../git/useGitCommands";
 import { useWorkspaceGit } from "../git/useWorkspaceGit";
 import { COMPACT_LAYOUT, useMediaQuery } from "../hooks/useMediaQuery";
+import { LanguagePanel } from "../lsp/LanguagePanel";
 import { useLanguageServices } from "../lsp/useLanguageServices";
+import { PreviewPane } from "../previews/PreviewPane";
 import { Pickers } from "../quick-open/Pickers";
-import type { PaneId } from "./Pane";
-import { PreviewPane } from "./PreviewPane";
+import { TerminalPanel } from "../terminal/TerminalPanel";
 import { Sidebar } from "./Sidebar";
-import { SplitLayout } from "./SplitLayout";
-import { TabbedLayout } from "./TabbedLayout";
-import { TerminalPanel } from "./TerminalPanel";
+import { useWorkspaceFiles } from "./useWorkspaceFiles";
 
 /**
  * The workspace's four panes: side by side on a desktop (SplitLayout), as

@@ -2,10 +2,10 @@ import { type ReactNode, useEffect, useMemo, useState } from "react";
 import type { SearchApi } from "../api/search";
 import { useRegisterCommands } from "../commands/useCommands";
 import type { EditorModel } from "../editor/editor-model";
+import { FileTree } from "../files/FileTree";
 import type { FileTreeModel } from "../files/file-tree-model";
 import { SearchPanel } from "../search/SearchPanel";
 import { SearchModel } from "../search/search-model";
-import { FileTree } from "./FileTree";
 
 type View = "files" | "search" | "git";
 

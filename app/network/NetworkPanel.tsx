@@ -2,9 +2,9 @@ import { ErrorCode } from "../../protocol/errors";
 import { NETWORK_MODES, type NetworkMode } from "../../protocol/network";
 import { ApiRequestError } from "../api/http";
 import { useAction } from "../hooks/useAction";
-import { MODE_LABELS } from "../network/modes";
-import type { NetworkModel, NetworkView } from "../network/network-model";
 import { AllowList } from "./AllowList";
+import { MODE_LABELS } from "./modes";
+import type { NetworkModel, NetworkView } from "./network-model";
 import { RequestLog } from "./RequestLog";
 import { SecretList } from "./SecretList";
 

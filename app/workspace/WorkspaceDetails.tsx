@@ -1,4 +1,4 @@
-import type { StatusView } from "../workspace/workspace-status-model";
+import type { StatusView } from "./workspace-status-model";
 
 /** What support needs to know about the workspace, behind a click: id, kernel, image, last save. */
 export function WorkspaceDetails({ workspaceId, status }: { workspaceId: string; status: StatusView }) {

@@ -1,4 +1,4 @@
-import type { Upload } from "../files/file-tree-model";
+import type { Upload } from "./file-tree-model";
 
 /** Progress of an upload from the desktop, or why it failed. */
 export function UploadStatus({ upload, onDismiss }: { upload: Upload; onDismiss: () => void }) {

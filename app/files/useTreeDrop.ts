@@ -1,9 +1,11 @@
 import { type DragEvent, useState } from "react";
-import { collectDrop } from "../files/dropped-files";
-import type { FileTreeModel, Row } from "../files/file-tree-model";
-import { parentOf } from "../files/paths";
 import type { Action } from "../hooks/useAction";
-import { INTERNAL_DRAG } from "./FileTreeRow";
+import { collectDrop } from "./dropped-files";
+import type { FileTreeModel, Row } from "./file-tree-model";
+import { parentOf } from "./paths";
+
+/** The drag type of a row dragged within the tree (its path), told apart from files dragged in from outside. */
+export const INTERNAL_DRAG = "application/x-cloud-ide-path";
 
 export interface TreeDrop {
   /** The folder a drag hovers ("." for the root). */

@@ -1,7 +1,7 @@
 import type { KeyboardEvent } from "react";
-import type { FileTreeModel, TreeSnapshot } from "../files/file-tree-model";
-import { parentOf } from "../files/paths";
 import type { Action } from "../hooks/useAction";
+import type { FileTreeModel, TreeSnapshot } from "./file-tree-model";
+import { parentOf } from "./paths";
 
 /** The tree's keys: arrows, Home/End, Enter (open), F2 (rename), Delete. */
 export function useTreeKeys(model: FileTreeModel, tree: TreeSnapshot, run: Action["run"]) {

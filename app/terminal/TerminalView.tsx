@@ -9,9 +9,9 @@ import { useContext, useEffect, useRef, useState } from "react";
 import type { TerminalsApi } from "../api/workspace";
 import { CommandsContext } from "../commands/useCommands";
 import { TOUCH_SCREEN } from "../hooks/useMediaQuery";
-import { terminalRegistry } from "../terminal/registry";
-import { type ConnectionState, TerminalConnection } from "../terminal/terminal-connection";
-import { attachTouch } from "../terminal/touch";
+import { terminalRegistry } from "./registry";
+import { type ConnectionState, TerminalConnection } from "./terminal-connection";
+import { attachTouch } from "./touch";
 
 const THEME = {
   background: "#181825",
