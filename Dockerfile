@@ -6,7 +6,7 @@ FROM ${BASE_IMAGE}
 
 # Install only what the base lacks (the local base already has all of it).
 RUN set -eu; \
-    want="ca-certificates procps tmux git curl less nano vim-tiny inotify-tools python3 xz-utils openssh-client ripgrep"; \
+    want="ca-certificates procps tmux git curl less nano vim-tiny inotify-tools python3 xz-utils openssh-client ripgrep zstd"; \
     missing=""; \
     for p in $want; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done; \
     if [ -n "$missing" ]; then \

@@ -80,6 +80,12 @@ export const ErrorCode = {
   INVALID_BRANCH_NAME: "INVALID_BRANCH_NAME",
   INVALID_COMMIT_MESSAGE: "INVALID_COMMIT_MESSAGE",
   INVALID_GIT_URL: "INVALID_GIT_URL",
+  /** No backup with that id in this workspace. */
+  BACKUP_NOT_FOUND: "BACKUP_NOT_FOUND",
+  /** A backup whose object is not what was stored (its size or SHA-256 differs, or it does not unpack): nothing was changed. */
+  BACKUP_INTEGRITY: "BACKUP_INTEGRITY",
+  /** The backup store (R2) could not be reached or refused the operation; try again. */
+  BACKUP_UNAVAILABLE: "BACKUP_UNAVAILABLE",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -141,6 +147,9 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   INVALID_BRANCH_NAME: 400,
   INVALID_COMMIT_MESSAGE: 400,
   INVALID_GIT_URL: 400,
+  BACKUP_NOT_FOUND: 404,
+  BACKUP_INTEGRITY: 422,
+  BACKUP_UNAVAILABLE: 503,
 };
 
 /** The body of every error response from `/api/`. */

@@ -1,3 +1,4 @@
+import type { BackupHealth } from "./backups";
 import type { ErrorBody } from "./errors";
 
 /**
@@ -11,21 +12,45 @@ import type { ErrorBody } from "./errors";
  */
 export type ContainerState = "starting" | "running" | "saving" | "sleeping" | "stopped" | "failed";
 
-/** The steps of a start, in order. Waking from a snapshot begins with `restoring-snapshot`. */
-export type BootPhase = "restoring-snapshot" | "starting-container" | "ready";
+/**
+ * The steps of a start, in order. Waking from a snapshot begins with
+ * `restoring-snapshot`; a start from the image plus the latest backup has
+ * `restoring-backup` once the container answers.
+ */
+export type BootPhase = "restoring-snapshot" | "starting-container" | "restoring-backup" | "ready";
 
 /**
- * The running container replaced one that vanished without a save (removed
- * from outside, a host failure): what it came back from, so the page can say
- * what was lost. Reported until the workspace next sleeps on purpose.
+ * Why a container started from the current image plus the latest backup
+ * rather than from the snapshot: the snapshot was made from an older image,
+ * was too close to its 30-day expiry (or past it), or could not be restored.
+ */
+export type MoveReason = "image-changed" | "snapshot-expired" | "snapshot-unavailable";
+
+/**
+ * What the running container came back from, when the page should say so:
+ * it replaced one that vanished without a save (removed from outside, a host
+ * failure), or it moved to the current image with the files of the latest
+ * backup. Reported until the workspace next sleeps on purpose.
  */
 export interface RestoreNotice {
   /** When the new container started (ISO 8601). */
   at: string;
-  /** The latest snapshot, or the workspace's template when nothing had been saved. */
-  from: "snapshot" | "template";
-  /** When that snapshot was taken (ISO 8601): changes made after it are gone. Null for the template. */
+  /** The latest snapshot, the latest backup (on the current image), or the template when nothing was saved. */
+  from: "snapshot" | "backup" | "template";
+  /** When that snapshot or backup was taken (ISO 8601): changes made after it are gone. Null for the template. */
   savedAt: string | null;
+  /** For `from: "backup"`: why the snapshot was not used. */
+  reason?: MoveReason;
+}
+
+/** The system part of a running workspace: the image it runs and its machine. */
+export interface SystemInfo {
+  /** The image the container started from (null: a snapshot from before images were recorded). */
+  image: string | null;
+  /** Whether that is the current image (false: "Move to the current image" applies). */
+  current: boolean;
+  /** The instance type (vCPU, memory and disk). */
+  machine: string;
 }
 
 /** `GET /api/workspaces/{id}/status` */
@@ -44,8 +69,12 @@ export interface WorkspaceStatus {
   idleTimeoutSeconds?: number;
   /** The container image a running workspace started from (shown for support). */
   image?: string;
-  /** Set when the running container replaced one that vanished: see {@link RestoreNotice}. */
+  /** Set when the running container replaced one that vanished or moved images: see {@link RestoreNotice}. */
   restored?: RestoreNotice;
+  /** While running: the image and machine; see {@link SystemInfo}. */
+  system?: SystemInfo;
+  /** The latest backup of the user's files and the error of a later attempt that failed. */
+  backup?: BackupHealth;
   error?: ErrorBody;
 }
 

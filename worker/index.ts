@@ -14,6 +14,7 @@ import { AppError, notFound } from "./errors";
 import { answerError, drainBody, errorResponse } from "./http";
 import { previewDomainProblem } from "./preview-domain";
 import { handlePreviewRequest, previewHostLabel, withoutPreviewHeader } from "./preview-host";
+import { backupRoutes } from "./routes/backups";
 import { fileRoutes } from "./routes/files";
 import { gitRoutes } from "./routes/git";
 import { languageServerSocketRoutes } from "./routes/language-servers";
@@ -56,6 +57,7 @@ app.route("/api/workspaces", searchRoutes);
 app.route("/api/workspaces", gitRoutes);
 app.route("/api/workspaces", previewRoutes);
 app.route("/api/workspaces", lifecycleRoutes);
+app.route("/api/workspaces", backupRoutes);
 app.route("/api/workspaces", networkRoutes);
 
 app.all("/api/*", () => {

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import type { BackupList, BackupRecord, RestoreResult } from "../protocol/backups";
 import { ErrorCode } from "../protocol/errors";
 import type { GitCredentials, GitHubDeviceCode, GitHubSignIn } from "../protocol/git";
 import { isLanguageServerId } from "../protocol/language-servers";
@@ -17,6 +18,9 @@ import type { SaveResult, WorkspaceStatus } from "../protocol/workspace";
 import { DEFAULT_TEMPLATE, type WorkspaceTemplate } from "../protocol/workspaces";
 import type { Activity } from "./activity";
 import { AlarmScheduler } from "./alarms";
+import { restartTerminals } from "./backups/directory-archive";
+import { runSetupRecipe } from "./backups/setup-recipe";
+import { WorkspaceBackups } from "./backups/workspace-backups";
 import { AppError, describe, type RpcResult, settle } from "./errors";
 import { fileRoutes } from "./files/file-routes";
 import { FileWatcher } from "./files/file-watcher";
@@ -30,7 +34,7 @@ import { ownerIdentity } from "./git/identity";
 import { SourceControl } from "./git/source-control";
 import { drainBody, errorResponse } from "./http";
 import { archiveRoutes } from "./lifecycle/archive-routes";
-import { Lifecycle } from "./lifecycle/lifecycle";
+import { Lifecycle, type StartPlan } from "./lifecycle/lifecycle";
 import { type LifecycleSettings, lifecycleSettings, platformTimeoutMs } from "./lifecycle/settings";
 import { LanguageServers } from "./lsp/language-servers";
 import { trustInterceptionCa } from "./network/ca-trust";
@@ -85,6 +89,8 @@ export class Workspace extends DurableObject<Env> {
   protected readonly previews: WorkspacePreviews;
   /** Where the container may connect, its secrets and its request log (worker/network/). */
   protected readonly network: WorkspaceNetwork;
+  /** The user's files in R2, versioned, apart from the system (worker/backups/). */
+  protected readonly backups: WorkspaceBackups;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -124,6 +130,14 @@ export class Workspace extends DurableObject<Env> {
         }
       },
     });
+    this.backups = new WorkspaceBackups({
+      bucket: () => this.backupBucket(),
+      storage: ctx.storage,
+      sandbox: this.sandbox,
+      prefix: `workspaces/${ctx.id.toString()}/`,
+      image: async () => (await ctx.storage.get<string>("lifecycle:image")) || this.image(),
+      tag: `workspace ${ctx.id.toString().slice(0, 8)}`,
+    });
     this.lifecycle = new Lifecycle({
       storage: ctx.storage,
       sandbox: this.sandbox,
@@ -138,7 +152,8 @@ export class Workspace extends DurableObject<Env> {
           ...(intercept ? { outbound: this.outbound() } : {}),
         };
       },
-      afterStart: (fromSnapshot) => this.afterStart(fromSnapshot),
+      afterStart: (from) => this.afterStart(from),
+      backups: this.backups,
       hibernatedSockets: () => ctx.getWebSockets().length,
       tag: `container ${ctx.id.toString().slice(0, 8)}`,
     });
@@ -201,7 +216,7 @@ export class Workspace extends DurableObject<Env> {
    * servers; on the very first start the template, git's author (the owner)
    * and the clone of a repository.
    */
-  private async afterStart(fromSnapshot: boolean): Promise<void> {
+  private async afterStart(from: StartPlan["from"]): Promise<void> {
     // A container whose clients cannot check the CA still has its files and terminals: log, go on.
     await trustInterceptionCa(this.sandbox, this.network.intercepting).catch((error) =>
       console.error(`workspace ${this.ctx.id.name ?? ""}: ${describe(error)}`),
@@ -209,7 +224,7 @@ export class Workspace extends DurableObject<Env> {
     await this.previews.writePreviewHosts();
     const template = await this.ctx.storage.get<WorkspaceTemplate>("template");
     // Only over the image's /workspace, and at most once: never over a user's files.
-    if (template && !fromSnapshot && !(await this.ctx.storage.get<boolean>("seeded"))) {
+    if (template && from === "template" && !(await this.ctx.storage.get<boolean>("seeded"))) {
       await this.ctx.storage.put("seeded", true);
       await seedTemplate(this.sandbox, template);
       if (this.owner) {
@@ -218,7 +233,10 @@ export class Workspace extends DurableObject<Env> {
       }
       const repository = await this.ctx.storage.get<RepositorySource>("repository");
       if (repository) await startClone(this.sandbox, repository);
+      else await runSetupRecipe(this.sandbox);
     }
+    // A move to the current image: what was installed outside the files is gone; the recipe puts it back.
+    if (from === "backup") await runSetupRecipe(this.sandbox);
   }
 
   rename(caller: string, name: string): Promise<RpcResult<void>> {
@@ -230,6 +248,7 @@ export class Workspace extends DurableObject<Env> {
     return this.call(caller, async () => {
       await this.languageServers.dispose();
       await this.lifecycle.retire();
+      await this.backups.deleteAll();
       await this.ctx.storage.deleteAlarm();
       await this.ctx.storage.deleteAll();
       this.previews.forget();
@@ -254,6 +273,11 @@ export class Workspace extends DurableObject<Env> {
   /** The lifecycle's timings (a test subclass shortens them). */
   protected async settings(): Promise<LifecycleSettings> {
     return lifecycleSettings(this.env.INACTIVITY_TIMEOUT_SECONDS);
+  }
+
+  /** Where backups go (a test subclass may make it fail). */
+  protected backupBucket(): R2Bucket | undefined {
+    return this.env.BACKUPS;
   }
 
   /** The image a new container starts from (a test subclass may name one that cannot start). */
@@ -313,6 +337,7 @@ export class Workspace extends DurableObject<Env> {
         (operation) => this.lifecycle.shared(operation),
       ),
       ...archiveRoutes(this.lifecycle, this.sandbox),
+      "GET /backups/download": (_request, url) => this.downloadBackup(url),
       ...searchRoutes(this.search, this.sandbox),
       ...gitRoutes({
         scm: this.scm,
@@ -334,7 +359,9 @@ export class Workspace extends DurableObject<Env> {
    */
   private wouldWake(request: Request): boolean {
     if (request.method !== "GET" || request.headers.get("Upgrade")?.toLowerCase() === "websocket") return false;
-    if (new URL(request.url).pathname === "/files/watch") return false;
+    const path = new URL(request.url).pathname;
+    // The watch waits for a container; a backup download as stored needs none (as .tar.gz it checks itself).
+    if (path === "/files/watch" || path === "/backups/download") return false;
     return !this.sandbox.running && !this.lifecycle.isStarting;
   }
 
@@ -407,12 +434,131 @@ export class Workspace extends DurableObject<Env> {
 
   /** Starts or wakes the container if needed and reports its state with `uname -a` from inside. */
   status(caller: string, id: string): Promise<RpcResult<WorkspaceStatus>> {
-    return this.call(caller, () => this.lifecycle.wake(id));
+    return this.call(caller, async () => ({ ...(await this.lifecycle.wake(id)), backup: await this.backups.health() }));
   }
 
   /** The state without starting anything and without counting as activity (for polling). */
   peek(caller: string, id: string): Promise<RpcResult<WorkspaceStatus>> {
-    return this.call(caller, () => this.lifecycle.status(id));
+    return this.call(caller, async () => ({
+      ...(await this.lifecycle.status(id)),
+      backup: await this.backups.health(),
+    }));
+  }
+
+  // Backups (worker/backups/): the routes in worker/routes/backups.ts call these.
+
+  listBackups(caller: string): Promise<RpcResult<BackupList>> {
+    return this.call(caller, async () => ({ backups: await this.backups.list(), backup: await this.backups.health() }));
+  }
+
+  /** A backup now (waking the workspace): it has the disk alone, like a save. */
+  createBackup(caller: string): Promise<RpcResult<BackupRecord>> {
+    return this.call(caller, () =>
+      this.lifecycle.exclusive(async () => {
+        await this.lifecycle.ensureRunning();
+        return this.backups.create("manual");
+      }),
+    );
+  }
+
+  /**
+   * Replaces the files with a backup's, after backing up the current ones
+   * (the undo). Terminals start new shells in the restored tree; the file
+   * watcher starts again, so pages and language servers read everything anew.
+   */
+  restoreBackup(caller: string, backupId: string): Promise<RpcResult<RestoreResult>> {
+    return this.call(caller, () =>
+      this.lifecycle.exclusive(async () => {
+        await this.lifecycle.ensureRunning();
+        const result = await this.backups.restore(backupId);
+        const when = result.restored.createdAt.slice(0, 16).replace("T", " ");
+        await restartTerminals(
+          this.sandbox,
+          `cloud-ide: the files were restored from the backup of ${when} UTC; this terminal started again in the restored tree.`,
+        ).catch((error) => console.error(`restarting terminals after a restore: ${describe(error)}`));
+        this.fileWatcher.restart();
+        return result;
+      }),
+    );
+  }
+
+  /** "Move to the current image": back up, then a new container from the current image with those files. */
+  upgrade(caller: string, id: string): Promise<RpcResult<WorkspaceStatus>> {
+    return this.call(caller, async () => {
+      await this.lifecycle.upgrade();
+      return { ...(await this.lifecycle.status(id)), backup: await this.backups.health() };
+    });
+  }
+
+  deleteBackup(caller: string, backupId: string): Promise<RpcResult<void>> {
+    return this.call(caller, () => this.backups.delete(backupId));
+  }
+
+  pinBackup(caller: string, backupId: string, pinned: boolean): Promise<RpcResult<BackupRecord>> {
+    return this.call(caller, () => this.backups.setPinned(backupId, pinned));
+  }
+
+  /**
+   * `GET /backups/download?id&format`: as stored (`.tar.zst`, from R2, no
+   * container needed) or, by default, as `.tar.gz` (recompressed by zstd and
+   * gzip in the running container; a GET never wakes it).
+   */
+  private async downloadBackup(url: URL): Promise<Response> {
+    const { record, body } = await this.backups.object(url.searchParams.get("id") ?? "");
+    const name =
+      `${(await this.ctx.storage.get<string>("name")) ?? "workspace"}-${record.createdAt.slice(0, 16).replace(/[T:]/g, "-")}`
+        .replace(/[^A-Za-z0-9._-]+/g, "-")
+        .slice(0, 120);
+    if (url.searchParams.get("format") === "zst") {
+      return new Response(body, {
+        headers: {
+          "Content-Type": "application/zstd",
+          "Content-Disposition": `attachment; filename="${name}.tar.zst"`,
+          "Content-Length": String(record.size),
+          "Cache-Control": "no-store",
+        },
+      });
+    }
+    try {
+      await this.lifecycle.whenAwake();
+    } catch (error) {
+      await body.cancel().catch(() => {});
+      throw error;
+    }
+    const proc = await this.sandbox.exec(["sh", "-c", "zstd -q -d -c | gzip -c"], {
+      stdin: body,
+      stdout: "pipe",
+      stderr: "pipe",
+      wake: false,
+    });
+    const stdout = proc.stdout;
+    if (!stdout) throw new Error("zstd has no stdout");
+    this.activity.begin();
+    let ended = false;
+    const end = () => {
+      if (!ended) this.activity.end();
+      ended = true;
+    };
+    const out = stdout.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        async flush(controller) {
+          try {
+            const code = await proc.exitCode;
+            if (code !== 0) controller.error(new Error(`zstd | gzip exited with ${code}`));
+          } finally {
+            end();
+          }
+        },
+        cancel: end,
+      }),
+    );
+    return new Response(out, {
+      headers: {
+        "Content-Type": "application/gzip",
+        "Content-Disposition": `attachment; filename="${name}.tar.gz"`,
+        "Cache-Control": "no-store",
+      },
+    });
   }
 
   /** A snapshot now; resolves once its id is stored. */

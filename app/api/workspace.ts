@@ -1,6 +1,7 @@
 import type { TerminalInfo } from "../../protocol/terminal";
 import type { ImportResult, SaveResult, WorkspaceStatus } from "../../protocol/workspace";
 import type { WorkspaceSummary, WorkspaceTemplate } from "../../protocol/workspaces";
+import { BackupsApi } from "../backups/backups-api";
 import { FilesApi } from "./files";
 import { GitApi } from "./git";
 import { apiFetch, apiJson, jsonBody, workspacePath } from "./http";
@@ -51,8 +52,10 @@ export class WorkspaceApi {
   readonly terminals: TerminalsApi;
   readonly network: NetworkApi;
   readonly search: SearchApi;
+  readonly backups: BackupsApi;
 
   constructor(readonly id: string) {
+    this.backups = new BackupsApi(id);
     this.search = new SearchApi(id);
     this.files = new FilesApi(id);
     this.git = new GitApi(id);

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import { ErrorCode } from "../../protocol/errors";
 import type { WorkspaceApi } from "../api/workspace";
+import { BackupsPanel } from "../backups/BackupsPanel";
 import { useRegisterCommands } from "../commands/useCommands";
 import { download } from "../components/ContextMenu";
 import { useAction } from "../hooks/useAction";
@@ -29,6 +30,7 @@ export function LifecycleControls({ api, status, onWake, onChanged }: Props) {
   const busy = action.busy;
   const fileInput = useRef<HTMLInputElement>(null);
   const menu = useRef<HTMLDetailsElement>(null);
+  const [backupsOpen, setBackupsOpen] = useState(false);
   /** A menu closes once one of its items is chosen. */
   const choose = (item: () => void) => () => {
     if (menu.current) menu.current.open = false;
@@ -129,6 +131,15 @@ export function LifecycleControls({ api, status, onWake, onChanged }: Props) {
           <button
             type="button"
             role="menuitem"
+            onClick={choose(() => setBackupsOpen(true))}
+            data-testid="backups"
+            title="Your files, backed up apart from the system"
+          >
+            Backups…
+          </button>
+          <button
+            type="button"
+            role="menuitem"
             onClick={choose(stop)}
             disabled={!running || busy !== undefined}
             data-testid="stop"
@@ -144,6 +155,9 @@ export function LifecycleControls({ api, status, onWake, onChanged }: Props) {
           )}
         </div>
       </details>
+      {backupsOpen && (
+        <BackupsPanel api={api.backups} onWake={onWake} onChanged={onChanged} onClose={() => setBackupsOpen(false)} />
+      )}
       <input
         ref={fileInput}
         type="file"

@@ -1,5 +1,6 @@
 import { useState } from "react";
 import type { RestoreNotice } from "../../protocol/workspace";
+import { MovedNotice } from "../backups/MovedNotice";
 import { ago } from "../time";
 
 const seenKey = (workspaceId: string) => `cloud-ide.restore-seen.${workspaceId}`;
@@ -16,6 +17,8 @@ export function LossNotice({ workspaceId, restored }: { workspaceId: string; res
     localStorage.setItem(seenKey(workspaceId), restored.at);
     setSeen(restored.at);
   };
+  // Started on the current image with the latest backup: said in its own words.
+  if (restored.from === "backup") return <MovedNotice restored={restored} onDismiss={dismiss} />;
   const savedAt = restored.savedAt ? Date.parse(restored.savedAt) : undefined;
   return (
     <div className="loss-notice" role="alert" data-testid="loss-notice" data-from={restored.from}>

@@ -11,6 +11,7 @@ const LABELS: Record<ContainerState, string> = {
 
 const PHASES: Record<BootPhase, string> = {
   "restoring-snapshot": "restoring snapshot",
+  "restoring-backup": "restoring your files",
   "starting-container": "starting container",
   ready: "ready",
 };

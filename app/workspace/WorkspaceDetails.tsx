@@ -1,7 +1,32 @@
+import type { BackupsApi } from "../backups/backups-api";
+import { useAction } from "../hooks/useAction";
 import type { StatusView } from "./workspace-status-model";
 
 /** What support needs to know about the workspace, behind a click: id, kernel, image, last save. */
-export function WorkspaceDetails({ workspaceId, status }: { workspaceId: string; status: StatusView }) {
+export function WorkspaceDetails({
+  workspaceId,
+  status,
+  backups,
+  onChanged,
+}: {
+  workspaceId: string;
+  status: StatusView;
+  backups?: BackupsApi;
+  onChanged?: () => Promise<void>;
+}) {
+  const action = useAction();
+  const upgrade = () => {
+    if (
+      !window.confirm(
+        "Move to the current image? Your files (/workspace and /root) are backed up and come along; programs installed outside them do not (your .cloud-ide/setup.sh runs afterwards). Running programs stop.",
+      )
+    )
+      return;
+    void action.run(async () => {
+      await backups?.upgrade();
+      await onChanged?.();
+    }, "Moving…");
+  };
   return (
     <details className="workspace-details popover-menu">
       <summary data-testid="workspace-details" aria-label="Workspace details">
@@ -21,9 +46,27 @@ export function WorkspaceDetails({ workspaceId, status }: { workspaceId: string;
             {status.kernel ?? "not running"}
           </code>
         </dd>
-        <dt>Image</dt>
+        <dt>System image</dt>
         <dd>
-          <code data-testid="container-image">{status.image ?? "not running"}</code>
+          <code data-testid="container-image">{status.system?.image ?? status.image ?? "not running"}</code>
+          {status.system && (
+            <span data-testid="image-current">{status.system.current ? " (current)" : " (an older image)"}</span>
+          )}
+          {status.system && !status.system.current && backups && (
+            <button type="button" data-testid="upgrade" disabled={action.busy !== undefined} onClick={upgrade}>
+              {action.busy ?? "Move to the current image"}
+            </button>
+          )}
+          {action.error && <span className="status-error"> {action.error}</span>}
+        </dd>
+        <dt>Machine</dt>
+        <dd data-testid="details-machine">{status.system?.machine ?? "not running"}</dd>
+        <dt>Last backup</dt>
+        <dd data-testid="details-last-backup">
+          {status.backup?.lastAt ? new Date(status.backup.lastAt).toLocaleString() : "none yet"}
+          {status.backup?.lastError && (
+            <span className="status-error"> (the latest attempt failed: {status.backup.lastError})</span>
+          )}
         </dd>
         <dt>Last save</dt>
         <dd data-testid="details-last-saved">

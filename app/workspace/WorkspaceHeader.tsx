@@ -44,7 +44,7 @@ export function WorkspaceHeader({ api, name, status, onRetry, onPoll, workspaces
         <option value="">All workspaces…</option>
       </select>
       <StatusBadge state={status.state} phase={status.phase} />
-      <WorkspaceDetails workspaceId={workspaceId} status={status} />
+      <WorkspaceDetails workspaceId={workspaceId} status={status} backups={api.backups} onChanged={onRetry} />
       {status.state === "failed" && (
         <span className="status-error" role="alert" data-testid="container-error">
           {status.error?.message ?? "The container failed."}{" "}

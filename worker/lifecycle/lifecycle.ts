@@ -1,5 +1,6 @@
+import type { BackupReason, BackupRecord } from "../../protocol/backups";
 import { type ErrorBody, ErrorCode } from "../../protocol/errors";
-import type { BootPhase, RestoreNotice, SaveResult, WorkspaceStatus } from "../../protocol/workspace";
+import type { BootPhase, MoveReason, RestoreNotice, SaveResult, WorkspaceStatus } from "../../protocol/workspace";
 import { Activity } from "../activity";
 import type { AlarmScheduler } from "../alarms";
 import { AppError, describe } from "../errors";
@@ -17,7 +18,39 @@ export interface SnapshotRecord {
   savedAt: number;
   /** When a start last restored it; a restore resets its 30-day expiry. */
   restoredAt?: number;
+  /** The image its container started from (absent in snapshots taken before images were recorded). */
+  image?: string;
 }
+
+/** What a start comes from: the snapshot, the current image plus a backup, or the image and its template. */
+export type StartPlan =
+  | { from: "snapshot"; snapshot: SnapshotRecord }
+  | { from: "backup"; backups: BackupRecord[]; reason: MoveReason }
+  | { from: "template" };
+
+/**
+ * The user's files kept apart from the system (worker/backups/): taken with
+ * every save that stops the container and daily, restored on a start that
+ * cannot use the snapshot.
+ */
+export interface FileBackups {
+  /** Newest first. */
+  list(): Promise<BackupRecord[]>;
+  /** Verifies, then replaces the files; throws (nothing changed) when it cannot. */
+  restoreInto(record: BackupRecord): Promise<void>;
+  /** Takes one; a failure is recorded for the status and never thrown. */
+  attempt(reason: BackupReason): Promise<unknown>;
+  /** Takes one, or throws why not. */
+  create(reason: BackupReason): Promise<BackupRecord>;
+  /** Whether the daily backup (or the retry of a failed one) is due; `since`: when the container started. */
+  due(now: number, since: number): Promise<boolean>;
+}
+
+/**
+ * A snapshot is trusted this long after it was taken or last restored:
+ * Cloudflare keeps it 30 days, and a start must not race its expiry.
+ */
+export const SNAPSHOT_TRUST_MS = 25 * 24 * 60 * 60 * 1000;
 
 export const SNAPSHOT_KEY = "lifecycle:snapshot";
 /** A snapshot that failed to restore, kept after "start fresh" for support. */
@@ -36,6 +69,10 @@ const SLEPT_KEY = "lifecycle:slept";
 const STARTED_KEY = "lifecycle:started";
 /** The RestoreNotice of the running container, until the workspace next sleeps on purpose. */
 const RESTORED_KEY = "lifecycle:restored";
+/** Set by "Move to the current image": the next start uses the image and the latest backup. */
+const MOVE_KEY = "lifecycle:move";
+/** The image the running (or last) container started from; "" when unknown (an old snapshot). */
+const SYSTEM_KEY = "lifecycle:image";
 /** Touched right before each snapshot; files newer than it changed after the save began. */
 const MARKER = `${IDE_STATE_DIR}/saved-at`;
 /** Where user changes live. `-xdev` keeps find off /proc and mounts. */
@@ -93,8 +130,10 @@ export interface LifecycleDeps {
   alarms: AlarmScheduler;
   settings: () => Promise<LifecycleSettings>;
   startOptions: () => StartOptions;
-  /** Runs once a new container answers, before it counts as running (preview hostnames, the template). */
-  afterStart?: (fromSnapshot: boolean) => Promise<void>;
+  /** Runs once a new container answers and has its files, before it counts as running (preview hostnames, the template, the setup recipe). */
+  afterStart?: (from: StartPlan["from"]) => Promise<void>;
+  /** Backups of the user's files; without them a start uses the snapshot or the template only. */
+  backups?: FileBackups;
   /** Hibernatable WebSockets, which count as open connections too. */
   hibernatedSockets?: () => number;
   /** Names the workspace in log lines. */
@@ -269,47 +308,66 @@ export class Lifecycle {
     if (this.state === starting) starting.phase = phase;
   }
 
+  /**
+   * Where a start comes from: the snapshot when it was made from the current
+   * image and is well inside its 30 days; otherwise the current image plus
+   * the latest backup; the template when neither exists. A snapshot newer
+   * than the latest backup (a checkpoint after it) holds work the backup
+   * lacks, so an image change alone does not leave it behind.
+   */
+  private async plan(image: string, now = Date.now()): Promise<StartPlan> {
+    const snapshot = await this.deps.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
+    const backups = (await this.deps.backups?.list()) ?? [];
+    const latest = backups[0];
+    if (!snapshot) return latest ? { from: "backup", backups, reason: "snapshot-unavailable" } : { from: "template" };
+    if (!latest) return { from: "snapshot", snapshot };
+    if (await this.deps.storage.get<boolean>(MOVE_KEY)) return { from: "backup", backups, reason: "image-changed" };
+    if (now - Math.max(snapshot.savedAt, snapshot.restoredAt ?? 0) >= SNAPSHOT_TRUST_MS) {
+      return { from: "backup", backups, reason: "snapshot-expired" };
+    }
+    if (snapshot.image !== image && Date.parse(latest.createdAt) >= snapshot.savedAt) {
+      return { from: "backup", backups, reason: "image-changed" };
+    }
+    return { from: "snapshot", snapshot };
+  }
+
   private async start(starting: LifecycleState & { kind: "starting" }): Promise<void> {
     // Nothing before the first await: the caller records the state first.
-    const snapshot = await this.deps.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
+    const { image } = this.deps.startOptions();
+    let plan = await this.plan(image);
     const { sandbox, tag } = this.deps;
-    const { image, enableInternet, instance, outbound } = this.deps.startOptions();
     let kernel: string;
     try {
-      // Never fall back to the image when a snapshot exists: that would show
-      // an empty workspace as if the user's files were gone.
-      const options: ContainerStartupOptions = snapshot
-        ? { containerSnapshot: { id: snapshot.id }, enableInternet, instance }
-        : { image, enableInternet, instance };
-      // A start can fail on its way up: right after a container vanished the
-      // engine may still tear the old one down, and a slow local Docker engine
-      // can miss workerd's wait for the network sidecar. Try a few times.
-      const began = Date.now();
-      const giveUpAt = began + this.timings.budgetMs;
-      console.log(`${tag} starting from ${snapshot ? `snapshot ${snapshot.id}` : `image ${image}`}`);
-      for (let attempt = 1; ; attempt++) {
-        if (this.isDeleted) throw deleted();
-        try {
-          kernel = await this.startOnce(starting, options, Boolean(snapshot), outbound);
-          console.log(`${tag} answered after ${Date.now() - began} ms (attempt ${attempt})`);
-          break;
-        } catch (error) {
-          if (attempt >= this.timings.attempts && Date.now() >= giveUpAt) throw error;
-          console.warn(`${tag}: start attempt ${attempt} failed (${describe(error)}); trying again`);
-          await sandbox.destroy().catch(() => {});
-          await sleep(this.timings.retryDelayMs * attempt);
-        }
+      try {
+        kernel = await this.launch(starting, plan);
+      } catch (error) {
+        // A snapshot that cannot be restored (expired, removed) is no loss when a backup holds the files.
+        const backups = plan.from === "snapshot" ? ((await this.deps.backups?.list()) ?? []) : [];
+        if (backups.length === 0 || this.isDeleted) throw error;
+        console.warn(`${tag}: the snapshot could not be restored (${describe(error)}); using the latest backup`);
+        plan = { from: "backup", backups, reason: "snapshot-unavailable" };
+        kernel = await this.launch(starting, plan);
+      }
+      if (plan.from === "backup") {
+        this.setPhase(starting, "restoring-backup");
+        plan = { ...plan, backups: [await this.restoreLatest(plan.backups)] };
       }
     } catch (error) {
       if (sandbox.running) await sandbox.destroy().catch(() => {});
       if (this.isDeleted) throw deleted();
       const reason = describe(error).replace(/\.+$/, "");
-      const failure: ErrorBody = snapshot
-        ? {
-            code: ErrorCode.SNAPSHOT_RESTORE_FAILED,
-            message: `The workspace's latest snapshot (saved ${new Date(snapshot.savedAt).toISOString()}) could not be restored (${reason}). Your files are not in a new container. Start fresh (a new workspace from its template) or import an archive you exported.`,
-          }
-        : { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${reason}` };
+      const failure: ErrorBody =
+        plan.from === "snapshot"
+          ? {
+              code: ErrorCode.SNAPSHOT_RESTORE_FAILED,
+              message: `The workspace's latest snapshot (saved ${new Date(plan.snapshot.savedAt).toISOString()}) could not be restored (${reason}). Your files are not in a new container. Start fresh (a new workspace from its template) or import an archive you exported.`,
+            }
+          : plan.from === "backup"
+            ? {
+                code: error instanceof AppError ? error.code : ErrorCode.CONTAINER_UNAVAILABLE,
+                message: `The workspace could not start with the files of its latest backup (${reason}). Nothing was lost: it tries again.`,
+              }
+            : { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${reason}` };
       this.fail(failure, starting.failures);
       throw new AppError(failure.code, failure.message);
     }
@@ -318,11 +376,12 @@ export class Lifecycle {
       await sandbox.destroy().catch(() => {});
       throw deleted();
     }
-    await this.noteVanished(snapshot);
+    const snapshot = plan.from === "snapshot" ? plan.snapshot : undefined;
+    await this.deps.storage.delete(MOVE_KEY);
+    await this.deps.storage.put(SYSTEM_KEY, snapshot ? (snapshot.image ?? "") : image);
+    await this.noteStart(plan);
     await this.deps.storage.delete(SLEPT_KEY);
-    await this.deps
-      .afterStart?.(Boolean(snapshot))
-      .catch((error) => console.error(`${tag} after start: ${describe(error)}`));
+    await this.deps.afterStart?.(plan.from).catch((error) => console.error(`${tag} after start: ${describe(error)}`));
     this.setPhase(starting, "ready");
     const settings = await this.deps.settings();
     await sandbox.setInactivityTimeout(platformTimeoutMs(settings));
@@ -334,19 +393,80 @@ export class Lifecycle {
     }
   }
 
+  /** Starts a container for `plan` (from the snapshot, else the image), trying a few times; returns `uname -a`. */
+  private async launch(starting: LifecycleState & { kind: "starting" }, plan: StartPlan): Promise<string> {
+    const { sandbox, tag } = this.deps;
+    const { image, enableInternet, instance, outbound } = this.deps.startOptions();
+    // Never the bare image when a snapshot or backup holds files: a start from
+    // a backup restores it before anyone sees the container.
+    const options: ContainerStartupOptions =
+      plan.from === "snapshot"
+        ? { containerSnapshot: { id: plan.snapshot.id }, enableInternet, instance }
+        : { image, enableInternet, instance };
+    // A start can fail on its way up: right after a container vanished the
+    // engine may still tear the old one down, and a slow local Docker engine
+    // can miss workerd's wait for the network sidecar. Try a few times.
+    const began = Date.now();
+    const giveUpAt = began + this.timings.budgetMs;
+    console.log(`${tag} starting from ${plan.from === "snapshot" ? `snapshot ${plan.snapshot.id}` : `image ${image}`}`);
+    for (let attempt = 1; ; attempt++) {
+      if (this.isDeleted) throw deleted();
+      try {
+        const kernel = await this.startOnce(starting, options, plan.from === "snapshot", outbound);
+        console.log(`${tag} answered after ${Date.now() - began} ms (attempt ${attempt})`);
+        return kernel;
+      } catch (error) {
+        if (attempt >= this.timings.attempts && Date.now() >= giveUpAt) throw error;
+        console.warn(`${tag}: start attempt ${attempt} failed (${describe(error)}); trying again`);
+        await sandbox.destroy().catch(() => {});
+        await sleep(this.timings.retryDelayMs * attempt);
+      }
+    }
+  }
+
+  /**
+   * Puts the newest backup that verifies into the new container; a damaged
+   * one is skipped for the one before it. Returns the one restored.
+   */
+  private async restoreLatest(backups: BackupRecord[]): Promise<BackupRecord> {
+    let lastError: unknown;
+    for (const record of backups) {
+      try {
+        await this.deps.backups?.restoreInto(record);
+        return record;
+      } catch (error) {
+        lastError = error;
+        if (!(error instanceof AppError && error.code === ErrorCode.BACKUP_INTEGRITY)) throw error;
+        console.error(`${this.deps.tag}: backup ${record.id} is damaged (${describe(error)}); trying the one before`);
+      }
+    }
+    throw lastError ?? new Error("no backup");
+  }
+
   /**
    * A start that follows a container which vanished (one ran, and nobody
    * stopped it) lost what changed after the latest snapshot: remember what
    * the new one came back from, for the page to say so.
    */
-  private async noteVanished(snapshot: SnapshotRecord | undefined): Promise<void> {
+  private async noteStart(plan: StartPlan): Promise<void> {
     const { storage } = this.deps;
     const [started, slept] = await Promise.all([storage.get<boolean>(STARTED_KEY), storage.get<boolean>(SLEPT_KEY)]);
-    if (!started) {
-      await storage.put(STARTED_KEY, true);
+    if (!started) await storage.put(STARTED_KEY, true);
+    if (plan.from === "backup") {
+      // Moved to the current image: always said, with the backup the files came from.
+      const backup = plan.backups[0];
+      const notice: RestoreNotice = {
+        at: new Date().toISOString(),
+        from: "backup",
+        savedAt: backup?.createdAt ?? null,
+        reason: plan.reason,
+      };
+      console.warn(`${this.deps.tag}: started on the current image with backup ${backup?.id} (${plan.reason})`);
+      await storage.put(RESTORED_KEY, notice);
       return;
     }
-    if (slept) return;
+    if (!started || slept) return;
+    const snapshot = plan.from === "snapshot" ? plan.snapshot : undefined;
     const notice: RestoreNotice = {
       at: new Date().toISOString(),
       from: snapshot ? "snapshot" : "template",
@@ -476,14 +596,18 @@ export class Lifecycle {
       case "starting":
         return { ...base, state: "starting", phase: state.phase };
       case "running":
-      case "saving":
+      case "saving": {
+        const { image, instance } = this.deps.startOptions();
+        const running = (await this.deps.storage.get<string>(SYSTEM_KEY)) ?? image;
         return {
           ...base,
           state: state.kind,
           phase: "ready",
           kernel: state.kernel,
-          image: this.deps.startOptions().image,
+          image: running || undefined,
+          system: { image: running || null, current: running === image, machine: instance ?? "default" },
         };
+      }
       // Its container is still there for the moment it takes to go.
       case "stopping":
         return { ...base, state: "running", phase: "ready" };
@@ -511,6 +635,8 @@ export class Lifecycle {
         await this.ensureRunning();
       }
       const saved = await this.snapshot();
+      // The files to R2 too; a failure is reported in the status and does not keep it awake.
+      await this.deps.backups?.attempt("stop");
       await this.stopNow();
       return saved;
     });
@@ -522,6 +648,27 @@ export class Lifecycle {
    */
   async restart(): Promise<void> {
     if (this.kind === "running" || this.kind === "saving") await this.stop();
+    await this.ensureRunning();
+  }
+
+  /**
+   * "Move to the current image": save, back up (it must succeed), stop, and
+   * start on the current image with that backup (then the setup recipe).
+   */
+  async upgrade(): Promise<void> {
+    const backups = this.deps.backups;
+    if (!backups) throw new AppError(ErrorCode.BACKUP_UNAVAILABLE, "This deployment keeps no backups.");
+    await this.ensureRunning();
+    await this.exclusive(async () => {
+      const { image } = this.deps.startOptions();
+      if ((await this.deps.storage.get<string>(SYSTEM_KEY)) === image) {
+        throw new AppError(ErrorCode.INVALID_STATE, "The workspace already runs the current image.");
+      }
+      await this.snapshot();
+      await backups.create("upgrade");
+      await this.deps.storage.put(MOVE_KEY, true);
+      await this.stopNow();
+    });
     await this.ensureRunning();
   }
 
@@ -568,7 +715,8 @@ export class Lifecycle {
         waitMs: 0,
       });
       const snapshot = await sandbox.snapshot();
-      const record: SnapshotRecord = { id: snapshot.id, savedAt: startedAt };
+      const image = await storage.get<string>(SYSTEM_KEY);
+      const record: SnapshotRecord = { id: snapshot.id, savedAt: startedAt, ...(image ? { image } : {}) };
       await storage.put(SNAPSHOT_KEY, record);
       return toResult(record);
     } catch (error) {
@@ -641,6 +789,9 @@ export class Lifecycle {
         const checkpointDue = now - savedAt >= settings.checkpointMs && (await this.filesChanged());
         const refreshDue = snapshot !== undefined && now - lastTouch >= settings.refreshMs;
         if (checkpointDue || refreshDue) await this.exclusive(() => this.snapshot());
+        // At least daily while in use (and again a while after one failed).
+        const backups = this.deps.backups;
+        if (backups && (await backups.due(now, state.startedAt))) await this.exclusive(() => backups.attempt("daily"));
       }
     } catch (error) {
       // Keep the container; the next check tries again.
@@ -656,6 +807,9 @@ export class Lifecycle {
       await this.snapshot();
       const open = this.activity.connections + (this.deps.hibernatedSockets?.() ?? 0);
       if (open > 0 || this.activity.lastActiveAt !== before) return;
+      await this.deps.backups?.attempt("stop");
+      // Someone may have arrived during the backup.
+      if (this.activity.connections + (this.deps.hibernatedSockets?.() ?? 0) > 0) return;
       await this.stopNow();
     });
   }

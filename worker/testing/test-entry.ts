@@ -11,6 +11,10 @@
  *        or an image to start from (one that cannot start, to test failures)
  *   POST /api/workspaces/{id}/previews/{port}/shares/{shareId}/expire
  *        the share link expires now
+ *   POST /api/workspaces/{id}/test-hooks/backups  {unavailable?: boolean}
+ *        R2 fails every backup operation of this workspace (until false)
+ *   POST /api/workspaces/{id}/test-hooks/backups/{backupId}/corrupt  {mode: "flip" | "truncate"}
+ *        overwrites the backup's object in R2: one byte changed, or its second half cut off
  *
  * Its Workspace answers GitHub's device sign-in itself (fake-github.ts).
  * Its Outbound entrypoint answers hosts under egress.test itself
@@ -39,6 +43,44 @@ const OVERRIDES_KEY = "test:lifecycle-overrides";
 /** The Workspace with test hooks. It keeps the production class name: wrangler.jsonc binds "Workspace". */
 export class Workspace extends ProductionWorkspace {
   private testImage: string | undefined;
+  private backupsUnavailable = false;
+
+  protected override backupBucket(): R2Bucket | undefined {
+    const bucket = super.backupBucket();
+    if (!bucket || !this.backupsUnavailable) return bucket;
+    // Every call fails as an unreachable R2 would.
+    return new Proxy(bucket, {
+      get: () => () => Promise.reject(new Error("R2 is unreachable (test hook)")),
+    });
+  }
+
+  testBackups(caller: string, options: { unavailable: boolean }): Promise<RpcResult<void>> {
+    return this.call(caller, () => {
+      this.backupsUnavailable = options.unavailable;
+    });
+  }
+
+  /** Overwrites a backup's object (the record stays): a damaged or truncated object. */
+  testCorruptBackup(caller: string, backupId: string, mode: "flip" | "truncate"): Promise<RpcResult<boolean>> {
+    return this.call(caller, async () => {
+      const bucket = super.backupBucket();
+      const record = (await this.backups.list()).find((candidate) => candidate.id === backupId);
+      if (!bucket || !record) return false;
+      const key = `workspaces/${this.ctx.id.toString()}/${backupId}.tar.zst`;
+      const object = await bucket.get(key);
+      if (!object) return false;
+      const bytes = new Uint8Array(await object.arrayBuffer());
+      let changed: Uint8Array;
+      if (mode === "truncate") changed = bytes.slice(0, Math.floor(bytes.length / 2));
+      else {
+        changed = bytes.slice();
+        const at = Math.floor(changed.length / 2);
+        changed[at] = (changed[at] ?? 0) ^ 0xff;
+      }
+      await bucket.put(key, changed);
+      return true;
+    });
+  }
 
   protected override async settings(): Promise<LifecycleSettings> {
     const overrides = parseOverrides(await this.ctx.storage.get(OVERRIDES_KEY));
@@ -118,9 +160,26 @@ hooks.post("/api/workspaces/:id/previews/:port/shares/:shareId/expire", async (c
   return c.body(null, 204);
 });
 
+hooks.post("/api/workspaces/:id/test-hooks/backups", async (c) => {
+  const body = (await c.req.json().catch(() => ({}))) as { unavailable?: unknown };
+  unwrap(
+    (await testStub(c).testBackups(c.get("user").id, { unavailable: body.unavailable === true })) as RpcResult<void>,
+  );
+  return c.body(null, 204);
+});
+
+hooks.post("/api/workspaces/:id/test-hooks/backups/:backupId/corrupt", async (c) => {
+  const body = (await c.req.json().catch(() => ({}))) as { mode?: unknown };
+  const mode = body.mode === "truncate" ? "truncate" : "flip";
+  const result = await testStub(c).testCorruptBackup(c.get("user").id, c.req.param("backupId"), mode);
+  if (!unwrap(result as RpcResult<boolean>)) throw notFound("No such backup.");
+  return c.body(null, 204);
+});
+
 hooks.onError((error, c) => answerError(error, c.req.raw));
 
-const HOOK_PATH = /^\/api\/workspaces\/[^/]+\/(test-hooks\/lifecycle|previews\/\d+\/shares\/[^/]+\/expire)$/;
+const HOOK_PATH =
+  /^\/api\/workspaces\/[^/]+\/(test-hooks\/lifecycle|test-hooks\/backups(\/[^/]+\/corrupt)?|previews\/\d+\/shares\/[^/]+\/expire)$/;
 
 export default {
   fetch(request, env, ctx) {

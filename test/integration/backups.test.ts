@@ -1,0 +1,286 @@
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { afterAll, describe, expect, it } from "vitest";
+import type { BackupList, BackupRecord, RestoreResult } from "../../protocol/backups";
+import type { WorkspaceStatus } from "../../protocol/workspace";
+import { api } from "../support/api";
+import { peek, post, removeWhatWeMade, sh, testHooks, wake } from "../support/lifecycle";
+import { createWorkspace, ownerApi } from "../support/session";
+import { accessUser } from "../support/users";
+
+afterAll(removeWhatWeMade);
+
+/** Images this file built (the "next" image of the image-change test). */
+const builtImages: string[] = [];
+afterAll(() => {
+  for (const image of builtImages) execFileSync("docker", ["rmi", "-f", image], { stdio: "ignore" });
+});
+
+const json = { "Content-Type": "application/json" };
+
+async function backup(id: string): Promise<BackupRecord> {
+  const { status, body } = await post<BackupRecord>(`/api/workspaces/${id}/backups`);
+  expect(status, JSON.stringify(body)).toBe(201);
+  return body;
+}
+
+async function restore(id: string, backupId: string) {
+  return post<RestoreResult & { code?: string; message?: string }>(`/api/workspaces/${id}/backups/${backupId}/restore`);
+}
+
+/**
+ * Files of every kind a backup keeps (and two it drops), in /workspace and
+ * in the user's home. mtimes are set to a known instant with nanoseconds.
+ */
+const FIXTURE = `set -e
+cd /workspace
+mkdir -p src/deep empty-dir
+printf 'hello\\n' > src/hello.txt
+printf '#!/bin/sh\\necho run\\n' > src/run.sh && chmod 750 src/run.sh
+head -c 300000 /dev/urandom > src/deep/blob.bin
+ln -s src/hello.txt link-to-hello
+ln src/hello.txt hard-to-hello
+chown 1234:2345 src/deep/blob.bin
+touch -d '2024-05-06 07:08:09.123456789' src/hello.txt src/deep/blob.bin
+mkfifo a-fifo
+printf 'x' > setuid-file && chmod 4755 setuid-file
+printf '[user]\\n\\tname = Backup Test\\n' > /root/.gitconfig
+printf 'echo from-history\\n' > /root/.bash_history`;
+
+/** What the fixture looks like: names, types, modes, owners, link counts, mtimes; and content hashes. */
+const DESCRIBE = `cd /workspace && find . /root/.gitconfig /root/.bash_history -path ./node_modules -prune -o -printf '%p %y %m %U:%G %n %T@ %l\\n' | sort
+sha256sum src/hello.txt src/deep/blob.bin src/run.sh /root/.gitconfig`;
+
+describe("backups in R2", () => {
+  it("round-trips files, modes, owners, links and mtimes, checks the SHA-256, and a restore can be undone", async () => {
+    const id = await createWorkspace("backup round trip", "empty");
+    const { container } = await wake(id);
+    sh(container, FIXTURE);
+    const before = sh(container, DESCRIBE);
+
+    const record = await backup(id);
+    expect(record).toMatchObject({ dirs: ["/workspace", "/root"], reason: "manual", pinned: false });
+    expect(record.size).toBeGreaterThan(0);
+
+    // The object as stored: its SHA-256 is the record's.
+    const raw = await ownerApi(`/api/workspaces/${id}/backups/${record.id}/download?format=zst`);
+    expect(raw.status).toBe(200);
+    const bytes = new Uint8Array(await raw.arrayBuffer());
+    expect(bytes.byteLength).toBe(record.size);
+    expect(createHash("sha256").update(bytes).digest("hex")).toBe(record.sha256);
+
+    // The .tar.gz download holds both folders.
+    const gz = await ownerApi(`/api/workspaces/${id}/backups/${record.id}/download`);
+    expect(gz.status).toBe(200);
+    expect(gz.headers.get("content-disposition")).toMatch(/\.tar\.gz"$/);
+    const listing = execFileSync("tar", ["-tzf", "-"], { input: new Uint8Array(await gz.arrayBuffer()) }).toString();
+    expect(listing).toContain("workspace/src/deep/blob.bin");
+    expect(listing).toContain("root/.gitconfig");
+
+    const listed = (await (await ownerApi(`/api/workspaces/${id}/backups`)).json()) as BackupList;
+    expect(listed.backups.map((b) => b.id)).toEqual([record.id]);
+    expect(listed.backup.lastAt).toBe(record.createdAt);
+
+    // Change everything, then restore.
+    sh(
+      container,
+      "cd /workspace && rm -rf src link-to-hello && echo new > added.txt && echo changed > hard-to-hello && echo changed > /root/.gitconfig",
+    );
+    const changed = sh(container, "cd /workspace && ls -A | sort && cat /root/.gitconfig");
+    const restored = await restore(id, record.id);
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    expect(restored.body.restored.id).toBe(record.id);
+    expect(restored.body.undo.reason).toBe("before-restore");
+
+    // Everything as it was, except what a backup does not keep: FIFOs and the setuid bit.
+    const after = sh(container, DESCRIBE);
+    const expected = before
+      .split("\n")
+      .filter((line) => !line.startsWith("./a-fifo "))
+      .map((line) => (line.startsWith("./setuid-file ") ? line.replace(" 4755 ", " 755 ") : line))
+      .join("\n");
+    expect(after).toBe(expected);
+    expect(sh(container, "ls -A / | grep cloud-ide-restore || true")).toBe("");
+
+    // Undo: the state right before the restore comes back.
+    const undone = await restore(id, restored.body.undo.id);
+    expect(undone.status, JSON.stringify(undone.body)).toBe(200);
+    expect(sh(container, "cd /workspace && ls -A | sort && cat /root/.gitconfig")).toBe(changed);
+  });
+
+  it("refuses a damaged or truncated object with BACKUP_INTEGRITY and changes nothing", async () => {
+    const id = await createWorkspace("backup integrity", "empty");
+    const { container } = await wake(id);
+    sh(container, "cd /workspace && head -c 200000 /dev/urandom > data.bin && echo one > a.txt");
+    const record = await backup(id);
+    sh(container, "cd /workspace && echo two > a.txt && echo later > later.txt");
+    const state = sh(container, "cd /workspace && ls -A | sort && cat a.txt && sha256sum data.bin");
+
+    for (const mode of ["flip", "truncate"]) {
+      const corrupt = await post(`/api/workspaces/${id}/test-hooks/backups/${record.id}/corrupt`, {
+        headers: json,
+        body: JSON.stringify({ mode }),
+      });
+      expect(corrupt.status).toBe(204);
+      const refused = await restore(id, record.id);
+      expect(refused.status, mode).toBe(422);
+      expect(refused.body.code).toBe("BACKUP_INTEGRITY");
+      expect(sh(container, "cd /workspace && ls -A | sort && cat a.txt && sha256sum data.bin")).toBe(state);
+      expect(sh(container, "ls -A / | grep cloud-ide-restore || true")).toBe("");
+    }
+    // A refused restore leaves no undo backup behind either.
+    const listed = (await (await ownerApi(`/api/workspaces/${id}/backups`)).json()) as BackupList;
+    expect(listed.backups.map((b) => b.id)).toEqual([record.id]);
+  });
+
+  it("answers 404 for backup ids that are not this workspace's, and for another user", async () => {
+    const id = await createWorkspace("backup owner", "empty");
+    await wake(id);
+    const mine = await backup(id);
+
+    const mallory = await accessUser("mallory@example.com");
+    const created = await api("/api/workspaces", {
+      method: "POST",
+      headers: { ...mallory, ...json },
+      body: JSON.stringify({ name: "mallory's", template: "empty" }),
+    });
+    expect(created.status).toBe(201);
+    const theirs = ((await created.json()) as { id: string }).id;
+    const theirBackup = await api(`/api/workspaces/${theirs}/backups`, { method: "POST", headers: mallory });
+    expect(theirBackup.status).toBe(201);
+    const theirId = ((await theirBackup.json()) as BackupRecord).id;
+
+    // The owner, naming Mallory's backup (or no backup at all) in their own workspace.
+    for (const backupId of [theirId, "nosuchbackup0000000000", "Bad.Id"]) {
+      for (const [method, suffix] of [
+        ["POST", "/restore"],
+        ["GET", "/download"],
+        ["DELETE", ""],
+      ] as const) {
+        const response = await ownerApi(`/api/workspaces/${id}/backups/${backupId}${suffix}`, { method });
+        expect(response.status, `${method} ${backupId}${suffix}`).toBe(404);
+        expect(((await response.json()) as { code: string }).code).toBe("BACKUP_NOT_FOUND");
+      }
+    }
+    // Mallory, in the owner's workspace: the workspace itself is not found.
+    for (const [method, path] of [
+      ["GET", `/api/workspaces/${id}/backups`],
+      ["POST", `/api/workspaces/${id}/backups`],
+      ["POST", `/api/workspaces/${id}/backups/${mine.id}/restore`],
+      ["GET", `/api/workspaces/${id}/backups/${mine.id}/download?format=zst`],
+      ["DELETE", `/api/workspaces/${id}/backups/${mine.id}`],
+    ] as const) {
+      const response = await api(path, { method, headers: mallory });
+      expect(response.status, `${method} ${path}`).toBe(404);
+    }
+    // Pin needs a boolean; then it pins; delete removes it from the list.
+    const badPin = await post(`/api/workspaces/${id}/backups/${mine.id}/pin`, {
+      headers: json,
+      body: JSON.stringify({ pinned: "yes" }),
+    });
+    expect(badPin.status).toBe(400);
+    const pinned = await post<BackupRecord>(`/api/workspaces/${id}/backups/${mine.id}/pin`, {
+      headers: json,
+      body: JSON.stringify({ pinned: true }),
+    });
+    expect(pinned.body.pinned).toBe(true);
+    const deleted = await ownerApi(`/api/workspaces/${id}/backups/${mine.id}`, { method: "DELETE" });
+    expect(deleted.status).toBe(204);
+    const listed = (await (await ownerApi(`/api/workspaces/${id}/backups`)).json()) as BackupList;
+    expect(listed.backups).toEqual([]);
+  });
+
+  it("a save that cannot reach R2 still saves and sleeps, reports the failure, and a later backup clears it", async () => {
+    const id = await createWorkspace("backup unavailable", "empty");
+    await wake(id);
+    const off = await post(`/api/workspaces/${id}/test-hooks/backups`, {
+      headers: json,
+      body: JSON.stringify({ unavailable: true }),
+    });
+    expect(off.status).toBe(204);
+    const stopped = await post<{ snapshotId: string }>(`/api/workspaces/${id}/stop`);
+    expect(stopped.status).toBe(200);
+    const asleep = await peek(id);
+    expect(asleep.state).toBe("sleeping");
+    expect(asleep.backup?.lastError).toMatch(/unreachable/);
+    expect(asleep.backup?.lastAt).toBeNull();
+
+    await post(`/api/workspaces/${id}/test-hooks/backups`, {
+      headers: json,
+      body: JSON.stringify({ unavailable: false }),
+    });
+    const record = await backup(id);
+    const status = await peek(id);
+    expect(status.backup).toEqual({ lastAt: record.createdAt });
+  });
+});
+
+describe("waking from a backup", () => {
+  it("a workspace whose snapshot is gone wakes on the image with every file of its latest backup", async () => {
+    const id = await createWorkspace("snapshot gone", "empty");
+    const { container } = await wake(id);
+    sh(container, FIXTURE);
+    const before = sh(container, DESCRIBE);
+    const stopped = await post<{ snapshotId: string }>(`/api/workspaces/${id}/stop`);
+    expect(stopped.status).toBe(200);
+    const asleep = await peek(id);
+    expect(asleep.backup?.lastAt).toEqual(expect.any(String));
+
+    // The snapshot disappears (as one 30 days old does on Cloudflare).
+    execFileSync("docker", ["rmi", "-f", `workerd-container-snap-${stopped.body.snapshotId}`], { stdio: "ignore" });
+
+    const { status, container: next } = await wake(id);
+    expect(status.restored).toMatchObject({
+      from: "backup",
+      reason: "snapshot-unavailable",
+      savedAt: asleep.backup?.lastAt,
+    });
+    expect(status.system?.current).toBe(true);
+    const after = sh(next, DESCRIBE);
+    expect(after).toBe(
+      before
+        .split("\n")
+        .filter((line) => !line.startsWith("./a-fifo "))
+        .map((line) => (line.startsWith("./setuid-file ") ? line.replace(" 4755 ", " 755 ") : line))
+        .join("\n"),
+    );
+  });
+
+  it("after an image change it wakes on the new image with its files and runs the setup recipe", async () => {
+    const id = await createWorkspace("image change", "empty");
+    const { container, status: first } = await wake(id);
+    expect(first.system).toMatchObject({ current: true });
+    const oldImage = first.system?.image as string;
+    sh(
+      container,
+      "mkdir -p /workspace/.cloud-ide && printf 'echo recipe-ran > /etc/recipe-ran\\n' > /workspace/.cloud-ide/setup.sh && echo kept > /workspace/kept.txt && echo 'alias ll=\"ls -l\"' >> /root/.bashrc",
+    );
+    const bashrc = sh(container, "cat /root/.bashrc");
+    expect((await post(`/api/workspaces/${id}/stop`)).status).toBe(200);
+
+    // A second build of the image, with a marker.
+    const next = `cloud-ide-backups-next:${id}`;
+    execFileSync("docker", ["build", "-t", next, "-"], {
+      input: `FROM ${oldImage}\nRUN echo next > /etc/next-image-marker\n`,
+      stdio: ["pipe", "ignore", "inherit"],
+    });
+    builtImages.push(next);
+    await testHooks(id, { image: next });
+
+    const { status, container: moved } = await wake(id);
+    expect(status.restored).toMatchObject({ from: "backup", reason: "image-changed" });
+    expect(status.system).toMatchObject({ image: next, current: true });
+    expect(sh(moved, "cat /etc/next-image-marker")).toBe("next");
+    expect(sh(moved, "cat /workspace/kept.txt")).toBe("kept");
+    expect(sh(moved, "cat /root/.bashrc")).toBe(bashrc);
+    // The recipe runs in its own terminal, once the container is up.
+    const deadline = Date.now() + 30_000;
+    while (sh(moved, "cat /etc/recipe-ran 2>/dev/null || true") !== "recipe-ran") {
+      if (Date.now() > deadline) throw new Error("the setup recipe did not run");
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(sh(moved, "tmux has-session -t =setup && echo yes")).toBe("yes");
+    const later: WorkspaceStatus = await peek(id);
+    expect(later.restored?.from).toBe("backup");
+  });
+});

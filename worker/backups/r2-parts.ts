@@ -1,0 +1,114 @@
+/**
+ * Streams bytes into one R2 object through a multipart upload, in parts of
+ * one fixed size (R2 wants every part but the last the same size), hashing
+ * them with SHA-256 on the way. Nothing is held but the part being filled.
+ */
+
+/** 16 MiB: R2 allows 10,000 parts, so an object can be ~156 GiB. */
+export const PART_SIZE = 16 * 1024 * 1024;
+
+export interface Uploaded {
+  size: number;
+  /** Hex SHA-256 of every byte uploaded. */
+  sha256: string;
+}
+
+/**
+ * Uploads `stream` as `key`. `finished` is awaited after the stream ended and
+ * before the upload is completed: a producer that failed (tar exited non-zero)
+ * rejects it, and the upload is aborted, so no partial object is ever stored.
+ */
+export async function uploadInParts(
+  bucket: R2Bucket,
+  key: string,
+  stream: ReadableStream<Uint8Array>,
+  finished: () => Promise<void>,
+  partSize = PART_SIZE,
+): Promise<Uploaded> {
+  let upload: R2MultipartUpload;
+  try {
+    upload = await bucket.createMultipartUpload(key, { httpMetadata: { contentType: "application/zstd" } });
+  } catch (error) {
+    await stream.cancel().catch(() => {});
+    throw error;
+  }
+  const digest = new crypto.DigestStream("SHA-256");
+  const hasher = digest.getWriter();
+  const parts: R2UploadedPart[] = [];
+  let part = new Uint8Array(partSize);
+  let filled = 0;
+  let size = 0;
+  const flush = async () => {
+    parts.push(await upload.uploadPart(parts.length + 1, part.subarray(0, filled)));
+    part = new Uint8Array(partSize);
+    filled = 0;
+  };
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      await hasher.write(value);
+      size += value.byteLength;
+      let offset = 0;
+      while (offset < value.byteLength) {
+        const take = Math.min(partSize - filled, value.byteLength - offset);
+        part.set(value.subarray(offset, offset + take), filled);
+        filled += take;
+        offset += take;
+        if (filled === partSize) await flush();
+      }
+    }
+    await finished();
+    if (filled > 0 || parts.length === 0) await flush();
+    await hasher.close();
+    const sha256 = toHex(await digest.digest);
+    await upload.complete(parts);
+    return { size, sha256 };
+  } catch (error) {
+    // Whatever the producer still writes has nowhere to go: cancel, so it ends (tar gets EPIPE).
+    await reader.cancel().catch(() => {});
+    await upload.abort().catch(() => {});
+    await hasher.abort().catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * The same bytes, hashed and counted on the way through: `result()` settles
+ * once the stream has ended (or rejects if it was cut short).
+ */
+export function hashingStream(): {
+  stream: TransformStream<Uint8Array, Uint8Array>;
+  result: () => Promise<Uploaded>;
+} {
+  const digest = new crypto.DigestStream("SHA-256");
+  const hasher = digest.getWriter();
+  let size = 0;
+  let ended: (value: Uploaded) => void = () => {};
+  let failed: (error: unknown) => void = () => {};
+  const done = new Promise<Uploaded>((resolve, reject) => {
+    ended = resolve;
+    failed = reject;
+  });
+  done.catch(() => {});
+  const stream = new TransformStream<Uint8Array, Uint8Array>({
+    async transform(chunk, controller) {
+      await hasher.write(chunk);
+      size += chunk.byteLength;
+      controller.enqueue(chunk);
+    },
+    async flush() {
+      await hasher.close();
+      ended({ size, sha256: toHex(await digest.digest) });
+    },
+    cancel(reason) {
+      failed(reason);
+    },
+  });
+  return { stream, result: () => done };
+}
+
+export function toHex(buffer: ArrayBuffer): string {
+  return [...new Uint8Array(buffer)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}

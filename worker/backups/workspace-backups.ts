@@ -1,0 +1,286 @@
+/**
+ * A workspace's backups: records in the Durable Object's storage, objects in
+ * R2 under the workspace's own prefix. The archive travels from `tar | zstd`
+ * in the container over the exec's stdout to this object, which writes it to
+ * R2 (and back over stdin for a restore): no R2 credential enters the
+ * container, and it works in every network mode. Callers hold the disk
+ * (Lifecycle.exclusive) around create and restore.
+ */
+import type { BackupHealth, BackupReason, BackupRecord, RestoreResult } from "../../protocol/backups";
+import { ErrorCode } from "../../protocol/errors";
+import { AppError, describe } from "../errors";
+import type { Sandbox } from "../sandbox/sandbox";
+import { BACKUP_DIRS, discardStaging, extractToStaging, streamArchive, swapStaged } from "./directory-archive";
+import { hashingStream, uploadInParts } from "./r2-parts";
+import { expiredBackups } from "./retention";
+
+const RECORDS_KEY = "backups:records";
+const HEALTH_KEY = "backups:health";
+/** A daily backup is due this long after the latest one. */
+export const DAILY_MS = 24 * 60 * 60 * 1000;
+/** After a failed attempt, the next check tries again this much later. */
+export const RETRY_MS = 10 * 60 * 1000;
+/** How long to wait for the hash of a restore's stream once the container's side ended. */
+const HASH_WAIT_MS = 10_000;
+
+interface StoredHealth {
+  lastAt: number | null;
+  lastError?: string;
+  lastErrorAt?: number;
+}
+
+export interface BackupsStorage {
+  get<T>(key: string): Promise<T | undefined>;
+  put<T>(key: string, value: T): Promise<void>;
+  delete(key: string): Promise<boolean>;
+}
+
+export interface BackupsDeps {
+  /** The R2 bucket; undefined when the deployment has none (every operation then says so). */
+  bucket: () => R2Bucket | undefined;
+  storage: BackupsStorage;
+  sandbox: Sandbox;
+  /** Where this workspace's objects live: `workspaces/{durable object id}/`. */
+  prefix: string;
+  /** The image the running container started from. */
+  image: () => Promise<string>;
+  tag: string;
+}
+
+export class WorkspaceBackups {
+  constructor(private readonly deps: BackupsDeps) {}
+
+  /** Newest first. */
+  async list(): Promise<BackupRecord[]> {
+    const records = (await this.deps.storage.get<BackupRecord[]>(RECORDS_KEY)) ?? [];
+    return [...records].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
+  }
+
+  async latest(): Promise<BackupRecord | undefined> {
+    return (await this.list())[0];
+  }
+
+  async health(): Promise<BackupHealth> {
+    const health = await this.deps.storage.get<StoredHealth>(HEALTH_KEY);
+    const lastAt = health?.lastAt ? new Date(health.lastAt).toISOString() : null;
+    return health?.lastError ? { lastAt, lastError: health.lastError } : { lastAt };
+  }
+
+  /**
+   * Whether the alarm should take one now: none for a day (counting from
+   * `since`, the container's start, when there is none yet), or the last
+   * attempt failed a while ago.
+   */
+  async due(now: number, since: number): Promise<boolean> {
+    const health = await this.deps.storage.get<StoredHealth>(HEALTH_KEY);
+    if (health?.lastError) return now - (health.lastErrorAt ?? 0) >= RETRY_MS;
+    return now - (health?.lastAt ?? since) >= DAILY_MS;
+  }
+
+  /** A record of this workspace, or BACKUP_NOT_FOUND (ids of other workspaces name nothing here). */
+  async get(id: string): Promise<BackupRecord> {
+    const record = (await this.list()).find((candidate) => candidate.id === id);
+    if (!record) throw new AppError(ErrorCode.BACKUP_NOT_FOUND, "No backup with this id in this workspace.");
+    return record;
+  }
+
+  /**
+   * Backs up the running container's files now. Records the outcome for the
+   * status either way; throws BACKUP_UNAVAILABLE when R2 or tar failed.
+   */
+  async create(reason: BackupReason, protect: readonly string[] = []): Promise<BackupRecord> {
+    const started = Date.now();
+    try {
+      const bucket = this.bucket();
+      const id = newBackupId();
+      const dirs = [...BACKUP_DIRS];
+      const image = await this.deps.image();
+      const archive = await streamArchive(this.deps.sandbox, dirs);
+      const uploaded = await uploadInParts(bucket, this.key(id), archive.stream, archive.finished);
+      const record: BackupRecord = {
+        id,
+        createdAt: new Date(started).toISOString(),
+        ...uploaded,
+        dirs,
+        image,
+        reason,
+        pinned: false,
+      };
+      await this.save([record, ...(await this.list())]);
+      await this.deps.storage.put<StoredHealth>(HEALTH_KEY, { lastAt: started });
+      console.log(`${this.deps.tag}: backup ${id} (${reason}) ${uploaded.size} bytes in ${Date.now() - started} ms`);
+      await this.prune(new Set([id, ...protect]));
+      return record;
+    } catch (error) {
+      const message = describe(error);
+      const previous = await this.deps.storage.get<StoredHealth>(HEALTH_KEY);
+      await this.deps.storage.put<StoredHealth>(HEALTH_KEY, {
+        lastAt: previous?.lastAt ?? null,
+        lastError: message,
+        lastErrorAt: Date.now(),
+      });
+      console.error(`${this.deps.tag}: backup (${reason}) failed: ${message}`);
+      if (error instanceof AppError) throw error;
+      throw new AppError(ErrorCode.BACKUP_UNAVAILABLE, `The backup failed: ${message}. It is tried again later.`);
+    }
+  }
+
+  /** {@link create} for the lifecycle's saves: a failure is recorded and logged, never thrown. */
+  async attempt(reason: BackupReason): Promise<BackupRecord | undefined> {
+    return this.create(reason).catch(() => undefined);
+  }
+
+  /**
+   * Replaces the files with `record`'s: its object is streamed into a staging
+   * folder while its size and SHA-256 are checked; only when both match are
+   * the folders swapped in. On any failure nothing changed (BACKUP_INTEGRITY,
+   * NO_SPACE, BACKUP_UNAVAILABLE).
+   */
+  async restoreInto(record: BackupRecord): Promise<void> {
+    await this.stage(record);
+    await swapStaged(this.deps.sandbox, record.dirs);
+  }
+
+  /**
+   * A user's restore: the backup is unpacked and verified first; then the
+   * current files are backed up (the undo, so a restore can be undone), and
+   * only then swapped for the verified ones. A damaged backup leaves no undo
+   * backup behind and changes nothing.
+   */
+  async restore(id: string): Promise<RestoreResult> {
+    const record = await this.get(id);
+    await this.stage(record);
+    let undo: BackupRecord;
+    try {
+      // The one to restore must outlive the retention run of the undo backup.
+      undo = await this.create("before-restore", [record.id]);
+    } catch (error) {
+      await discardStaging(this.deps.sandbox).catch(() => {});
+      throw error;
+    }
+    await swapStaged(this.deps.sandbox, record.dirs);
+    return { restored: record, undo };
+  }
+
+  /** Unpacks `record` into the staging folder and checks its size and SHA-256; on failure the folder is gone. */
+  private async stage(record: BackupRecord): Promise<void> {
+    const bucket = this.bucket();
+    let object: R2ObjectBody | null;
+    try {
+      object = await bucket.get(this.key(record.id));
+    } catch (error) {
+      throw new AppError(ErrorCode.BACKUP_UNAVAILABLE, `The backup could not be read from R2 (${describe(error)}).`);
+    }
+    if (!object) {
+      throw new AppError(ErrorCode.BACKUP_INTEGRITY, "The backup's object is missing from R2. Nothing was changed.");
+    }
+    if (object.size !== record.size) {
+      await object.body.cancel().catch(() => {});
+      throw integrity(`it holds ${object.size} bytes, ${record.size} were stored`);
+    }
+    const hashing = hashingStream();
+    try {
+      await extractToStaging(this.deps.sandbox, object.body.pipeThrough(hashing.stream));
+      const got = await withTimeout(hashing.result(), HASH_WAIT_MS);
+      if (!got) throw integrity("the archive did not end where it should");
+      if (got.size !== record.size || got.sha256 !== record.sha256) {
+        throw integrity(`its SHA-256 is ${got.sha256.slice(0, 12)}…, ${record.sha256.slice(0, 12)}… was stored`);
+      }
+    } catch (error) {
+      await discardStaging(this.deps.sandbox).catch(() => {});
+      throw error;
+    }
+  }
+
+  /** The object as stored (`tar` + `zstd`), for a download; no container needed. */
+  async object(id: string): Promise<{ record: BackupRecord; body: ReadableStream<Uint8Array> }> {
+    const record = await this.get(id);
+    const object = await this.bucket().get(this.key(id));
+    if (!object) throw integrity("its object is missing from R2");
+    return { record, body: object.body };
+  }
+
+  async setPinned(id: string, pinned: boolean): Promise<BackupRecord> {
+    const records = await this.list();
+    const record = records.find((candidate) => candidate.id === id);
+    if (!record) throw new AppError(ErrorCode.BACKUP_NOT_FOUND, "No backup with this id in this workspace.");
+    record.pinned = pinned;
+    await this.save(records);
+    if (!pinned) await this.prune(new Set());
+    return record;
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.get(id);
+    await this.bucket().delete(this.key(id));
+    await this.save((await this.list()).filter((record) => record.id !== id));
+  }
+
+  /** Deleting the workspace: every object under its prefix, listed from R2 itself, and the records. */
+  async deleteAll(): Promise<void> {
+    const bucket = this.deps.bucket();
+    if (bucket) {
+      let cursor: string | undefined;
+      do {
+        const listed = await bucket.list({ prefix: this.deps.prefix, ...(cursor ? { cursor } : {}) });
+        if (listed.objects.length > 0) await bucket.delete(listed.objects.map((object) => object.key));
+        cursor = listed.truncated ? listed.cursor : undefined;
+      } while (cursor);
+    }
+    await this.deps.storage.delete(RECORDS_KEY);
+    await this.deps.storage.delete(HEALTH_KEY);
+  }
+
+  /** Lets go of the backups the retention rule does not keep (never those in `protect`). */
+  private async prune(protect: Set<string>): Promise<void> {
+    const records = await this.list();
+    const expired = expiredBackups(records).filter((record) => !protect.has(record.id));
+    if (expired.length === 0) return;
+    try {
+      await this.bucket().delete(expired.map((record) => this.key(record.id)));
+    } catch (error) {
+      console.error(`${this.deps.tag}: expired backups stay for now: ${describe(error)}`);
+      return;
+    }
+    const gone = new Set(expired.map((record) => record.id));
+    await this.save(records.filter((record) => !gone.has(record.id)));
+  }
+
+  private save(records: BackupRecord[]): Promise<void> {
+    return this.deps.storage.put(RECORDS_KEY, records);
+  }
+
+  private key(id: string): string {
+    return `${this.deps.prefix}${id}.tar.zst`;
+  }
+
+  private bucket(): R2Bucket {
+    const bucket = this.deps.bucket();
+    if (!bucket) {
+      throw new AppError(
+        ErrorCode.BACKUP_UNAVAILABLE,
+        "This deployment has no backup bucket: add the BACKUPS R2 binding in wrangler.jsonc.",
+      );
+    }
+    return bucket;
+  }
+}
+
+function integrity(reason: string): AppError {
+  return new AppError(ErrorCode.BACKUP_INTEGRITY, `The backup is damaged (${reason}). Nothing was changed.`);
+}
+
+/** 24 random lowercase letters and digits. */
+function newBackupId(): string {
+  const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  return [...bytes].map((byte) => alphabet[byte % alphabet.length]).join("");
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  return Promise.race([promise.catch(() => undefined), late]).finally(() => clearTimeout(timer));
+}
