@@ -18,6 +18,15 @@ function devVars(): Record<string, string> {
   return vars;
 }
 
+/** INSPECTOR_PORT (e.g. 9229) turns the Worker's inspector on; it is off otherwise. */
+function inspectorPort(): number | false {
+  const value = process.env.INSPECTOR_PORT;
+  if (!value) return false;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`INSPECTOR_PORT is not a port: ${value}`);
+  return port;
+}
+
 /**
  * The test dev server (CLOUD_IDE_TEST_HOOKS=1, scripts/lib/dev-server.mjs)
  * runs the Worker with test hooks (worker/testing/test-entry.ts); `vite build`
@@ -46,8 +55,9 @@ export default defineConfig(({ command }) => ({
           ...(command === "serve" ? testEntry : {}),
         };
       },
-      // Test runs start several dev servers; none needs the inspector port.
-      inspectorPort: process.env.CLOUD_IDE_WORKER_NAME ? false : undefined,
+      // The Worker's V8 inspector evaluates code next to IDE_PASSWORD and
+      // SESSION_SECRET: off unless INSPECTOR_PORT asks for it (loopback only).
+      inspectorPort: inspectorPort(),
       persistState: process.env.CLOUD_IDE_STATE_DIR ? { path: process.env.CLOUD_IDE_STATE_DIR } : true,
     }),
   ],

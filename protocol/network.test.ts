@@ -20,6 +20,19 @@ describe("host patterns", () => {
     expect(reason("*foo.com")).toMatch(/wildcard/);
     expect(reason("a.*.com")).toMatch(/wildcard/);
     expect(reason("10.0.0.1")).toMatch(/IP addresses/);
+    // Other spellings of addresses, as the URL parser reads them (issue 19, finding 3).
+    for (const spelling of [
+      "*.0.0.1",
+      "*.0.1",
+      "0.0.1",
+      "127.1",
+      "0x7f.0.0.1",
+      "*.0x7f.1",
+      "2130706433.a.1",
+      "[::1]",
+    ]) {
+      expect(reason(spelling), spelling).toMatch(/IP addresses|without scheme/);
+    }
     expect(reason("localhost")).toMatch(/needs a dot/);
     expect(reason("*.localhost")).toMatch(/localhost/);
     expect(reason("-bad.com")).toMatch(/letters, digits/);

@@ -114,7 +114,30 @@ export interface EgressLog {
 export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+
+/**
+ * Whether a host (as a request names it, or a pattern's name without `*.`)
+ * is an IP address in any spelling, or no hostname at all. The WHATWG URL
+ * parser, which fetch and browsers use, decides: it reads `127.1`,
+ * `0x7f.0.0.1`, `2130706433` and `0.0.1` as IPv4 addresses (and refuses a
+ * name whose last label is a number that is no address).
+ */
+export function isAddressHost(host: string): boolean {
+  if (host.includes("[") || host.includes(":")) return true;
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${host}/`).hostname;
+  } catch {
+    return true;
+  }
+  return /^\d{1,3}(?:\.\d{1,3}){3}$/.test(hostname);
+}
+
+/** `localhost` and its subdomains: this machine, wherever the name is resolved. */
+export function isLocalName(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, "");
+  return name === "localhost" || name.endsWith(".localhost");
+}
 
 /**
  * A host pattern as a person typed it, lowercased, or why it is not one: an
@@ -134,8 +157,8 @@ export function checkHostPattern(input: unknown): Checked<string> {
   if (name.includes("*")) {
     return { ok: false, reason: `${shown}: a wildcard may only start a pattern, as in *.example.com` };
   }
-  if (IPV4.test(name) || name.includes("[")) {
-    return { ok: false, reason: `${shown}: IP addresses cannot be allowed; use the hostname` };
+  if (isAddressHost(name)) {
+    return { ok: false, reason: `${shown}: IP addresses (in any spelling) cannot be allowed; use the hostname` };
   }
   if (name.length > 253) return { ok: false, reason: `${shown}: a hostname has at most 253 characters` };
   const labels = name.split(".");

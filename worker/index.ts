@@ -81,8 +81,15 @@ app.onError(async (error, c) => {
   return response;
 });
 
+function badHost(): AppError {
+  return new AppError(ErrorCode.BAD_REQUEST, "The request's Host header is not a host name (with an optional port).");
+}
+
 export default {
   fetch(request, env, ctx) {
+    // workerd builds the URL from the Host header as it came: a Host that is
+    // no host name (`8099-a-b.127.0.0.1`, two Host headers) gives no URL.
+    if (!URL.canParse(request.url)) return errorResponse(badHost());
     // Preview hostnames first, before any API routing or sign-in: their token is their permission.
     const label = previewHostLabel(request, env);
     if (label !== undefined && parsePreviewLabel(label) !== undefined) return handlePreviewRequest(request, env, label);

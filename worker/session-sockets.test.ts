@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SessionSockets } from "./session-sockets";
+import { endsWithSession, SessionSockets } from "./session-sockets";
 
 describe("sockets by session", () => {
   it("closes the sockets of ended sessions only, or all of them", () => {
@@ -16,5 +16,28 @@ describe("sockets by session", () => {
     expect(sockets.close(null, "signed out everywhere")).toBe(2);
     expect(closed.sort()).toEqual(["a1:1008", "b1:1008", "c1:1008"]);
     expect(sockets.close(null, "again")).toBe(0);
+  });
+});
+
+describe("an event stream bound to its session", () => {
+  it("ends when its session ends, and cancels what fed it (issue 19, finding 4)", async () => {
+    const sockets = new SessionSockets();
+    let cancelled = false;
+    const source = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode("event: ready\n\n"));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const response = endsWithSession(new Response(source), sockets, "s1");
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("event: ready\n\n");
+    expect(sockets.close(["other"], "signed out")).toBe(0);
+    expect(sockets.close(["s1"], "signed out")).toBe(1);
+    expect(await reader.read()).toEqual({ done: true, value: undefined });
+    expect(cancelled).toBe(true);
+    expect(sockets.close(["s1"], "again")).toBe(0);
   });
 });

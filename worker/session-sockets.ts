@@ -1,7 +1,8 @@
 /**
- * The open terminal sockets of a workspace by the session that opened them,
- * so that ending a session (signing out, here or everywhere) closes them too:
- * a socket opened before is not left running on a session that ended.
+ * The open terminal sockets, language-server sockets and event streams of a
+ * workspace by the session that opened them, so that ending a session
+ * (signing out, here or everywhere) closes them too: a channel opened before
+ * is not left running on a session that ended.
  */
 export class SessionSockets {
   private readonly open = new Map<string, Set<(code: number, reason: string) => void>>();
@@ -30,4 +31,24 @@ export class SessionSockets {
     }
     return closed;
   }
+}
+
+/**
+ * A streamed answer (the file-change stream) that ends when its session
+ * does: its body passes through a stream of its own, which is cut when
+ * `sockets` closes the session, and forgotten when the client goes away.
+ */
+export function endsWithSession(response: Response, sockets: SessionSockets, sessionId: string): Response {
+  if (!response.body) return response;
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  const cut = new AbortController();
+  const forget = sockets.add(sessionId, (_code, reason) => cut.abort(new Error(reason)));
+  response.body
+    .pipeTo(writable, { signal: cut.signal, preventAbort: true })
+    .catch(() => {
+      // Cut: the stream ends cleanly (the page's reconnect then meets the ended session).
+      if (cut.signal.aborted) writable.close().catch(() => {});
+    })
+    .finally(forget);
+  return new Response(readable, response);
 }

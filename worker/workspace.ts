@@ -51,7 +51,7 @@ import { sandboxInstanceType } from "./sandbox/instance-type";
 import { ContainerSandbox, isUnavailable } from "./sandbox/sandbox";
 import { searchRoutes } from "./search/search-routes";
 import { WorkspaceSearch } from "./search/workspace-search";
-import { SessionSockets } from "./session-sockets";
+import { endsWithSession, SessionSockets } from "./session-sockets";
 import { seedTemplate } from "./templates";
 import { endTerminal, listTerminals, openTerminal, refuseTerminal, terminalSleeping } from "./terminal-bridge";
 import { CALLER_HEADER, SESSION_HEADER } from "./workspace-access";
@@ -247,6 +247,7 @@ export class Workspace extends DurableObject<Env> {
   destroy(caller: string): Promise<RpcResult<void>> {
     return this.call(caller, async () => {
       await this.languageServers.dispose();
+      this.sandbox.announceDeletion();
       await this.lifecycle.retire();
       await this.backups.deleteAll();
       await this.ctx.storage.deleteAlarm();
@@ -347,7 +348,10 @@ export class Workspace extends DurableObject<Env> {
         identity: () => ownerIdentity(this.owner ?? caller),
       }),
     };
-    return routeWorkspaceRequest(this.routes, request);
+    const response = await routeWorkspaceRequest(this.routes, request);
+    // An event stream (the file watch) ends with its session, like a terminal.
+    if (!response.headers.get("Content-Type")?.startsWith("text/event-stream")) return response;
+    return endsWithSession(response, this.sessionSockets, request.headers.get(SESSION_HEADER) ?? "");
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { Plugin } from "vite";
 export function isValidHostHeader(host: string | undefined): boolean;
 export function isSourceError(error: unknown): boolean;
+export function isForeignTransform(url: string): boolean;
 export function devServerGuards(): Plugin[];

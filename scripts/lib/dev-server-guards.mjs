@@ -2,10 +2,37 @@
 // through the local dev server (`vite dev`):
 //   - a Host header that is not a host name (`a@b.localhost`) is answered 400
 //     before any middleware builds a URL from it;
+//   - only the IDE's own modules are transformed: a request that asks Vite
+//     to compile something else (`/Dockerfile?lang.tsx`, `/README.md?import`)
+//     or to compile in a way the IDE never asks for is answered 404;
 //   - an error while serving a request is answered with a plain 500 and
 //     logged, never broadcast: Vite's own error handler sends every error to
 //     every open page as a full-screen overlay. Errors in the IDE's own
-//     source (a module that fails to compile) keep Vite's overlay.
+//     source (a module under app/ or protocol/ that fails to compile) keep
+//     Vite's overlay.
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** Where the IDE's page gets its modules from. */
+const SOURCE_DIRS = ["app/", "protocol/"];
+/** Query keys that make Vite compile a file (`lang.*` too). */
+const TRANSFORM_KEYS = new Set([
+  "import",
+  "raw",
+  "url",
+  "inline",
+  "no-inline",
+  "worker",
+  "sharedworker",
+  "worker_file",
+  "direct",
+  "html-proxy",
+  "used",
+  "commonjs-proxy",
+  "commonjs-entry",
+]);
+/** Of those, the ones Vite itself adds to the IDE page's requests. */
+const IDE_TRANSFORMS = new Set(["import", "direct", "used"]);
 
 /** host, IPv4 address or [IPv6 address], with an optional port. */
 const HOST_HEADER =
@@ -17,16 +44,52 @@ const HOST_HEADER =
  * @param {string | undefined} host
  */
 export function isValidHostHeader(host) {
-  return host === undefined || (host.length <= 260 && HOST_HEADER.test(host));
+  // The URL parser has the last word: `8099-a-b.127.0.0.1` looks like a name but ends in an address.
+  return host === undefined || (host.length <= 260 && HOST_HEADER.test(host) && URL.canParse(`http://${host}/`));
 }
 
 /**
- * Whether an error comes from compiling one of the project's modules (a Vite
+ * Whether a request asks for a transform the IDE's page never asks for, or
+ * for one of a file that is not one of the IDE's modules.
+ * @param {string} url the request's path and query
+ */
+export function isForeignTransform(url) {
+  const queryAt = url.indexOf("?");
+  if (queryAt < 0) return false;
+  const keys = url
+    .slice(queryAt + 1)
+    .split("&")
+    .map((part) => decodeSafely(part.split("=")[0] ?? "").toLowerCase());
+  const transforms = keys.filter((key) => TRANSFORM_KEYS.has(key) || key.startsWith("lang."));
+  if (transforms.length === 0) return false;
+  if (transforms.some((key) => !IDE_TRANSFORMS.has(key))) return true;
+  const path = decodeSafely(url.slice(0, queryAt));
+  if (path.includes("..") || path.includes("\\")) return true;
+  if (path.startsWith("/@fs/")) return !path.includes("/node_modules/");
+  if (path.startsWith("/@") || path.startsWith("/node_modules/")) return false;
+  return !SOURCE_DIRS.some((dir) => path.startsWith(`/${dir}`));
+}
+
+/** @param {string} text */
+function decodeSafely(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Whether an error comes from compiling one of the IDE's own modules (a Vite
  * plugin names the module), as opposed to handling a request.
  * @param {unknown} error
  */
 export function isSourceError(error) {
-  return typeof error === "object" && error !== null && typeof (/** @type {{id?: unknown}} */ (error).id) === "string";
+  if (typeof error !== "object" || error === null) return false;
+  const id = /** @type {{id?: unknown}} */ (error).id;
+  if (typeof id !== "string") return false;
+  const file = id.split("?")[0] ?? "";
+  return SOURCE_DIRS.some((dir) => file.startsWith(`${ROOT}${dir}`) || file.startsWith(`/${dir}`));
 }
 
 /** @returns {import("vite").Plugin[]} */
@@ -41,6 +104,18 @@ export function devServerGuards() {
           if (isValidHostHeader(req.headers.host)) return next();
           res.writeHead(400, { "content-type": "text/plain; charset=utf-8", connection: "close" });
           res.end("Bad Request: the Host header must be a host name, with an optional port.\n");
+        });
+      },
+    },
+    {
+      name: "cloud-ide:transform-guard",
+      apply: "serve",
+      enforce: "pre",
+      configureServer(server) {
+        server.middlewares.use((req, res, next) => {
+          if (!isForeignTransform(req.url ?? "/")) return next();
+          res.writeHead(404, { "content-type": "text/plain; charset=utf-8" });
+          res.end("Not Found\n");
         });
       },
     },

@@ -4,11 +4,19 @@ export interface Limits {
   NanoCpus: number;
   PidsLimit: number;
 }
-// biome-ignore lint/suspicious/noExplicitAny: Docker's create body is free-form JSON.
-export function rewriteCreate(name: string, body: Record<string, any>, limits: Limits): Record<string, any>;
+export function rewriteCreate(
+  name: string,
+  // biome-ignore lint/suspicious/noExplicitAny: Docker's create body is free-form JSON.
+  body: Record<string, any>,
+  limits: Limits,
+  sidecarEnv?: string[],
+  // biome-ignore lint/suspicious/noExplicitAny: Docker's create body is free-form JSON.
+): Record<string, any>;
+export function hostAddresses(): string[];
 export function engineAddress(env: NodeJS.ProcessEnv): { socketPath: string } | { host: string; port: number };
 export function startEngineProxy(options: {
   env: NodeJS.ProcessEnv;
   limits: Limits;
   log?: (message: string) => void;
+  egressGate?: boolean;
 }): Promise<{ dockerHost: string; close(): Promise<void> }>;

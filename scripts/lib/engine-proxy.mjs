@@ -1,5 +1,5 @@
 // Stands between workerd and the Docker engine (workerd reaches it through
-// WRANGLER_DOCKER_HOST) and changes two things in the containers it creates:
+// WRANGLER_DOCKER_HOST) and changes three things in the containers it creates:
 //   - the network sidecar's published ingress port (the CONNECT relay to the
 //     workspace's loopback servers, and its egress settings) is bound to this
 //     machine's loopback: workerd publishes it on every interface, where
@@ -7,16 +7,29 @@
 //     gateway) could use it;
 //   - an app container gets the memory, CPU and process limits of the
 //     sandbox's instance type (scripts/lib/instance-types.mjs): workerd sets
-//     none.
+//     none;
+//   - the sidecar learns the egress gate (egress-gate.mjs: the only way to
+//     workerd's egress listener, with a token the app cannot read) and this
+//     machine's addresses, which no workspace may reach.
 // Everything else passes through untouched, hijacked exec streams included.
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
-import { tmpdir } from "node:os";
+import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
+import { startEgressGate } from "./egress-gate.mjs";
 
 const CREATE_PATH = /^(?:\/v[\d.]+)?\/containers\/create(?:\?|$)/;
+/**
+ * A deleted workspace says so with this signal before its container goes
+ * (worker/sandbox/sandbox.ts, announceDeletion): workerd keeps a sidecar for
+ * the next start of its Durable Object, and a deleted one has none.
+ */
+const DELETED_KILL = /^(?:\/v[\d.]+)?\/containers\/(workerd-[^/?]+)\/kill\?(?:.*&)?signal=SIGPWR(?:&|$)/;
+/** How long the proxy waits for a deleted workspace's container to go before it removes the sidecar anyway. */
+const SIDECAR_REMOVAL_WAIT_MS = 120_000;
 /** workerd holds each request body in memory too (a directory snapshot's tar is at most 1 GiB). */
 const MAX_BODY = 1024 * 1024 * 1024;
 
@@ -29,18 +42,87 @@ const MAX_BODY = 1024 * 1024 * 1024;
  * @param {string} name the container's name (`?name=`)
  * @param {Record<string, any>} body Docker's ContainerCreate body
  * @param {Limits} limits for app containers
+ * @param {string[]} sidecarEnv added to a sidecar's environment
  */
-export function rewriteCreate(name, body, limits) {
+export function rewriteCreate(name, body, limits, sidecarEnv = []) {
   const hostConfig = { ...(body.HostConfig ?? {}) };
   const isSidecar = Array.isArray(body.Cmd) && body.Cmd.includes("--http-egress-port");
   if (isSidecar) {
     const bindings = { ...(hostConfig.PortBindings ?? {}) };
     for (const port of Object.keys(body.ExposedPorts ?? {})) bindings[port] = [{ HostIp: "127.0.0.1", HostPort: "" }];
     hostConfig.PortBindings = bindings;
+    if (sidecarEnv.length > 0) return { ...body, Env: [...(body.Env ?? []), ...sidecarEnv], HostConfig: hostConfig };
   } else if (name.startsWith("workerd-") && String(hostConfig.NetworkMode ?? "").startsWith("container:")) {
     Object.assign(hostConfig, limits);
   }
   return { ...body, HostConfig: hostConfig };
+}
+
+/** Every address of this machine, loopback included. */
+export function hostAddresses() {
+  return Object.values(networkInterfaces())
+    .flatMap((addresses) => addresses ?? [])
+    .map((a) => a.address.replace(/%.*$/, ""));
+}
+
+/**
+ * The default bridge's gateway (where workerd's egress listeners are, as
+ * containers see it), or undefined when the engine does not say.
+ * @param {{ socketPath: string } | { host: string, port: number }} upstream
+ * @returns {Promise<string | undefined>}
+ */
+function bridgeGateway(upstream) {
+  return new Promise((resolve) => {
+    const req = http.request({ ...upstream, method: "GET", path: "/networks/bridge", agent: false }, (res) => {
+      const chunks = [];
+      res.on("data", (chunk) => chunks.push(chunk));
+      res.on("end", () => {
+        try {
+          const gateway = JSON.parse(Buffer.concat(chunks).toString("utf8"))?.IPAM?.Config?.[0]?.Gateway;
+          resolve(typeof gateway === "string" && net.isIPv4(gateway) ? gateway : undefined);
+        } catch {
+          resolve(undefined);
+        }
+      });
+    });
+    req.on("error", () => resolve(undefined));
+    req.setTimeout(10_000, () => req.destroy());
+    req.end();
+  });
+}
+
+/**
+ * The egress gate on the bridge gateway, and what a sidecar must know of it.
+ * Without a gateway this machine can listen on (an engine in a VM), there is
+ * none and the sidecar falls back to its own firewall (README "Local platform").
+ * @param {{ socketPath: string } | { host: string, port: number }} upstream
+ * @param {(message: string) => void} log
+ */
+async function startGate(upstream, log) {
+  const gateway = await bridgeGateway(upstream);
+  const addresses = hostAddresses();
+  const machine = `CLOUD_IDE_HOST_ADDRESSES=${addresses.join(",")}`;
+  if (!gateway) {
+    log("engine proxy: the Docker bridge has no gateway address here: no egress gate");
+    return { env: [machine], close: async () => {} };
+  }
+  const token = randomBytes(32).toString("hex");
+  try {
+    const gate = await startEgressGate({
+      listenHost: gateway,
+      workerdHost: gateway,
+      token,
+      hostAddresses: addresses,
+      log,
+    });
+    return {
+      env: [`CLOUD_IDE_EGRESS_GATE=${gate.port}`, `CLOUD_IDE_EGRESS_TOKEN=${token}`, machine],
+      close: gate.close,
+    };
+  } catch (error) {
+    log(`engine proxy: no egress gate on ${gateway}: ${error instanceof Error ? error.message : error}`);
+    return { env: [machine], close: async () => {} };
+  }
 }
 
 /**
@@ -69,13 +151,15 @@ export function engineAddress(env) {
 
 /**
  * Starts the proxy on a socket of its own.
- * @param {{ env: NodeJS.ProcessEnv, limits: Limits, log?: (message: string) => void }} options
+ * @param {{ env: NodeJS.ProcessEnv, limits: Limits, log?: (message: string) => void, egressGate?: boolean }} options
+ *   `egressGate: false` only where no workspace runs (tests of the proxy itself)
  * @returns {Promise<{ dockerHost: string, close: () => Promise<void> }>}
  */
-export async function startEngineProxy({ env, limits, log = () => {} }) {
+export async function startEngineProxy({ env, limits, log = () => {}, egressGate = true }) {
   const upstream = engineAddress(env);
   const dir = mkdtempSync(join(tmpdir(), "cloud-ide-engine-"));
   const socketPath = join(dir, "docker.sock");
+  const gate = egressGate ? await startGate(upstream, log) : { env: [], close: async () => {} };
 
   const server = http.createServer((req, res) => {
     forward(req, res).catch((error) => {
@@ -90,6 +174,14 @@ export async function startEngineProxy({ env, limits, log = () => {} }) {
    * @param {http.ServerResponse} res
    */
   async function forward(req, res) {
+    const deleted = req.method === "POST" ? DELETED_KILL.exec(req.url ?? "")?.[1] : undefined;
+    if (deleted && !deleted.endsWith("-proxy")) {
+      // Not passed on: the container is about to be removed, or already is.
+      await readBody(req);
+      res.writeHead(200, { "content-length": "0" }).end();
+      removeSidecarOf(decodeURIComponent(deleted));
+      return;
+    }
     const headers = { ...req.headers };
     // The whole body first (workerd sends each one whole, with its length):
     // the engine may answer and close as soon as it read the headers, and a
@@ -98,7 +190,7 @@ export async function startEngineProxy({ env, limits, log = () => {} }) {
     if (req.method === "POST" && CREATE_PATH.test(req.url ?? "")) {
       const name = new URL(req.url ?? "", "http://engine").searchParams.get("name") ?? "";
       try {
-        body = Buffer.from(JSON.stringify(rewriteCreate(name, JSON.parse(body.toString("utf8")), limits)));
+        body = Buffer.from(JSON.stringify(rewriteCreate(name, JSON.parse(body.toString("utf8")), limits, gate.env)));
         headers["content-length"] = String(body.length);
       } catch {
         // Not JSON: the engine says what is wrong with it.
@@ -121,6 +213,25 @@ export async function startEngineProxy({ env, limits, log = () => {} }) {
       res.on("close", () => upstreamRequest.destroy());
       upstreamRequest.end(body);
     });
+  }
+
+  /**
+   * Removes a deleted workspace's sidecar once its app container is gone
+   * (workerd removes that one itself, after a stop in progress).
+   * @param {string} name the app container's name
+   */
+  async function removeSidecarOf(name) {
+    const deadline = Date.now() + SIDECAR_REMOVAL_WAIT_MS;
+    while ((await engineStatus(upstream, "GET", `/containers/${encodeURIComponent(name)}/json`)) === 200) {
+      if (Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const status = await engineStatus(
+      upstream,
+      "DELETE",
+      `/containers/${encodeURIComponent(`${name}-proxy`)}?force=true`,
+    );
+    log(`engine proxy: removed the sidecar of deleted ${name} (${status})`);
   }
 
   // `POST /exec/{id}/start` with `Upgrade: tcp`: after Docker's 101 the
@@ -152,15 +263,35 @@ export async function startEngineProxy({ env, limits, log = () => {} }) {
   });
   return {
     dockerHost: `unix://${socketPath}`,
-    close: () =>
-      new Promise((resolve) => {
+    close: async () => {
+      await gate.close();
+      await new Promise((resolve) => {
         server.close(() => {
           rmSync(dir, { recursive: true, force: true });
-          resolve();
+          resolve(undefined);
         });
         server.closeAllConnections();
-      }),
+      });
+    },
   };
+}
+
+/**
+ * The status of one bodiless request to the engine (0 when it cannot be reached).
+ * @param {{ socketPath: string } | { host: string, port: number }} upstream
+ * @param {string} method
+ * @param {string} path
+ * @returns {Promise<number>}
+ */
+function engineStatus(upstream, method, path) {
+  return new Promise((resolve) => {
+    const req = http.request({ ...upstream, method, path, agent: false }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+    });
+    req.on("error", () => resolve(0));
+    req.end();
+  });
 }
 
 /** @param {http.IncomingMessage} req */

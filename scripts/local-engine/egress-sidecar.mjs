@@ -45,6 +45,13 @@ const ingressPort = Number(ingressPortText);
 const bridgeCidr = String(values["docker-gateway-cidr"]);
 
 const gateway = (await lookup("host.docker.internal", { family: 4 })).address;
+// From the engine proxy (scripts/lib/engine-proxy.mjs): the egress gate and its
+// token (the app container cannot read this process's environment), and this
+// machine's addresses.
+const gatePort = Number(process.env.CLOUD_IDE_EGRESS_GATE ?? 0);
+const gateToken = process.env.CLOUD_IDE_EGRESS_TOKEN ?? "";
+const hostAddresses = (process.env.CLOUD_IDE_HOST_ADDRESSES ?? "").split(",").filter((a) => net.isIP(a));
+delete process.env.CLOUD_IDE_EGRESS_TOKEN;
 const settings = {
   egressPort: Number(values["http-egress-port"] ?? 0),
   internet: false,
@@ -56,6 +63,8 @@ const firewallState = () => ({
   bridgeCidr,
   ingressPort,
   egressPort: settings.egressPort,
+  gatePort,
+  hostAddresses,
   internet: settings.internet,
   intercept: settings.allowPatterns.length > 0,
   interceptPort: INTERCEPT_PORT,
@@ -91,7 +100,15 @@ const originalDestination = (/** @type {"tcp" | "udp"} */ protocol) => (client) 
   lookupOriginalDestination(protocol, client);
 await startInterceptor({
   port: INTERCEPT_PORT,
-  egress: () => ({ host: gateway, port: settings.egressPort }),
+  // Through the gate when there is one (it passes the CONNECT on to workerd's egress port).
+  egress: () =>
+    gatePort
+      ? {
+          host: gateway,
+          port: gatePort,
+          headers: [`X-Cloud-IDE-Egress-Token: ${gateToken}`, `X-Cloud-IDE-Egress-Port: ${settings.egressPort}`],
+        }
+      : { host: gateway, port: settings.egressPort, headers: [] },
   originalDestination: originalDestination("tcp"),
   mintLeaf: authority.mintLeaf,
   log,
@@ -209,5 +226,7 @@ server.on("connect", (req, clientSocket, head) => {
 });
 
 server.listen(ingressPort, ingressHost, () => {
-  log(`listening on ${ingressHost}:${ingressPort} for workerd at ${gateway}`);
+  log(
+    `listening on ${ingressHost}:${ingressPort} for workerd at ${gateway}${gatePort ? `, egress through the gate on ${gatePort}` : ""}`,
+  );
 });

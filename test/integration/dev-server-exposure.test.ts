@@ -93,6 +93,12 @@ describe("the local dev server's exposure", () => {
     }
   });
 
+  it("answers a Host that only looks like a name (a preview's on an IP address) 400 (issue 19)", async () => {
+    const answer = await rawRequest("GET", "/api/health", `8099-abc-tok123.127.0.0.1:${inject("port")}`);
+    expect(answer.status).toBe(400);
+    expect(answer.body).not.toMatch(/Invalid URL| at /);
+  });
+
   it("answers a request that fails 500 with a plain message, without an overlay on open pages", async () => {
     const page = await hotReloadClient();
     try {
@@ -102,6 +108,30 @@ describe("the local dev server's exposure", () => {
       expect(answer.status).toBe(500);
       expect(answer.body).toBe("Internal Server Error\n");
       expect((await page.drain()).filter((m) => (m as { type?: string }).type === "error")).toEqual([]);
+    } finally {
+      page.close();
+    }
+  });
+
+  it("transforms only the IDE's own modules: other files asked for as modules are 404, and no page hears of it (issue 19)", async () => {
+    const page = await hotReloadClient();
+    try {
+      await page.drain();
+      for (const path of [
+        "/Dockerfile?lang.tsx",
+        "/README.md?import",
+        "/package.json?import&lang.ts",
+        "/index.html?lang.tsx&import",
+        "/app/main.tsx?lang.css",
+      ]) {
+        const answer = await rawRequest("GET", path, `localhost:${inject("port")}`);
+        expect(answer.status, path).toBe(404);
+        expect(answer.body, path).not.toMatch(/ at |\/work\/|node_modules/);
+      }
+      expect((await page.drain()).filter((m) => (m as { type?: string }).type === "error")).toEqual([]);
+      // The IDE's own modules still compile.
+      const main = await rawRequest("GET", "/app/main.tsx", `localhost:${inject("port")}`);
+      expect(main.status).toBe(200);
     } finally {
       page.close();
     }

@@ -122,4 +122,23 @@ describe("outbound interception with the Internet off", () => {
     expect(sh(container, "tail -1 /tmp/tcp53.txt")).not.toBe("rc=0");
     expect(reachedListener).toBe(1);
   });
+
+  it("answers malformed requests with the IDE's own 400/405, never the runtime's error text (issue 19)", () => {
+    /** Sends raw bytes to an intercepted address (11.0.0.1: redirected in the sidecar, it never leaves) and prints the answer. */
+    const raw = (port: number, request: string) =>
+      sh(
+        container,
+        `node -e 'const s=require("net").connect(${port},"11.0.0.1",()=>s.write(process.argv[1]));let d="";s.on("data",c=>d+=c);s.on("close",()=>console.log(d));s.on("error",e=>console.log("error "+e.code))' '${request}'`,
+      );
+    const twoHosts = raw(
+      80,
+      "GET / HTTP/1.1\r\nHost: web.egress.test\r\nHost: other.egress.test\r\nConnection: close\r\n\r\n",
+    );
+    expect(twoHosts).toMatch(/^HTTP\/1\.1 400/);
+    const connect = raw(80, "CONNECT web.egress.test:443 HTTP/1.1\r\nHost: web.egress.test:443\r\n\r\n");
+    expect(connect).toMatch(/^HTTP\/1\.1 405/);
+    for (const answer of [twoHosts, connect]) {
+      expect(answer).not.toMatch(/jsg|Invalid URL string|\.c\+\+|src\/workerd|\n\s+at /);
+    }
+  });
 });

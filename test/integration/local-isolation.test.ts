@@ -12,7 +12,7 @@ import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configuredInstanceType, dockerLimits } from "../../scripts/lib/instance-types.mjs";
 import { removeWhatWeMade, sh, waitFor, wake } from "../support/lifecycle";
-import { createWorkspace } from "../support/session";
+import { createWorkspace, ownerApi } from "../support/session";
 import { openTerminalSocket, type TerminalSocket } from "../support/terminal-client";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -112,6 +112,20 @@ describe("workspaces on one machine", () => {
     const put = `curl -sf -m 5 -X PUT -d '{"internet":{"enabled":true}}' http://127.0.0.1:39001/egress`;
     expect(await exitStatus(term, put)).not.toBe(0);
     expect(await exitStatus(term, "curl -sf -m 5 http://127.0.0.1:39001/ca")).not.toBe(0);
+  });
+
+  it("removes a deleted workspace's container and its network sidecar within seconds (issue 19)", async () => {
+    const id = await createWorkspace("isolation deleted");
+    const { container } = await wake(id);
+    const exists = (name: string) => docker("ps", "-aq", "--filter", `name=^/${name}$`) !== "";
+    expect(exists(`${container}-proxy`)).toBe(true);
+    const response = await ownerApi(`/api/workspaces/${id}`, { method: "DELETE" });
+    expect(response.status).toBeLessThan(300);
+    await waitFor(
+      "the container and its sidecar to go",
+      () => !exists(container) && !exists(`${container}-proxy`),
+      30_000,
+    );
   });
 
   it("gives each container the memory, CPU and process limits of the sandbox's instance type", () => {

@@ -213,6 +213,24 @@ describe("the allow list, enforced per request", () => {
     expect((await send(`/api/workspaces/${id}/network/secrets/api-token`, "DELETE")).status).toBe(404);
   });
 
+  it("refuses addresses in any spelling, in the allow list and in a secret's hosts (issue 19)", async () => {
+    const network = `/api/workspaces/${id}/network`;
+    for (const host of ["*.0.0.1", "*.0.1", "0.0.1", "127.1", "0x7f.0.0.1"]) {
+      const policy = await send(network, "PUT", { mode: "allowlist", allow: [host] });
+      expect(policy.status, host).toBe(400);
+      expect(await policy.json()).toMatchObject({
+        code: "INVALID_NETWORK_POLICY",
+        message: expect.stringMatching(/IP address/),
+      });
+      const secret = await send(`${network}/secrets/gh`, "PUT", { value: "x", hosts: [host] });
+      expect(secret.status, host).toBe(400);
+      expect(await secret.json()).toMatchObject({
+        code: "INVALID_SECRET",
+        message: expect.stringMatching(/IP address/),
+      });
+    }
+  });
+
   it("refuses bad input with the reason, and another user's workspace is not found", async () => {
     const bad = async (path: string, method: string, body: unknown, code: string, reason: RegExp) => {
       const response = await send(path, method, body);

@@ -134,6 +134,37 @@ describe("open terminals of a session that ends", () => {
     expect(await status("/api/session", withCookie(a, { method: "DELETE" }))).toBe(204);
     expect(await closed).toBe(1008);
   });
+
+  it("ends a file-change stream when its session signs out, and only that session's (issue 19)", async () => {
+    const id = await createWorkspace("file stream of a session");
+    const a = await signIn("device A");
+    const b = await signIn("device B");
+    /** The stream opened with this cookie, once its first bytes came; `ended` settles when it ends. */
+    const stream = async (cookie: string) => {
+      const response = await api(`/api/workspaces/${id}/files/watch`, withCookie(cookie));
+      expect(response.status).toBe(200);
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      expect((await reader.read()).done).toBe(false);
+      let ended = false;
+      const done = (async () => {
+        try {
+          while (!(await reader.read()).done) {}
+        } catch {
+          // A cut connection ends it too.
+        }
+        ended = true;
+      })();
+      return { done, ended: () => ended };
+    };
+    const fromA = await stream(a);
+    const fromB = await stream(b);
+    expect(await status("/api/session", withCookie(a, { method: "DELETE" }))).toBe(204);
+    await fromA.done;
+    expect(fromB.ended()).toBe(false);
+    expect(await status(`/api/workspaces/${id}/files/watch`, withCookie(a))).toBe(401);
+    expect(await status("/api/session", withCookie(b, { method: "DELETE" }))).toBe(204);
+    await fromB.done;
+  });
 });
 
 describe("Cloudflare Access sessions", () => {

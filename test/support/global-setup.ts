@@ -6,7 +6,7 @@
  */
 import type { JWK } from "jose";
 import type { TestProject } from "vitest/node";
-import { startDevServer } from "../../scripts/lib/dev-server.mjs";
+import { freePort, startDevServer } from "../../scripts/lib/dev-server.mjs";
 import { readDevVars } from "../../scripts/lib/dev-vars.mjs";
 import { setup } from "../../scripts/lib/setup.mjs";
 import { ACCESS_AUD, startAccessTeam } from "./access-team";
@@ -17,6 +17,8 @@ declare module "vitest" {
     port: number;
     /** The IDE's own hot-reload (Vite HMR) port. */
     hmrPort: number;
+    /** The Worker's V8 inspector, on for tests so they can show no workspace reaches it. */
+    inspectorPort: number;
     workerName: string;
     /** The owner password the IDE under test accepts (from .dev.vars). */
     password: string;
@@ -30,8 +32,9 @@ declare module "vitest" {
 export default async function globalSetup(project: TestProject) {
   const env = await setup();
   const team = await startAccessTeam();
+  const inspectorPort = await freePort();
   const server = await startDevServer(
-    { ...env, ACCESS_TEAM_DOMAIN: team.teamDomain, ACCESS_AUD },
+    { ...env, ACCESS_TEAM_DOMAIN: team.teamDomain, ACCESS_AUD, INSPECTOR_PORT: String(inspectorPort) },
     {
       verbose: Boolean(process.env.CLOUD_IDE_TEST_VERBOSE),
       // scripts/test.mjs prints its tail when the tier fails.
@@ -42,6 +45,7 @@ export default async function globalSetup(project: TestProject) {
   project.provide("baseUrl", server.baseUrl);
   project.provide("port", server.port);
   project.provide("hmrPort", server.hmrPort);
+  project.provide("inspectorPort", inspectorPort);
   project.provide("workerName", server.workerName);
   project.provide("password", vars.IDE_PASSWORD ?? "");
   project.provide("sessionSecret", vars.SESSION_SECRET ?? "");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isSourceError, isValidHostHeader } from "../../scripts/lib/dev-server-guards.mjs";
+import { isForeignTransform, isSourceError, isValidHostHeader } from "../../scripts/lib/dev-server-guards.mjs";
 
 describe("the dev server's Host check", () => {
   it("accepts host names, addresses and ports", () => {
@@ -25,15 +25,55 @@ describe("the dev server's Host check", () => {
       "",
       "-a.localhost",
       "x:99999999",
+      "8099-abc-tok123.127.0.0.1:5173",
     ]) {
       expect(isValidHostHeader(host), host).toBe(false);
     }
   });
 });
 
+describe("what Vite may transform (issue 19, finding 2)", () => {
+  it("refuses other files, and transforms the IDE's page never asks for", () => {
+    for (const url of [
+      "/Dockerfile?lang.tsx",
+      "/README.md?import",
+      "/package.json?import&lang.ts",
+      "/index.html?lang.tsx&import",
+      "/app/main.tsx?lang.css",
+      "/app/main.tsx?raw",
+      "/app/%2e%2e/Dockerfile?import",
+      "/@fs/etc/passwd?import",
+      "/wrangler.jsonc?url",
+    ]) {
+      expect(isForeignTransform(url), url).toBe(true);
+    }
+  });
+
+  it("lets the IDE's own module requests through", () => {
+    for (const url of [
+      "/",
+      "/?workspace=abc",
+      "/app/main.tsx",
+      "/app/main.tsx?t=1712",
+      "/app/editor/EditorPane.css?direct",
+      "/app/logo.svg?import",
+      "/node_modules/.vite/deps/react.js?v=1a2b",
+      "/@vite/client",
+      "/@react-refresh",
+    ]) {
+      expect(isForeignTransform(url), url).toBe(false);
+    }
+  });
+});
+
 describe("which errors keep Vite's overlay", () => {
-  it("is only those that name a module of the project", () => {
-    expect(isSourceError(Object.assign(new SyntaxError("Unexpected token"), { id: "/app/main.tsx" }))).toBe(true);
+  it("is only those that name a module of the IDE", () => {
+    const root = new URL("../../", import.meta.url).pathname;
+    expect(isSourceError(Object.assign(new SyntaxError("Unexpected token"), { id: `${root}app/main.tsx` }))).toBe(true);
+    expect(
+      isSourceError(Object.assign(new SyntaxError("Unexpected token"), { id: `${root}Dockerfile?lang.tsx` })),
+    ).toBe(false);
+    expect(isSourceError(Object.assign(new SyntaxError("x"), { id: `${root}README.md` }))).toBe(false);
     expect(isSourceError(new TypeError("'TRACE' HTTP method is unsupported."))).toBe(false);
     expect(isSourceError("a string")).toBe(false);
   });

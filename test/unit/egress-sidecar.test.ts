@@ -26,9 +26,10 @@ const state = {
 };
 
 describe("the sidecar's firewall", () => {
-  it("with the Internet off, lets out only loopback and workerd's egress port, and answers DNS itself", () => {
+  it("with the Internet off, lets out only loopback and the way to workerd, and answers DNS itself", () => {
     const rules = ipv4Rules(state);
-    expect(rules).toContain("-A OUTPUT -p tcp -d 172.17.0.1/32 --dport 41000 -j ACCEPT");
+    // Without a gate, workerd's egress port is open to the sidecar's own group only (issue 19).
+    expect(rules).toContain("-A OUTPUT -p tcp -d 172.17.0.1/32 --dport 41000 -m owner --gid-owner 39053 -j ACCEPT");
     expect(rules).toContain("-A OUTPUT -p tcp -j REJECT --reject-with tcp-reset");
     expect(rules).toContain("-A OUTPUT -j REJECT\n");
     expect(rules).toContain("--dport 53 -m owner ! --gid-owner 39053 -j REDIRECT --to-ports 41253");
@@ -45,6 +46,21 @@ describe("the sidecar's firewall", () => {
     }
   });
 
+  it("with a gate, opens only the gate on the gateway: never workerd's egress port (issue 19)", () => {
+    for (const internet of [true, false]) {
+      const rules = ipv4Rules({ ...state, internet, gatePort: 45000, hostAddresses: ["127.0.0.1", "192.0.2.2"] });
+      expect(rules).toContain("-A OUTPUT -p tcp -d 172.17.0.1/32 --dport 45000 -j ACCEPT");
+      expect(rules).not.toContain("--dport 41000");
+      // This machine's other addresses and link-local ones (metadata) are closed in every mode.
+      expect(rules).toContain("-A OUTPUT -d 192.0.2.2/32 -j REJECT");
+      expect(rules).toContain("-A OUTPUT -d 169.254.0.0/16 -j REJECT");
+      expect(rules.indexOf("192.0.2.2/32")).toBeLessThan(rules.indexOf("COMMIT"));
+    }
+    expect(ipv6Rules({ ...state, internet: true, hostAddresses: ["2001:db8::2"] })).toContain(
+      "-A OUTPUT -d 2001:db8::2/128 -j REJECT",
+    );
+  });
+
   it("with interception on, redirects HTTP and HTTPS to the sidecar", () => {
     expect(ipv4Rules({ ...state, intercept: true })).toContain(
       "-A OUTPUT -p tcp -m multiport --dports 80,443 -j REDIRECT --to-ports 41209",
@@ -54,7 +70,7 @@ describe("the sidecar's firewall", () => {
   it("with the Internet on and nothing intercepted, neither blocks nor redirects", () => {
     const rules = ipv4Rules({ ...state, internet: true });
     expect(rules).not.toContain("REDIRECT");
-    expect(rules).not.toContain("-A OUTPUT -j REJECT");
+    expect(rules).not.toContain("-A OUTPUT -j REJECT\nCOMMIT");
     expect(ipv6Rules({ ...state, internet: true })).not.toContain("REJECT");
   });
 });

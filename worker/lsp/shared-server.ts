@@ -249,7 +249,7 @@ export class SharedLanguageServer {
     }
     if (this.peers.size === 0) {
       clearTimeout(this.idleTimer);
-      this.idleTimer = setTimeout(() => void this.stop(), this.options.idleMs);
+      this.idleTimer = setTimeout(() => void this.stop().catch(() => {}), this.options.idleMs);
     }
   }
 

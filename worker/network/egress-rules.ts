@@ -3,7 +3,7 @@
  * (versioned: every change gets a new version, and the intercepts are
  * registered again with it), and the decision on one request. Pure.
  */
-import { matchesAny, type NetworkMode } from "../../protocol/network";
+import { isAddressHost, isLocalName, matchesAny, type NetworkMode } from "../../protocol/network";
 
 export interface EgressRules {
   /** Increases with every change of the policy or the secrets. */
@@ -34,8 +34,12 @@ export function requestHost(url: URL): string {
 }
 
 export function decide(rules: EgressRules, url: URL): EgressDecision {
-  if (rules.mode === "open") return { allow: true, headers: [], secrets: [], logged: false };
   const host = requestHost(url);
+  // In every mode, `open` included (a container switched to it may still hand
+  // requests over): the Worker never fetches this machine or an address.
+  const local = refuseLocal(host);
+  if (local) return { allow: false, message: local };
+  if (rules.mode === "open") return { allow: true, headers: [], secrets: [], logged: false };
   const refusal = refuse(rules, host, url.port);
   if (refusal) return { allow: false, message: refusal };
   const headers: { name: string; value: string }[] = [];
@@ -50,6 +54,19 @@ export function decide(rules: EgressRules, url: URL): EgressDecision {
     }
   }
   return { allow: true, headers, secrets, logged: true };
+}
+
+/**
+ * An address in any spelling (the URL parser has normalised it) or a
+ * localhost name: on the local platform that is this machine (the IDE, the
+ * Worker's inspector), and no request names one by need.
+ */
+function refuseLocal(host: string): string | undefined {
+  if (isLocalName(host)) return `Blocked by the IDE: ${host} is this machine's own name; workspaces cannot reach it.`;
+  if (isAddressHost(host)) {
+    return `Blocked by the IDE: requests leave this workspace by hostname only, not to an IP address (${host}).`;
+  }
+  return undefined;
 }
 
 function refuse(rules: EgressRules, host: string, port: string): string | undefined {

@@ -32,6 +32,20 @@ const CACHE_SIZE = 1000;
 
 export class Outbound extends WorkerEntrypoint<Env, OutboundProps> {
   override async fetch(request: Request): Promise<Response> {
+    // Nothing thrown here may reach the container (workerd would answer with
+    // its own error text and stack): a malformed request is a 400 of ours.
+    if (!URL.canParse(request.url)) {
+      return refused(400, "Refused by the IDE: the request names no valid host (a malformed or repeated Host header).");
+    }
+    try {
+      return await this.decideAndForward(request);
+    } catch (error) {
+      console.error(`outbound: ${request.method} ${new URL(request.url).host} failed:`, error);
+      return refused(502, "The IDE could not handle this request; it was not sent.");
+    }
+  }
+
+  private async decideAndForward(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const rules = await this.rules();
     const decision = decide(rules, url);
@@ -100,6 +114,14 @@ export class Outbound extends WorkerEntrypoint<Env, OutboundProps> {
   private record(entry: Omit<EgressLogEntry, "id">): void {
     this.ctx.waitUntil(this.workspace().egressRecord(entry));
   }
+}
+
+/** The IDE's own answer to a request it could not take (text, never internals). */
+function refused(status: number, message: string): Response {
+  return new Response(`${message}\n`, {
+    status,
+    headers: { "Content-Type": "text/plain; charset=utf-8", [BLOCKED_HEADER]: "refused", "Cache-Control": "no-store" },
+  });
 }
 
 /**

@@ -118,12 +118,15 @@ export class WorkspacePreviews {
   async runDevServer(): Promise<DevServerState> {
     await this.deps.sandbox.wake();
     // Not awaited: the shell stays until the server exits.
-    void this.deps.sandbox.exec(["sh", "-c", SERVE, "sh", DEV_SERVER_DIR, "sh", "-c", DEV_SERVER_COMMAND], {
-      cwd: WORKSPACE_ROOT,
-      env: { ...PROCESS_ENV, ...this.viteEnv() },
-      stdout: "ignore",
-      stderr: "ignore",
-    });
+    void this.deps.sandbox
+      .exec(["sh", "-c", SERVE, "sh", DEV_SERVER_DIR, "sh", "-c", DEV_SERVER_COMMAND], {
+        cwd: WORKSPACE_ROOT,
+        env: { ...PROCESS_ENV, ...this.viteEnv() },
+        stdout: "ignore",
+        stderr: "ignore",
+        // A delete or stop that races the start ends it; the state below says so.
+      })
+      .catch((error) => console.warn(`preview dev server: ${error instanceof Error ? error.message : error}`));
     // SERVE writes the pid file first thing; wait for it so the state reads as running.
     for (let i = 0; i < 20; i++) {
       const state = await this.devServer();

@@ -84,6 +84,16 @@ describe("ContainerSandbox.exec: the one wait-until-exec-works policy", () => {
     expect(fake.calls).toHaveLength(2);
   });
 
+  it("takes an exec that raced a stop or a delete for a container that is not there (issue 19)", async () => {
+    const fake = fakeContainer([new Error("Error: cannot exec in a stopped state")]);
+    fake.container.exec = ((exec) => async (argv: string[], options: ContainerExecOptions) => {
+      fake.container.running = false;
+      return exec(argv, options);
+    })(fake.container.exec.bind(fake.container));
+    const sandbox = new ContainerSandbox(fake.ctx, async () => {});
+    await expect(sandbox.exec(["true"], { wake: false })).rejects.toMatchObject({ code: "CONTAINER_UNAVAILABLE" });
+  });
+
   it("throws any other error at once", async () => {
     const fake = fakeContainer([new Error("no such file")]);
     const sandbox = new ContainerSandbox(fake.ctx, async () => {});

@@ -110,7 +110,8 @@ export interface SandboxControl extends Sandbox {
  * and "is paused" while a snapshot freezes it.
  */
 export function isNotRunningError(error: unknown): boolean {
-  return /not running|requires a running container|is paused/i.test(describe(error));
+  // "cannot exec in a stopped state": an exec that raced a stop or a delete.
+  return /not running|requires a running container|is paused|stopped state/i.test(describe(error));
 }
 
 /** The CONTAINER_UNAVAILABLE failure the adapter reports for a container that does not answer. */
@@ -131,6 +132,9 @@ exit 0`;
  * The adapter over `ctx.container`. `wake` starts or wakes the container
  * (the lifecycle's ensureRunning: it also waits for a start in progress).
  */
+/** SIGPWR: see {@link ContainerSandbox.announceDeletion} (scripts/lib/engine-proxy.mjs knows it by this name). */
+const DELETED_SIGNAL = 30;
+
 export class ContainerSandbox implements SandboxControl {
   constructor(
     private readonly ctx: DurableObjectState,
@@ -173,7 +177,11 @@ export class ContainerSandbox implements SandboxControl {
     const deadline = Date.now() + waitMs;
     for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
       try {
-        return await container.exec(argv, execOptions);
+        const process = await container.exec(argv, execOptions);
+        // Its end is awaited by whoever needs it; a container removed under it
+        // must not make an unread exit an uncaught rejection in the object.
+        process.exitCode.catch(() => {});
+        return process;
       } catch (error) {
         if (!isNotRunningError(error)) throw error;
         if (Date.now() >= deadline) throw unavailable(describe(error));
@@ -228,6 +236,20 @@ export class ContainerSandbox implements SandboxControl {
 
   monitor(): Promise<void> {
     return this.container.monitor();
+  }
+
+  /**
+   * Says the workspace is deleted, before its container goes: the local
+   * platform's engine proxy then removes its network sidecar too (workerd
+   * keeps one for the Durable Object's next start). Elsewhere it is a signal
+   * that PID 1 (`sleep infinity`, no handler) ignores.
+   */
+  announceDeletion(): void {
+    try {
+      this.container.signal(DELETED_SIGNAL);
+    } catch {
+      // No container to signal: nothing to announce it to.
+    }
   }
 
   destroy(): Promise<void> {

@@ -38,7 +38,11 @@ export class WorkspaceSearch {
    * ripgrep refuses answers 400 INVALID_SEARCH instead of an empty stream.
    */
   async search(query: SearchQuery, client?: string): Promise<Response> {
-    if (client) void this.byClient.get(client)?.kill();
+    if (client)
+      void this.byClient
+        .get(client)
+        ?.kill()
+        .catch(() => {});
     const config = {
       argv: ripgrepArgs(query),
       // Only a regular expression or a glob can be refused; a literal search starts at once.
@@ -108,7 +112,11 @@ export class WorkspaceSearch {
 
   /** Ends a client's running search, if any (ripgrep is killed). */
   cancel(client: string): void {
-    void this.byClient.get(client)?.kill();
+    // A container that stopped meanwhile took ripgrep with it.
+    void this.byClient
+      .get(client)
+      ?.kill()
+      .catch(() => {});
   }
 
   /** Every file search would look in (`rg --files`, the same ignore rules), at most FILE_INDEX_MAX. */

@@ -3,6 +3,8 @@ export interface FirewallState {
   bridgeCidr: string;
   ingressPort: number;
   egressPort: number;
+  gatePort?: number;
+  hostAddresses?: string[];
   internet: boolean;
   intercept: boolean;
   interceptPort: number;

@@ -4,8 +4,12 @@
 // are what its traffic meets:
 //   - nothing comes in but loopback, replies, and workerd's CONNECTs on the
 //     ingress port from the Docker gateway;
-//   - nothing goes to the bridge (other workspaces, the host's services)
-//     except workerd's egress port on the gateway;
+//   - nothing goes to the bridge (other workspaces, the host's services),
+//     to this machine's own addresses or to link-local ones (cloud metadata),
+//     in any mode, except the egress gate on the gateway
+//     (scripts/lib/egress-gate.mjs). workerd's own egress listener relays
+//     to any address, loopback included, so it is closed to the namespace;
+//     without a gate it is open to the sidecar's group only;
 //   - Internet off: nothing else goes out; only loopback is reachable, and
 //     what the interception hands to workerd;
 //   - interception on: outbound HTTP (80) and HTTPS (443) is redirected to the
@@ -14,6 +18,7 @@
 //     something is intercepted. Its own upstream queries (Internet on) run
 //     under a group of their own and are not redirected.
 import { spawn } from "node:child_process";
+import net from "node:net";
 
 /**
  * @typedef {object} FirewallState
@@ -21,6 +26,8 @@ import { spawn } from "node:child_process";
  * @property {string} bridgeCidr the Docker bridge network
  * @property {number} ingressPort where workerd sends CONNECT, /ca, /egress
  * @property {number} egressPort workerd's egress listener on the gateway
+ * @property {number} [gatePort] the egress gate on the gateway (the sidecar's way to workerd)
+ * @property {string[]} [hostAddresses] this machine's addresses: never reachable
  * @property {boolean} internet
  * @property {boolean} intercept some outbound HTTP(S) is handed to workerd
  * @property {number} interceptPort where redirected TCP arrives
@@ -45,10 +52,18 @@ export function ipv4Rules(s) {
     // Redirected packets still carry their outside interface when this chain sees them.
     "-A OUTPUT -d 127.0.0.0/8 -j ACCEPT",
     "-A OUTPUT -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT",
-    `-A OUTPUT -p tcp -d ${s.gateway}/32 --dport ${s.egressPort} -j ACCEPT`,
-    `-A OUTPUT -p tcp -d ${s.bridgeCidr} -j REJECT --reject-with tcp-reset`,
-    `-A OUTPUT -d ${s.bridgeCidr} -j REJECT`,
+    s.gatePort
+      ? `-A OUTPUT -p tcp -d ${s.gateway}/32 --dport ${s.gatePort} -j ACCEPT`
+      : `-A OUTPUT -p tcp -d ${s.gateway}/32 --dport ${s.egressPort} -m owner --gid-owner ${s.forwarderGid} -j ACCEPT`,
   ];
+  const unreachable = [
+    s.bridgeCidr,
+    "169.254.0.0/16",
+    ...(s.hostAddresses ?? []).filter((a) => net.isIPv4(a) && !a.startsWith("127.")).map((a) => `${a}/32`),
+  ];
+  for (const range of unreachable) {
+    filter.push(`-A OUTPUT -p tcp -d ${range} -j REJECT --reject-with tcp-reset`, `-A OUTPUT -d ${range} -j REJECT`);
+  }
   if (!s.internet) {
     filter.push("-A OUTPUT -p tcp -j REJECT --reject-with tcp-reset", "-A OUTPUT -j REJECT");
   }
@@ -91,6 +106,9 @@ export function ipv6Rules(s) {
     "-A OUTPUT -o lo -j ACCEPT",
     "-A OUTPUT -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT",
   ];
+  for (const address of (s.hostAddresses ?? []).filter((a) => net.isIPv6(a) && a !== "::1")) {
+    filter.push(`-A OUTPUT -d ${address}/128 -j REJECT`);
+  }
   if (!s.internet) filter.push("-A OUTPUT -j REJECT");
   filter.push("COMMIT");
   return `${filter.join("\n")}\n`;

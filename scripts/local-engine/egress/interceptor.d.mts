@@ -2,3 +2,4 @@ export function connectionHints(
   bytes: Buffer,
   port: number,
 ): { done: false } | { done: true; sni?: string; hostname?: string };
+export function unrelayedMethod(head: Buffer, hints: { hostname?: string }): string | undefined;

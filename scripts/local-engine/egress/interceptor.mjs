@@ -44,9 +44,21 @@ export function connectionHints(bytes, port) {
 }
 
 /**
+ * A plain HTTP request whose method a Worker cannot take (CONNECT, TRACE).
+ * @param {Buffer} head
+ * @param {{ hostname?: string }} hints
+ * @returns {string | undefined}
+ */
+export function unrelayedMethod(head, hints) {
+  if (!hints.hostname) return undefined;
+  const method = /^([A-Z]+) /.exec(head.toString("latin1", 0, 16))?.[1];
+  return method === "CONNECT" || method === "TRACE" ? method : undefined;
+}
+
+/**
  * @typedef {object} InterceptorOptions
  * @property {number} port where the firewall redirects connections (127.0.0.1)
- * @property {() => { host: string, port: number }} egress workerd's egress listener now
+ * @property {() => { host: string, port: number, headers: string[] }} egress where workerd's egress listener is reached now, and the header lines that pass it
  * @property {(client: { address: string, port: number }) => Promise<{ address: string, port: number } | undefined>} originalDestination
  * @property {(name: string) => Promise<{ key: string, cert: string }>} mintLeaf
  * @property {(message: string) => void} log
@@ -79,6 +91,16 @@ async function handle(socket, options) {
   const target = await options.originalDestination(client);
   if (!target) throw new Error(`no original destination for ${client.address}:${client.port}`);
   const { head, hints } = await readHints(socket, target.port);
+  const unrelayed = unrelayedMethod(head, hints);
+  if (unrelayed) {
+    // workerd cannot hand these to a Worker and answers with its own error
+    // text (a source location): the IDE answers instead.
+    const body = `Refused by the IDE: ${unrelayed} requests are not passed on from a workspace; send the request to the host itself.\n`;
+    socket.end(
+      `HTTP/1.1 405 Method Not Allowed\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    return;
+  }
   const destination = `${target.address}:${target.port}`;
   const { tunnel, status } = await connectToWorkerd(options.egress(), destination, hints, client);
   tunnel.on("error", () => {
@@ -151,7 +173,7 @@ function readHints(socket, port) {
 
 /**
  * Opens a CONNECT tunnel to workerd's egress listener.
- * @param {{ host: string, port: number }} egress
+ * @param {{ host: string, port: number, headers: string[] }} egress
  * @param {string} destination ip:port
  * @param {{ sni?: string, hostname?: string }} hints
  * @param {{ address: string, port: number }} client
@@ -166,6 +188,7 @@ function connectToWorkerd(egress, destination, hints, client) {
       `User-Agent: cloud-ide-egress/${client.address}:${client.port}`,
       `X-Forwarded-For: ${client.address}:${client.port}`,
       "X-Proto: tcp",
+      ...egress.headers,
     ];
     if (hints.sni) lines.push(`X-Tls-Sni: ${hints.sni}`);
     if (hints.hostname) lines.push(`X-Hostname: ${hints.hostname}`);
