@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { originalDestination } from "../../scripts/local-engine/egress/conntrack.mjs";
 import { isAllowedName, localAnswer, matchesDnsPattern } from "../../scripts/local-engine/egress/dns.mjs";
 import { ipv4Rules, ipv6Rules } from "../../scripts/local-engine/egress/firewall.mjs";
-import { connectionHints } from "../../scripts/local-engine/egress/interceptor.mjs";
+import { connectionHints, unrelayedMethod } from "../../scripts/local-engine/egress/interceptor.mjs";
 import { parseLoopbackTarget } from "../../scripts/local-engine/egress/relay-target.mjs";
 
 const state = {
@@ -128,6 +128,17 @@ describe("what the sidecar tells workerd about a connection", () => {
     expect(connectionHints(request, 8080)).toEqual({ done: true });
     expect(connectionHints(Buffer.from("GET /x HTTP/1.1\r\nHost: w"), 80)).toEqual({ done: false });
     expect(connectionHints(Buffer.from("SSH-2.0-OpenSSH\r\n"), 80)).toEqual({ done: true });
+  });
+
+  it("marks a Host that gives no URL, and knows the methods a Worker cannot take (issue 19)", () => {
+    const twice = Buffer.from("GET / HTTP/1.1\r\nHost: a.test\r\nHost: b.test\r\n\r\n");
+    expect(connectionHints(twice, 80)).toMatchObject({ done: true, malformed: true });
+    const ipLike = Buffer.from("GET / HTTP/1.1\r\nHost: 8099-a-b.127.0.0.1:80\r\n\r\n");
+    expect(connectionHints(ipLike, 80)).toMatchObject({ done: true, malformed: true });
+    expect(connectionHints(Buffer.from("GET / HTTP/1.1\r\nHost: 127.1\r\n\r\n"), 80)).not.toHaveProperty("malformed");
+    const connect = Buffer.from("CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\n\r\n");
+    expect(unrelayedMethod(connect, { hostname: "a.test:443" })).toBe("CONNECT");
+    expect(unrelayedMethod(Buffer.from("GET / HTTP/1.1\r\n"), { hostname: "a.test" })).toBeUndefined();
   });
 });
 

@@ -25,7 +25,8 @@ const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT"
  * What to tell workerd about a connection from its first bytes.
  * @param {Buffer} bytes
  * @param {number} port the original destination port
- * @returns {{ done: false } | { done: true, sni?: string, hostname?: string }}
+ * @returns {{ done: false } | { done: true, sni?: string, hostname?: string, malformed?: boolean }}
+ *   `malformed`: a plain HTTP request whose Host gives no URL (repeated, or not a host name)
  */
 export function connectionHints(bytes, port) {
   const hello = readClientHello(bytes);
@@ -39,8 +40,25 @@ export function connectionHints(bytes, port) {
   if (!prefixOk) return { done: true };
   const end = text.indexOf("\r\n\r\n");
   if (end < 0) return bytes.length >= MAX_HTTP_HEAD ? { done: true } : { done: false };
-  const host = /\r\nhost:[ \t]*([^\r\n]*)/i.exec(text.slice(0, end + 2))?.[1]?.trim();
-  return host ? { done: true, hostname: host } : { done: true };
+  const hosts = [...text.slice(0, end + 2).matchAll(/\r\nhost:[ \t]*([^\r\n]*)/gi)].map((m) => (m[1] ?? "").trim());
+  const host = hosts[0];
+  if (!host) return { done: true };
+  // workerd would build the request's URL from it and fail with its own error text.
+  if (hosts.length > 1 || !URL.canParse(`http://${host}/`)) return { done: true, hostname: host, malformed: true };
+  return { done: true, hostname: host };
+}
+
+/**
+ * Answers a request the IDE does not pass on, and closes the connection.
+ * @param {net.Socket} socket
+ * @param {string} status
+ * @param {string} reason
+ */
+function refuse(socket, status, reason) {
+  const body = `Refused by the IDE: ${reason}\n`;
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /**
@@ -91,13 +109,22 @@ async function handle(socket, options) {
   const target = await options.originalDestination(client);
   if (!target) throw new Error(`no original destination for ${client.address}:${client.port}`);
   const { head, hints } = await readHints(socket, target.port);
+  // workerd cannot hand these to a Worker and answers with its own error
+  // text (a source location, a stack): the IDE answers instead.
   const unrelayed = unrelayedMethod(head, hints);
   if (unrelayed) {
-    // workerd cannot hand these to a Worker and answers with its own error
-    // text (a source location): the IDE answers instead.
-    const body = `Refused by the IDE: ${unrelayed} requests are not passed on from a workspace; send the request to the host itself.\n`;
-    socket.end(
-      `HTTP/1.1 405 Method Not Allowed\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    refuse(
+      socket,
+      "405 Method Not Allowed",
+      `${unrelayed} requests are not passed on from a workspace; send the request to the host itself.`,
+    );
+    return;
+  }
+  if (hints.malformed) {
+    refuse(
+      socket,
+      "400 Bad Request",
+      "the request's Host header must appear once and name a host (with an optional port).",
     );
     return;
   }
@@ -141,12 +168,12 @@ async function handle(socket, options) {
  * client waits for the server to speak first).
  * @param {net.Socket} socket
  * @param {number} port
- * @returns {Promise<{ head: Buffer, hints: { sni?: string, hostname?: string } }>}
+ * @returns {Promise<{ head: Buffer, hints: { sni?: string, hostname?: string, malformed?: boolean } }>}
  */
 function readHints(socket, port) {
   return new Promise((resolve, reject) => {
     let head = Buffer.alloc(0);
-    const finish = (/** @type {{ sni?: string, hostname?: string }} */ hints) => {
+    const finish = (/** @type {{ sni?: string, hostname?: string, malformed?: boolean }} */ hints) => {
       clearTimeout(timer);
       socket.off("data", onData);
       socket.off("end", onEnd);
@@ -158,7 +185,7 @@ function readHints(socket, port) {
     const onData = (/** @type {Buffer} */ chunk) => {
       head = Buffer.concat([head, chunk]);
       const verdict = connectionHints(head, port);
-      if (verdict.done) finish({ sni: verdict.sni, hostname: verdict.hostname });
+      if (verdict.done) finish({ sni: verdict.sni, hostname: verdict.hostname, malformed: verdict.malformed });
     };
     const onEnd = () => finish({});
     const timer = setTimeout(() => finish({}), FIRST_BYTES_TIMEOUT_MS);
