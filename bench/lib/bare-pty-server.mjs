@@ -1,5 +1,8 @@
-// The bare reference for bench/terminal.bench.mjs: node-pty + ws on this
-// machine, no container, no tmux, no flow control. One bash per connection.
+// The PTY references for bench/terminal.bench.mjs: node-pty + ws on this
+// machine, no flow control. One process per connection: bash by default (the
+// bare reference, no container, no tmux), or the argv given as JSON in the
+// `argv` query parameter (the in-container references: `docker exec -it ...`,
+// whose own PTY is then inside the workspace's container).
 // argv: <node_modules dir holding node-pty> ; prints the port it listens on.
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -8,8 +11,10 @@ import { WebSocketServer } from "ws";
 const require = createRequire(join(process.argv[2], "noop.js"));
 const pty = require("node-pty");
 const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
-wss.on("connection", (ws) => {
-  const shell = pty.spawn("bash", ["--norc", "--noprofile"], {
+wss.on("connection", (ws, request) => {
+  const given = new URL(request.url, "http://localhost").searchParams.get("argv");
+  const [file, ...args] = given ? JSON.parse(given) : ["bash", "--norc", "--noprofile"];
+  const shell = pty.spawn(file, args, {
     name: "xterm-256color",
     cols: 120,
     rows: 40,
