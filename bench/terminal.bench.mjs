@@ -375,6 +375,8 @@ async function measure(systems) {
 
   console.log(`  Ctrl+C during a flood x${FLOOD_SAMPLES}, taking turns`);
   const stops = Object.fromEntries(systems.map(([label]) => [label, []]));
+  // Output that arrived between Ctrl+C and the prompt: what was buffered on the way.
+  const backlog = Object.fromEntries(systems.map(([label]) => [label, []]));
   for (let i = 0; i < FLOOD_SAMPLES; i++) {
     await each("Ctrl+C", async (label, _system, result) => {
       const session = sessions.get(label);
@@ -384,16 +386,20 @@ async function measure(systems) {
       await new Promise((r) => setTimeout(r, 1500));
       const { line, pattern } = marker();
       const back = session.waitFor(pattern, 120_000);
+      const before = session.bytes();
       t = performance.now();
       session.send("\x03");
       session.send(line);
       await back;
       stops[label].push(performance.now() - t);
+      backlog[label].push(session.bytes() - before);
       result.ctrlcMax = Math.max(...stops[label]);
     });
   }
   for (const [label, values] of Object.entries(stops)) {
-    if (values.length) console.log(`    ${label}: ${values.map((v) => v.toFixed(0)).join(", ")} ms`);
+    const kib = backlog[label].map((b) => (b / 1024).toFixed(0)).join(", ");
+    if (values.length)
+      console.log(`    ${label}: ${values.map((v) => v.toFixed(0)).join(", ")} ms (KiB after Ctrl+C: ${kib})`);
   }
 
   console.log("  reattach");
