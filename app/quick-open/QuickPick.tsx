@@ -1,4 +1,4 @@
-import { type ReactNode, useId, useLayoutEffect, useRef, useState } from "react";
+import { type ReactNode, useEffect, useId, useLayoutEffect, useRef, useState } from "react";
 import "./quick-pick.css";
 
 export interface QuickPickProps<T> {
@@ -35,8 +35,12 @@ export function QuickPick<T>(props: QuickPickProps<T>) {
   const list = filtered.items === items && filtered.query === query ? filtered.list : items(query);
   if (filtered.items !== items) setFiltered({ items, query, list });
   const listRef = useRef<HTMLDivElement>(null);
+  const dialogRef = useRef<HTMLDivElement>(null);
+  const inputRef = useRef<HTMLInputElement>(null);
   // Where the keyboard was (read before the input takes it), given back when the picker closes.
   const [returnFocus] = useState(() => document.activeElement);
+  /** Set once the picker closes: from then on the keyboard may go back where it was. */
+  const closing = useRef(false);
 
   const index = Math.min(active, list.length - 1);
   const current = index >= 0 ? list[index] : undefined;
@@ -44,7 +48,33 @@ export function QuickPick<T>(props: QuickPickProps<T>) {
     listRef.current?.children[index]?.scrollIntoView({ block: "nearest" });
   }, [index]);
 
+  // A modal dialog keeps the keyboard while it is open: keys typed right after the shortcut belong to it. Whatever
+  // takes the focus meanwhile (a file that finished opening focuses the editor; CodeMirror restores its own focus)
+  // gives it back to the input, and a focus lost to nothing comes back too.
+  useEffect(() => {
+    const input = inputRef.current;
+    if (!input) return;
+    input.focus();
+    const keep = (event: FocusEvent) => {
+      if (closing.current || dialogRef.current?.contains(event.target as Node | null)) return;
+      input.focus();
+    };
+    const lost = (event: FocusEvent) => {
+      if (closing.current || dialogRef.current?.contains(event.relatedTarget as Node | null)) return;
+      queueMicrotask(() => {
+        if (!closing.current && !dialogRef.current?.contains(document.activeElement)) input.focus();
+      });
+    };
+    document.addEventListener("focusin", keep);
+    input.addEventListener("focusout", lost);
+    return () => {
+      document.removeEventListener("focusin", keep);
+      input.removeEventListener("focusout", lost);
+    };
+  }, []);
+
   const close = () => {
+    closing.current = true;
     onClose();
     if (returnFocus instanceof HTMLElement) returnFocus.focus();
   };
@@ -67,8 +97,9 @@ export function QuickPick<T>(props: QuickPickProps<T>) {
         if (event.target === event.currentTarget) close();
       }}
     >
-      <div className="quick-pick" role="dialog" aria-modal="true" aria-label={label}>
+      <div className="quick-pick" role="dialog" aria-modal="true" aria-label={label} ref={dialogRef}>
         <input
+          ref={inputRef}
           // biome-ignore lint/a11y/noAutofocus: the picker opens because the person wants to type in it
           autoFocus
           className="quick-pick-input"
