@@ -105,7 +105,12 @@ describe("backups in R2", () => {
     // Undo: the state right before the restore comes back.
     const undone = await restore(id, restored.body.undo.id);
     expect(undone.status, JSON.stringify(undone.body)).toBe(200);
-    expect(sh(container, "cd /workspace && ls -A | sort && cat /root/.gitconfig")).toBe(changed);
+    // A backup keeps no FIFOs (as DirectoryBackup), so the undo brings back everything but the FIFO.
+    const changedWithoutFifo = changed
+      .split("\n")
+      .filter((line) => line !== "a-fifo")
+      .join("\n");
+    expect(sh(container, "cd /workspace && ls -A | sort && cat /root/.gitconfig")).toBe(changedWithoutFifo);
   });
 
   it("refuses a damaged or truncated object with BACKUP_INTEGRITY and changes nothing", async () => {
