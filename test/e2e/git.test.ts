@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import type { WorkspaceSummary } from "../../protocol/workspaces";
 import { FAKE_GITHUB_USER_CODE, TEST_REPOSITORY_SUBJECT, TEST_TOKEN } from "../../worker/testing/test-git-hosts";
 import { launchBrowser, networkChanges, openPage } from "../support/browser";
 import { shell, workspaceContainer } from "../support/files";
@@ -285,14 +286,23 @@ describe("a workspace from a repository", () => {
     await page.getByLabel("Start from").selectOption("git");
     // Refused before anything is made: git could read this as a command.
     await page.getByTestId("new-workspace-git-url").fill("ext::sh%20-c%20touch%20/tmp/pwned");
+    const fromUrl = async () =>
+      ((await (await ownerApi("/api/workspaces")).json()) as WorkspaceSummary[])
+        .filter((w) => w.name === "from a url")
+        .map((w) => w.id);
+    const before = await fromUrl();
     await page.getByRole("button", { name: "Create" }).click();
     await poll(() => page.getByRole("alert").textContent()).toMatch(/ext:: and file paths are refused/);
+    expect(await fromUrl()).toEqual(before);
     // Nothing listens on this port of the container's own loopback: git says so, in the terminal.
     await page.getByTestId("new-workspace-git-url").fill("http://127.0.0.1:9/none.git");
     await page.getByTestId("new-workspace-git-branch").fill("dev");
     await page.getByRole("button", { name: "Create" }).click();
     await page.waitForURL(/\/workspaces\/[a-z0-9]{16}$/);
     await connected(page);
+    const id = new URL(page.url()).pathname.split("/")[2] as string;
+    // One new workspace, the one opened, and its clone ran in the terminal and failed there.
+    expect(await fromUrl()).toEqual([...before, id]);
     await waitForScreen(page, /git clone --progress --branch 'dev' -- 'http:\/\/127\.0\.0\.1:9\/none\.git' \./);
     await waitForScreen(page, /Failed to connect to 127\.0\.0\.1 port 9/);
   });

@@ -215,8 +215,13 @@ describe("language servers in the editor", () => {
     await openFile("app.py");
     await ready("python");
     await page.getByTestId("problems-toggle").click();
-    await problems().filter({ hasText: '"nobody" is not defined' }).waitFor({ timeout: 60_000 });
-    await page.locator(".cm-lintRange-error").first().waitFor();
+    const problem = problems().filter({ hasText: '"nobody" is not defined' });
+    await problem.waitFor({ timeout: 60_000 });
+    expect(await problem.getAttribute("data-path")).toBe("app.py");
+    // The squiggle is under the undefined name, and nowhere else.
+    const squiggles = page.locator(".cm-lintRange-error");
+    await squiggles.first().waitFor();
+    expect(await squiggles.allTextContents()).toEqual(["nobody"]);
   });
 
   it("keeps working after the server is killed in the terminal", { timeout: 240_000 }, async () => {
@@ -225,13 +230,19 @@ describe("language servers in the editor", () => {
     await ready();
     await page.locator('[data-testid="connection-status"][data-state="connected"]').waitFor({ timeout: 60_000 });
     await page.locator('.terminal-view:not(.inactive) [data-testid="terminal"]').click();
+    const killed = shell(container, "pgrep -f '[t]ypescript-language-server' | sort");
+    expect(killed).not.toBe("");
     await page.keyboard.type("pkill -KILL -f '[t]ypescript-language-server'");
     await page.keyboard.press("Enter");
     await expect.poll(() => serverState("typescript"), { timeout: 30_000 }).not.toBe("ready");
     await ready();
+    // A new server process, none of the killed ones.
+    const started = shell(container, "pgrep -f '[t]ypescript-language-server' | sort").split("\n");
+    expect(started.filter((pid) => killed.split("\n").includes(pid))).toEqual([]);
     await content().click();
     await page.keyboard.press("Control+End");
     await page.keyboard.type("\ndocument.qu");
-    await offered("querySelector");
+    await (await offered("querySelector")).click();
+    await expect.poll(() => content().textContent()).toContain("document.querySelector");
   });
 });

@@ -106,11 +106,7 @@ async function previewShows(page: Page): Promise<void> {
 async function openRunning(options: BrowserContextOptions) {
   const id = await createWorkspace("layout e2e");
   workspaces.push(id);
-  // The first page load of a fresh dev server can be slow on a loaded machine: one retry.
-  const opened = await openWorkspace(browser, id, options).catch((error: Error) => {
-    console.warn(`layout e2e: the first load of ${id} failed (${error.message.split("\n")[0]}); trying again`);
-    return openWorkspace(browser, id, options);
-  });
+  const opened = await openWorkspace(browser, id, options);
   await opened.page.locator('[data-testid="container-state"][data-state="running"]').waitFor({ timeout: 60_000 });
   return { ...opened, id };
 }

@@ -1,6 +1,8 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { WorkspaceSummary } from "../../protocol/workspaces";
 import { launchBrowser, navigate, networkChanges, openPage, reload } from "../support/browser";
+import { ownerApi, ownerSessionEnded } from "../support/session";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -125,6 +127,8 @@ describe("signing in and managing workspaces", () => {
 
     // Sign out everywhere from the first: the second is signed out too.
     await list.getByRole("button", { name: "Sign out everywhere" }).click();
+    // That ended this file's own owner session too (test/support/session.ts).
+    ownerSessionEnded();
     await first.getByTestId("sign-in").waitFor();
     await reload(second);
     await second.getByTestId("sign-in").waitFor();
@@ -147,9 +151,15 @@ describe("signing in and managing workspaces", () => {
     await item.getByLabel("Workspace name").fill(`${name} renamed`);
     await item.getByRole("button", { name: "Save" }).click();
     await item.getByRole("button", { name: `${name} renamed` }).waitFor();
+    // Renamed where it is kept, not only on the page.
+    const listed = async () =>
+      ((await (await ownerApi("/api/workspaces")).json()) as WorkspaceSummary[]).find((w) => w.id === id);
+    expect((await listed())?.name).toBe(`${name} renamed`);
 
     await item.getByRole("button", { name: "Delete", exact: true }).click();
     await item.getByRole("button", { name: "Delete for good" }).click();
     await item.waitFor({ state: "detached" });
+    expect(await listed()).toBeUndefined();
+    expect((await ownerApi(`/api/workspaces/${id}/status?wake=0`)).status).toBe(404);
   });
 });

@@ -1,20 +1,26 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { GitBranches, GitDiff, GitLog, GitStatus, GitSyncEvent } from "../../protocol/git";
 import { api } from "../support/api";
 import { filesUrl, putFile, shell, workspaceContainer } from "../support/files";
 import { createWorkspace, ownerApi } from "../support/session";
 import { accessUser } from "../support/users";
 
-// One workspace for the file; the remotes are bare repositories in its own
-// container (never an outside host).
+// Each test makes its own workspace (deleted after it by test/support/cleanup.ts);
+// the remotes are bare repositories in its own container (never an outside host).
 
 let id: string;
 let container: string;
 
-beforeAll(async () => {
+/** The template committed as "Initial" on main, by a shell in the container (as a terminal would). */
+const COMMITTED =
+  "git init -q -b main && git config user.email dev@example.com && git config user.name Dev && git add -A && git commit -qm Initial";
+
+/** A new workspace for this test: the template, with `setup` run in /workspace first. */
+async function useNewWorkspace(setup?: string): Promise<void> {
   id = await createWorkspace("git test");
   container = await workspaceContainer(id);
-});
+  if (setup) shell(container, `cd /workspace && ${setup}`);
+}
 
 const git = (suffix: string, init?: RequestInit) => ownerApi(`/api/workspaces/${id}/git${suffix}`, init);
 const post = (suffix: string, body: unknown) =>
@@ -42,6 +48,7 @@ async function sync(kind: "pull" | "push" | "fetch", body: unknown = {}): Promis
 
 describe("the source control API", () => {
   it("says a new workspace is not a repository, then initializes it and commits", async () => {
+    await useNewWorkspace();
     expect(await (await git("/status")).json()).toEqual({ repository: false });
     const refused = await post("/stage", { paths: ["src"] });
     expect(refused.status).toBe(409);
@@ -69,6 +76,7 @@ describe("the source control API", () => {
   });
 
   it("diffs, stages, unstages and discards a change", async () => {
+    await useNewWorkspace(COMMITTED);
     const before = await read("index.html");
     expect((await putFile(id, "index.html", `${before}<!-- edited -->\n`)).status).toBe(200);
     expect((await putFile(id, "new file.txt", "brand new\n")).status).toBe(200);
@@ -102,6 +110,7 @@ describe("the source control API", () => {
   });
 
   it("refuses paths outside /workspace, also through a symbolic link", async () => {
+    await useNewWorkspace(COMMITTED);
     for (const bad of ["../etc/passwd", "/etc/passwd", "a/../../x", ""]) {
       const response = await post("/stage", { paths: [bad] });
       expect(response.status, bad).toBe(400);
@@ -126,6 +135,7 @@ describe("the source control API", () => {
   });
 
   it("refuses an empty commit message, a commit of nothing, and branch names git rejects", async () => {
+    await useNewWorkspace(COMMITTED);
     for (const message of ["", "   \n", undefined]) {
       const response = await post("/commit", { message });
       expect(response.status).toBe(400);
@@ -149,6 +159,7 @@ describe("the source control API", () => {
   });
 
   it("creates and switches branches, and shows git's refusal when the tree is dirty", async () => {
+    await useNewWorkspace(COMMITTED);
     const made = await post("/branches", { name: "feature" });
     expect(made.status).toBe(201);
     const { branches } = (await made.json()) as GitBranches;
@@ -177,6 +188,7 @@ describe("the source control API", () => {
   });
 
   it("pushes to a remote and pulls from it with streamed progress; a rejected push shows git's message and loses nothing", async () => {
+    await useNewWorkspace(COMMITTED);
     shell(container, "rm -rf /tmp/remote.git /tmp/other && git init -q --bare --initial-branch=main /tmp/remote.git");
     const noRemote = await post("/push", {});
     expect(noRemote.status).toBe(409);
@@ -221,6 +233,7 @@ describe("the source control API", () => {
   });
 
   it("answers 404 for another user's workspace, on every route", async () => {
+    await useNewWorkspace(COMMITTED);
     const mallory = await accessUser("mallory@example.com");
     const routes: [string, string][] = [
       ["GET", "/status"],
@@ -254,6 +267,7 @@ describe("the source control API", () => {
 
 describe("a sleeping workspace", () => {
   it("answers its git reads 409 WORKSPACE_ASLEEP and starts nothing; a change wakes it", async () => {
+    await useNewWorkspace(COMMITTED);
     expect((await ownerApi(`/api/workspaces/${id}/stop`, { method: "POST" })).status).toBe(200);
     for (const path of ["/status", "/diff?path=index.html", "/branches", "/log"]) {
       const response = await git(path);

@@ -1,10 +1,10 @@
 import { describe, expect, inject, it } from "vitest";
-import WebSocket from "ws";
 import { JsonRpcErrorCode, SERVER_STATUS_METHOD } from "../../protocol/language-servers";
 import { api } from "../support/api";
 import { putFile, shell, workspaceContainer } from "../support/files";
-import { diagnosticsFor, initializedLspSocket, type LspSocket, openLspSocket } from "../support/lsp-client";
+import { diagnosticsFor, initializedLspSocket, type LspSocket } from "../support/lsp-client";
 import { createWorkspace, ownerApi, ownerCookie } from "../support/session";
+import { upgradeAnswer } from "../support/upgrades";
 import { accessUser } from "../support/users";
 
 const MAIN = "file:///workspace/src/main.tsx";
@@ -283,7 +283,8 @@ describe("language servers", () => {
       code: "UNKNOWN_LANGUAGE",
       message: expect.stringContaining("typescript"),
     });
-    await expect(openLspSocket(id, "cobol")).rejects.toThrow();
+    const owner = { Cookie: await ownerCookie(), Origin: inject("baseUrl") };
+    expect(await upgradeAnswer(`/ws/workspaces/${id}/lsp/cobol`, owner)).toBe(400);
     await workspaceContainer(id); // running: a stopped one answers plain reads 409 without waking
     const plain = await ownerApi(`/ws/workspaces/${id}/lsp/typescript`);
     expect(plain.status).toBe(426);
@@ -294,25 +295,10 @@ describe("language servers", () => {
     const mallory = await accessUser("mallory@example.com");
     const response = await api(`/ws/workspaces/${id}/lsp/typescript`, { headers: mallory });
     expect(response.status).toBe(404);
-    const url = new URL(`/ws/workspaces/${id}/lsp/typescript`, inject("baseUrl"));
-    url.protocol = "ws:";
-    const ws = new WebSocket(url, { headers: mallory });
-    const opened = await new Promise<boolean>((resolve) => {
-      ws.on("open", () => resolve(true));
-      ws.on("unexpected-response", () => resolve(false));
-      ws.on("error", () => resolve(false));
-    });
-    ws.close();
-    expect(opened).toBe(false);
+    const path = `/ws/workspaces/${id}/lsp/typescript`;
+    expect(await upgradeAnswer(path, mallory)).toBe(404);
     // Another origin cannot open it with the owner's session (a preview page, say).
     const cookie = await ownerCookie();
-    const foreign = new WebSocket(url, { headers: { Cookie: cookie, Origin: "http://evil.test" } });
-    const status = await new Promise<number | "closed">((resolve) => {
-      foreign.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
-      foreign.on("open", () => resolve(101));
-      foreign.on("error", () => resolve("closed"));
-    });
-    foreign.close();
-    expect([403, "closed"]).toContain(status);
+    expect(await upgradeAnswer(path, { Cookie: cookie, Origin: "http://evil.test" })).toBe(403);
   });
 });

@@ -18,19 +18,8 @@ import { accessUser } from "../support/users";
 
 const REGISTRY = "registry.npmjs.org";
 
-/**
- * As the owner. Node closes an idle keep-alive socket after 5 s, and a
- * request that reuses it at that moment fails before the server saw it
- * (these tests idle during docker exec): that one failure is tried again.
- */
-async function owner(path: string, init: RequestInit = {}): Promise<Response> {
-  try {
-    return await ownerApi(path, init);
-  } catch (error) {
-    if ((error as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET") throw error;
-    return ownerApi(path, init);
-  }
-}
+/** As the owner (test/support/api.ts explains why no request needs a second try). */
+const owner = ownerApi;
 
 async function send(path: string, method: string, body?: unknown): Promise<Response> {
   return owner(path, {
@@ -240,6 +229,8 @@ describe("the allow list, enforced per request", () => {
       expect(answer.message).toMatch(reason);
     };
     const network = `/api/workspaces/${id}/network`;
+    // This test's own starting point, whatever the tests before it left.
+    await setPolicy(id, { mode: "allowlist", allow: [REGISTRY, "*.egress.test"] });
     await bad(network, "PUT", { mode: "allowlist", allow: ["exa mple.com"] }, "INVALID_NETWORK_POLICY", /hostname/);
     await bad(network, "PUT", { mode: "allowlist", allow: ["*foo.com"] }, "INVALID_NETWORK_POLICY", /wildcard/);
     await bad(network, "PUT", { mode: "allowlist", allow: ["https://x.com/"] }, "INVALID_NETWORK_POLICY", /scheme/);
@@ -320,14 +311,27 @@ describe("the open mode", () => {
   });
 
   it("goes back to open with a restart: the registry answers and nothing more is logged", async () => {
-    term.ws.close();
-    const restarted = await setPolicy(id, { mode: "open", allow: [], restart: true });
+    // A workspace of its own, started in the default allowlist mode with a request logged.
+    const own = await createWorkspace("back to open");
+    const ownContainer = (await wake(own)).container;
+    let ownTerm = await openTerminalSocket(own, "net");
+    const runOwn = terminalRunner(
+      () => ownTerm,
+      () => ownContainer,
+    );
+    expect(await runOwn(NPM_VIEW)).toMatchObject({ status: 0 });
+    await logged(own, { host: REGISTRY, verdict: "allowed" });
+
+    ownTerm.ws.close();
+    const restarted = await setPolicy(own, { mode: "open", allow: [], restart: true });
     expect(restarted).toMatchObject({ mode: "open", containerMode: "open", restarted: true });
-    const seen = Math.max(0, ...(await networkLog(id)).entries.map((e) => e.id));
-    term = await openTerminalSocket(id, "net3");
-    const view = await run(NPM_VIEW);
+    const seen = Math.max(0, ...(await networkLog(own)).entries.map((e) => e.id));
+    expect(seen).toBeGreaterThan(0);
+    ownTerm = await openTerminalSocket(own, "net2");
+    const view = await runOwn(NPM_VIEW);
     expect(view, view.output).toMatchObject({ status: 0 });
-    const log = await owner(`/api/workspaces/${id}/network/log?after=${seen}`).then((r) => r.json());
+    const log = await owner(`/api/workspaces/${own}/network/log?after=${seen}`).then((r) => r.json());
     expect(log).toEqual({ entries: [], intercepting: false });
+    ownTerm.ws.close();
   });
 });

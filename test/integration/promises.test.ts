@@ -4,12 +4,11 @@
  * route, refused WebSocket upgrades are refused for the right reason, and a
  * cross-site request is refused by the Origin check alone.
  */
-import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import WebSocket from "ws";
 import { api } from "../support/api";
 import { filesUrl, putFile } from "../support/files";
 import { createWorkspace, ownerApi, ownerCookie } from "../support/session";
+import { upgradeAnswer as refusal } from "../support/upgrades";
 import { accessUser } from "../support/users";
 
 let id: string;
@@ -96,41 +95,6 @@ describe("another user", () => {
     expect(files).not.toContain(".git");
   });
 });
-
-/**
- * The status a refused upgrade got: from the HTTP answer when the transport
- * passes it on, else from the Worker's log of the refusal (vite dev drops the
- * connection of a refused upgrade without an answer).
- */
-async function refusal(path: string, headers: Record<string, string>): Promise<number> {
-  const url = new URL(path, inject("baseUrl"));
-  url.protocol = "ws:";
-  const answer = await new Promise<number | "dropped">((resolve) => {
-    const socket = new WebSocket(url, { headers });
-    socket.on("unexpected-response", (_req, res) => {
-      resolve(res.statusCode ?? 0);
-      socket.terminate();
-    });
-    socket.on("open", () => {
-      resolve(101);
-      socket.close();
-    });
-    socket.on("error", () => resolve("dropped"));
-  });
-  if (answer !== "dropped") return answer;
-  const log = process.env.CLOUD_IDE_SERVER_LOG;
-  if (!log) throw new Error("the upgrade was dropped and CLOUD_IDE_SERVER_LOG (set by npm test) names no log to read");
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const line = readFileSync(log, "utf8")
-      .split("\n")
-      .reverse()
-      .find((l) => l.includes(`refused WebSocket upgrade ${url.pathname}:`));
-    if (line) return Number(/: (\d{3})/.exec(line)?.[1]);
-    if (Date.now() > deadline) throw new Error(`no answer and no logged refusal for ${url.pathname}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 describe("refused WebSocket upgrades", () => {
   it("are refused for the right reason: no session 401, a foreign Origin 403, another user 404", async () => {

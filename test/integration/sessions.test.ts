@@ -3,7 +3,7 @@ import WebSocket from "ws";
 import type { SessionList } from "../../protocol/session";
 import { signSession } from "../../worker/auth/session-token";
 import { api } from "../support/api";
-import { createWorkspace } from "../support/session";
+import { createWorkspace, ownerSessionEnded } from "../support/session";
 import { accessToken, accessUser } from "../support/users";
 
 const origin = () => inject("baseUrl");
@@ -83,6 +83,8 @@ describe("sessions that end", () => {
     const d = await signIn("device D");
     const e = await signIn("device E");
     expect(await status("/api/sessions", withCookie(d, { method: "DELETE" }))).toBe(204);
+    // That ended this file's own owner session too (test/support/session.ts).
+    ownerSessionEnded();
     for (const cookie of [d, e]) expect(await status("/api/workspaces", withCookie(cookie))).toBe(401);
     // Signing in again works.
     const f = await signIn("device F");
@@ -117,6 +119,8 @@ describe("open terminals of a session that ends", () => {
     // B's session is live: its terminal stays open.
     expect(fromB.ws.readyState).toBe(WebSocket.OPEN);
     expect(await status("/api/sessions", withCookie(b, { method: "DELETE" }))).toBe(204);
+    // That ended this file's own owner session too (test/support/session.ts).
+    ownerSessionEnded();
     expect(await fromB.closed).toBe(1008);
   });
 

@@ -1,25 +1,14 @@
 import { describe, expect, inject, it } from "vitest";
-import WebSocket from "ws";
 import { FLOW_WINDOW_BYTES, type TerminalInfo } from "../../protocol/terminal";
 import { api } from "../support/api";
-import { createWorkspace, ownerApi, ownerWebSocket } from "../support/session";
+import { createWorkspace, ownerApi, ownerCookie } from "../support/session";
 import { marker, openTerminalSocket } from "../support/terminal-client";
+import { upgradeAnswer } from "../support/upgrades";
 import { accessUser } from "../support/users";
 
-/**
- * Whether a WebSocket handshake was refused. (Under `vite dev` a refused
- * upgrade arrives as a closed connection rather than its HTTP status, so the
- * status itself is checked on plain requests.)
- */
-function refused(ws: WebSocket): Promise<boolean> {
-  return new Promise((resolve) => {
-    ws.on("open", () => {
-      ws.close();
-      resolve(false);
-    });
-    ws.on("unexpected-response", () => resolve(true));
-    ws.on("error", () => resolve(true));
-  });
+/** The headers of the owner's WebSocket upgrades: the session and the app's origin. */
+async function ownerHeaders(): Promise<Record<string, string>> {
+  return { Cookie: await ownerCookie(), Origin: inject("baseUrl") };
 }
 
 async function list(id: string): Promise<TerminalInfo[]> {
@@ -47,29 +36,28 @@ describe("terminal WebSocket", () => {
     const term = await openTerminalSocket(id, "main");
     expect(term.messages[0]).toEqual({ type: "ready" });
     term.type('echo "who=$(id -u) dir=$(pwd) term=$TERM"\r');
-    const out = await term.waitFor(/who=\d+ dir=\S+ term=\S+/);
-    expect(out).toMatch(/who=0 dir=\/workspace term=xterm-256color/);
+    const out = await term.waitFor(/^who=\d+ dir=\S+ term=\S+$/m);
+    expect(out.split("\n")).toContain("who=0 dir=/workspace term=xterm-256color");
     term.ws.close();
   });
 
   it("follows resize messages (stty size shows one row less for the tmux status line)", async () => {
     const id = await createWorkspace();
     const term = await openTerminalSocket(id, "main", { cols: 90, rows: 25 });
-    // tmux applies a size asynchronously (and the output may come as its
-    // redraw of the screen): ask until the answer shows.
-    const showsSize = (size: RegExp) =>
+    // tmux applies a size asynchronously: ask until the answer shows, as a line of its own.
+    const showsSize = (size: string) =>
       expect
         .poll(
-          () => {
+          async () => {
             term.type("stty size\r");
-            return size.test(term.output());
+            return (await term.screen()).split("\n");
           },
           { timeout: 60_000, interval: 500 },
         )
-        .toBe(true);
-    await showsSize(/\b24 90\b/);
-    term.ws.send(JSON.stringify({ type: "resize", cols: 101, rows: 33 }));
-    await showsSize(/\b32 101\b/);
+        .toContain(size);
+    await showsSize("24 90");
+    term.resize(101, 33);
+    await showsSize("32 101");
     term.ws.close();
   });
 
@@ -90,13 +78,16 @@ describe("terminal WebSocket", () => {
     const id = await createWorkspace();
     const first = await openTerminalSocket(id, "keep");
     const { command, pattern } = marker();
-    first.type(`export KEPT=yes-$((20+22)); ${command}\r`);
-    await first.waitFor(pattern);
+    first.type(`export KEPT=yes-$((20+22)); echo "shell=$$"; ${command}\r`);
+    const shellBefore = /^shell=(\d+)$/m.exec(await first.waitFor(pattern))?.[1];
+    expect(shellBefore).toMatch(/^\d+$/);
     first.ws.close();
     await first.closed;
     const second = await openTerminalSocket(id, "keep");
-    second.type('echo "kept=$KEPT"\r');
-    await second.waitFor(/kept=yes-42/);
+    // The same shell process, with what was set in it.
+    second.type('echo "kept=$KEPT shell=$$"\r');
+    const lines = (await second.waitFor(/^kept=\S* shell=\d+$/m)).split("\n");
+    expect(lines).toContain(`kept=yes-42 shell=${shellBefore}`);
     second.ws.close();
   });
 
@@ -105,7 +96,7 @@ describe("terminal WebSocket", () => {
     const term = await openTerminalSocket(id, "flood");
     term.ws.send(JSON.stringify({ type: "ack", bytes: 0 }));
     term.type("yes flood-line-of-text\r");
-    await term.waitFor(/flood-line-of-text\S*\r\nflood-line/);
+    await term.waitFor(/^flood-line-of-text\nflood-line-of-text$/m);
     // Without acknowledgements the server stops once it has sent just over
     // one window (it checks before each read; a slow moment can take a while).
     await expect.poll(() => term.received(), { timeout: 30_000, interval: 100 }).toBeGreaterThan(FLOW_WINDOW_BYTES);
@@ -136,8 +127,16 @@ describe("terminal WebSocket", () => {
     const term = await openTerminalSocket(id, "main");
     // What tmux does on a mouse selection in copy mode: set a buffer and tell the outer terminal.
     term.type("tmux set-buffer -w copied-$((40+2))\r");
-    const encoded = Buffer.from("copied-42").toString("base64");
-    await term.waitFor(new RegExp(`\x1b\\]52;[a-z]*;${encoded}`));
+    // An escape sequence, not text on the screen: read from the byte stream.
+    const esc = "\x1b";
+    const osc52 = new RegExp(`${esc}\\]52;([a-z]*);([A-Za-z0-9+/=]+)`, "g");
+    const stream = await term.waitForBytes(new RegExp(osc52.source));
+    const sequences = [...stream.matchAll(osc52)];
+    expect(sequences).toHaveLength(1);
+    const [, selection, payload] = sequences[0] as RegExpExecArray;
+    // "c": the clipboard, and what tmux copied, as it was typed (the shell computed 42).
+    expect(selection).toBe("c");
+    expect(Buffer.from(payload as string, "base64").toString()).toBe("copied-42");
     term.ws.close();
   });
 
@@ -155,7 +154,7 @@ describe("terminal WebSocket", () => {
       const response = await ownerApi(`/ws/workspaces/${id}/terminals/${bad}`);
       expect(response.status, bad).toBe(400);
       expect(await response.json()).toMatchObject({ code: "INVALID_TERMINAL_NAME", message: expect.any(String) });
-      expect(await refused(await ownerWebSocket(`/ws/workspaces/${id}/terminals/${bad}`)), bad).toBe(true);
+      expect(await upgradeAnswer(`/ws/workspaces/${id}/terminals/${bad}`, await ownerHeaders()), bad).toBe(400);
     }
   });
 
@@ -169,7 +168,7 @@ describe("terminal WebSocket", () => {
   it("refuses an invalid workspace id with 400", async () => {
     const response = await ownerApi("/ws/workspaces/Not_An_Id/terminals/main");
     expect(response.status).toBe(400);
-    expect(await refused(await ownerWebSocket("/ws/workspaces/Not_An_Id/terminals/main"))).toBe(true);
+    expect(await upgradeAnswer("/ws/workspaces/Not_An_Id/terminals/main", await ownerHeaders())).toBe(400);
   });
 });
 
@@ -224,11 +223,11 @@ describe("workspace isolation", () => {
     // The same name in workspace b is a different shell in a different container.
     const inB = await openTerminalSocket(b, "secret");
     inB.type('echo "a=[$ONLY_IN_A] host=$(hostname)"\r');
-    const out = await inB.waitFor(/a=\[\d*\] host=\S+/);
-    expect(out).toMatch(/a=\[\] host=/);
+    const out = await inB.waitFor(/^a=\[\d*\] host=\S+$/m);
+    expect(out).toMatch(/^a=\[\] host=/m);
     inA.type('echo "host=$(hostname)"\r');
-    const hostA = /host=(\S+)\r/.exec(await inA.waitFor(/host=\S+\r/))?.[1];
-    const hostB = /a=\[\] host=(\S+)\r/.exec(out)?.[1];
+    const hostA = /^host=(\S+)$/m.exec(await inA.waitFor(/^host=\S+$/m))?.[1];
+    const hostB = /^a=\[\] host=(\S+)$/m.exec(out)?.[1];
     expect(hostA).toBeTruthy();
     expect(hostA).not.toBe(hostB);
     inA.ws.close();
@@ -242,9 +241,7 @@ describe("workspace isolation", () => {
     expect((await api(`/api/workspaces/${id}/terminals`, { headers: mallory })).status).toBe(404);
     const del = await api(`/api/workspaces/${id}/terminals/private`, { method: "DELETE", headers: mallory });
     expect(del.status).toBe(404);
-    const url = new URL(`/ws/workspaces/${id}/terminals/private`, inject("baseUrl"));
-    url.protocol = "ws:";
-    expect(await refused(new WebSocket(url, { headers: mallory }))).toBe(true);
+    expect(await upgradeAnswer(`/ws/workspaces/${id}/terminals/private`, mallory)).toBe(404);
     // The owner's terminal is untouched.
     expect((await list(id)).map((t) => t.name)).toEqual(["private"]);
     expect(owner.ws.readyState).toBe(owner.ws.OPEN);

@@ -4,6 +4,9 @@
  * A stand-in Cloudflare Access team is configured too, so tests can sign in
  * both ways.
  */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { JWK } from "jose";
 import type { TestProject } from "vitest/node";
 import { freePort, startDevServer } from "../../scripts/lib/dev-server.mjs";
@@ -26,19 +29,22 @@ declare module "vitest" {
     sessionSecret: string;
     accessTeamDomain: string;
     accessPrivateJwk: JWK;
+    /** The IDE's whole output (workerd, the Worker's logs), written as it runs. */
+    serverLog: string;
   }
 }
 
 export default async function globalSetup(project: TestProject) {
   const env = await setup();
+  // scripts/test.mjs names the log (and prints its tail when the tier fails); a bare `vitest run` gets one in tmp.
+  const logFile = process.env.CLOUD_IDE_SERVER_LOG ?? join(mkdtempSync(join(tmpdir(), "cloud-ide-log-")), "server.log");
   const team = await startAccessTeam();
   const inspectorPort = await freePort();
   const server = await startDevServer(
     { ...env, ACCESS_TEAM_DOMAIN: team.teamDomain, ACCESS_AUD, INSPECTOR_PORT: String(inspectorPort) },
     {
       verbose: Boolean(process.env.CLOUD_IDE_TEST_VERBOSE),
-      // scripts/test.mjs prints its tail when the tier fails.
-      logFile: process.env.CLOUD_IDE_SERVER_LOG,
+      logFile,
     },
   );
   const vars = readDevVars();
@@ -51,6 +57,7 @@ export default async function globalSetup(project: TestProject) {
   project.provide("sessionSecret", vars.SESSION_SECRET ?? "");
   project.provide("accessTeamDomain", team.teamDomain);
   project.provide("accessPrivateJwk", team.privateJwk);
+  project.provide("serverLog", logFile);
   return async () => {
     await server.stop();
     await team.close();

@@ -27,16 +27,24 @@ export function ownerCookie(): Promise<string> {
 }
 
 /**
- * Fetches as the signed-in owner, from the app's own origin. A test that
- * signed the owner out everywhere ended this file's session too: the owner
- * then signs in again once.
+ * Fetches as the signed-in owner, from the app's own origin. A 401 fails the
+ * test: nothing a test does ends this file's session unless it says so (a
+ * test that signs the owner out everywhere calls `ownerSessionEnded()`, and
+ * a test that wants to see a 401 asks without a session, through `api()`).
  */
 export async function ownerApi(path: string, init: RequestInit = {}): Promise<Response> {
   const response = await ownerApiOnce(path, init);
-  if (response.status !== 401 || init.body instanceof ReadableStream) return response;
-  await response.body?.cancel();
+  if (response.status === 401) {
+    throw new Error(
+      `${init.method ?? "GET"} ${path}: 401, the owner's session ended unexpectedly: ${await response.text()}`,
+    );
+  }
+  return response;
+}
+
+/** After a test ended the owner's sessions itself (signed out everywhere): the next request signs in again. */
+export function ownerSessionEnded(): void {
   cookie = undefined;
-  return ownerApiOnce(path, init);
 }
 
 async function ownerApiOnce(path: string, init: RequestInit): Promise<Response> {

@@ -1,18 +1,25 @@
 /** A terminal WebSocket as a test sees it: what came out, and ways to wait for it. */
 import type WebSocket from "ws";
+import { Screen } from "./screen";
 import { ownerWebSocket } from "./session";
 
 export interface TerminalSocket {
   ws: WebSocket;
-  /** Everything received on binary frames so far, decoded. */
+  /** Everything received on binary frames so far, decoded: the byte stream, escape sequences and all. */
   output(): string;
   /** Bytes received on binary frames so far. */
   received(): number;
   /** Text (JSON) frames received so far. */
   messages: unknown[];
   type(text: string): void;
-  /** Resolves with the output once it matches. */
+  /** What the terminal shows: the output rendered by xterm.js (test/support/screen.ts), lines joined by "\n". */
+  screen(): Promise<string>;
+  /** Resolves with the screen's text once it matches. Output lines are asserted on this, never on the bytes. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Resolves with the byte stream once it matches: for escape sequences, which the screen does not show. */
+  waitForBytes(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Sends a resize message, and resizes the rendered screen with it. */
+  resize(cols: number, rows: number): void;
   closed: Promise<{ code: number; reason: string }>;
 }
 
@@ -29,6 +36,7 @@ export async function openTerminalSocket(
     `/ws/workspaces/${workspaceId}/terminals/${name}?cols=${cols}&rows=${rows}${wake ? "" : "&wake=0"}`,
   );
   const decoder = new TextDecoder();
+  const screen = new Screen(cols, rows);
   let text = "";
   let bytes = 0;
   const messages: unknown[] = [];
@@ -44,6 +52,9 @@ export async function openTerminalSocket(
         text += decoder.decode(chunk, { stream: true });
         // Keep memory bounded during floods: tests look at recent output.
         if (text.length > 2_000_000) text = text.slice(-1_000_000);
+        screen.write(chunk, () => {
+          for (const listener of listeners) listener();
+        });
       } else {
         const message = JSON.parse(data.toString());
         messages.push(message);
@@ -55,29 +66,45 @@ export async function openTerminalSocket(
     ws.on("error", reject);
     void closed.then(({ code, reason }) => reject(new Error(`closed before ready: ${code} ${reason}`)));
   });
+  void closed.then(() => screen.dispose());
   await ready;
+  /** Resolves with `read()` once `pattern` matches it, checked after each chunk of output. */
+  const waitUntil = (read: () => string, what: string, pattern: RegExp, timeoutMs: number) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const seen = read();
+        if (pattern.test(seen)) {
+          listeners.delete(check);
+          clearTimeout(timer);
+          resolve(seen);
+        }
+      };
+      const timer = setTimeout(() => {
+        listeners.delete(check);
+        reject(
+          new Error(`timed out waiting for ${pattern} on the ${what}; it shows: ${JSON.stringify(read().slice(-800))}`),
+        );
+      }, timeoutMs);
+      listeners.add(check);
+      check();
+    });
   const socket: TerminalSocket = {
     ws,
     output: () => text,
     received: () => bytes,
     messages,
     type: (input) => ws.send(Buffer.from(input)),
-    waitFor: (pattern, timeoutMs = 60_000) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          if (pattern.test(text)) {
-            listeners.delete(check);
-            clearTimeout(timer);
-            resolve(text);
-          }
-        };
-        const timer = setTimeout(() => {
-          listeners.delete(check);
-          reject(new Error(`timed out waiting for ${pattern}; last output: ${JSON.stringify(text.slice(-500))}`));
-        }, timeoutMs);
-        listeners.add(check);
-        check();
-      }),
+    screen: () => screen.text(),
+    waitFor: async (pattern, timeoutMs = 60_000) => {
+      // What was received before the call is on the screen first.
+      await screen.text();
+      return waitUntil(() => screen.linesNow().join("\n"), "screen", pattern, timeoutMs);
+    },
+    waitForBytes: (pattern, timeoutMs = 60_000) => waitUntil(() => text, "byte stream", pattern, timeoutMs),
+    resize: (cols, rows) => {
+      ws.send(JSON.stringify({ type: "resize", cols, rows }));
+      screen.resize(cols, rows);
+    },
     closed,
   };
   return socket;

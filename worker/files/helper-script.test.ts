@@ -23,6 +23,18 @@ import { HELPER_SCRIPT } from "./helper-script";
 const scratch = mkdtempSync(join(tmpdir(), "files-helper-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
+/** Python run before the helper: libc.syscall (openat2's only way in) fails with ENOSYS, as on a kernel without it. */
+const KERNEL_WITHOUT_OPENAT2 = `import ctypes, errno
+class _NoOpenat2:
+    def __init__(self, real): self._real = real
+    def __getattr__(self, name): return getattr(self._real, name)
+    def syscall(self, *args):
+        ctypes.set_errno(errno.ENOSYS)
+        return -1
+_real_cdll = ctypes.CDLL
+ctypes.CDLL = lambda *a, **k: _NoOpenat2(_real_cdll(*a, **k))
+`;
+
 type Result = { status: number; stdout: Buffer; error?: { code: string; detail: string } };
 
 const OUTSIDE = { code: "EXDEV", detail: "Resolves outside the workspace through a symbolic link" };
@@ -55,6 +67,23 @@ describe.each(["openat2", "walk"])("the file helper (%s)", { timeout: 60_000 }, 
     mkdirSync(outside);
     writeFileSync(join(root, "src/a.txt"), "inside");
     writeFileSync(join(outside, "secret"), "outside");
+  });
+
+  it(`knows which way it resolved: ${resolve === "openat2" ? "openat2 or a failure, never the walk" : "the walk, without openat2"}`, () => {
+    // The same helper on a kernel that refuses openat2 (ENOSYS from every syscall() call).
+    const refusing = (path: string) => {
+      const run = spawnSync("python3", ["-c", KERNEL_WITHOUT_OPENAT2 + HELPER_SCRIPT, "read", root, at(path)], { env });
+      return run.status === 0
+        ? run.stdout.subarray(1).toString()
+        : JSON.parse(run.stderr.toString().trim().split("\n").pop() ?? "");
+    };
+    if (resolve === "openat2") {
+      // Required, it fails there rather than walking: so every other test of this variant ran openat2.
+      expect(refusing("src/a.txt")).toMatchObject({ code: "ENOSYS", detail: expect.stringContaining("openat2") });
+    } else {
+      expect(refusing("src/a.txt")).toBe("inside");
+    }
+    expect(read("src/a.txt")).toBe("inside");
   });
 
   it("follows links that stay in the workspace, relative or absolute", () => {

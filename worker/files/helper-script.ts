@@ -26,7 +26,8 @@
  * rename SRC DST NOREPLACE, remove PATH RECURSIVE FORCE,
  * save TEMP DEST EXPECTED (stdin into TEMP, then commit), commit TEMP DEST EXPECTED (compare-and-rename for
  * atomic saves; EXPECTED is an etag, "" for no check, "-" for "must not exist").
- * CLOUD_IDE_FILES_RESOLVE=walk in the environment skips openat2 (the unit tests run both ways).
+ * CLOUD_IDE_FILES_RESOLVE=walk in the environment skips openat2; =openat2 requires it, failing with
+ * ENOSYS where the kernel refuses it instead of walking (the unit tests run both ways, and so know which ran).
  */
 export const HELPER_SCRIPT = String.raw`
 import ctypes, errno, json, os, shutil, stat as S, struct, sys
@@ -51,7 +52,9 @@ try:
     libc = ctypes.CDLL(None, use_errno=True)
 except OSError:
     libc = None
-use_openat2 = libc is not None and os.environ.get("CLOUD_IDE_FILES_RESOLVE") != "walk"
+resolve_mode = os.environ.get("CLOUD_IDE_FILES_RESOLVE")
+use_openat2 = libc is not None and resolve_mode != "walk"
+NO_OPENAT2 = "openat2 is required (CLOUD_IDE_FILES_RESOLVE=openat2) but this kernel refuses it"
 
 def openat2_dir(path):
     """The directory at PATH beneath root, or None when openat2 cannot say (then the walk decides)."""
@@ -62,6 +65,8 @@ def openat2_dir(path):
         return fd
     code = ctypes.get_errno()
     if code in (errno.ENOSYS, errno.EPERM, errno.E2BIG, errno.EINVAL):
+        if resolve_mode == "openat2":
+            raise Fail("ENOSYS", NO_OPENAT2)
         use_openat2 = False  # no openat2 here (old kernel, seccomp)
         return None
     if code in (errno.EXDEV, errno.EAGAIN):
@@ -124,6 +129,8 @@ def open_dir(names):
     """A descriptor (O_PATH) of the directory at NAMES beneath root, following links that stay beneath it."""
     if not names:
         return os.dup(rootfd)
+    if resolve_mode == "openat2" and libc is None:
+        raise Fail("ENOSYS", NO_OPENAT2)
     if use_openat2:
         fd = openat2_dir("/".join(names))
         if fd is not None:
