@@ -2,9 +2,11 @@
 // from `touch` in the container to the change event reaching a client. Each is
 // paired with the same operation done directly with `docker exec` into the same
 // container in the same run (no Worker, Durable Object or HTTP in between).
+
 import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
+import { alternate } from "./lib/alternate.mjs";
 import { signIn } from "./lib/session.mjs";
 import { findContainer } from "./lib/workspace-container.mjs";
 
@@ -59,16 +61,15 @@ async function measure({ baseUrl }) {
     const rows = [];
 
     // 1. List 10,000 entries.
-    const list = [];
-    for (let i = 0; i < RUNS; i++) {
-      list.push(
-        await timeAsync(async () => {
+    const [list, listRef] = await alternate(
+      RUNS,
+      () =>
+        timeAsync(async () => {
           const { entries } = await session.json(files("", "big"));
           if (entries.length !== 10_000) throw new Error(`listed ${entries.length}`);
         }),
-      );
-    }
-    const listRef = Array.from({ length: RUNS }, () => time(() => exec("ls", "-la", "/workspace/big")));
+      () => time(() => exec("ls", "-la", "/workspace/big")),
+    );
     rows.push({
       metric: "list 10,000 entries (median)",
       ours: median(list),
@@ -79,17 +80,16 @@ async function measure({ baseUrl }) {
     });
 
     // 2. Read 1 MB.
-    const read = [];
-    for (let i = 0; i < RUNS; i++) {
-      read.push(
-        await timeAsync(async () => {
+    const [read, readRef] = await alternate(
+      RUNS,
+      () =>
+        timeAsync(async () => {
           const response = await session.fetch(files("/content", "one-mb.bin"));
           const bytes = await response.arrayBuffer();
           if (bytes.byteLength !== 1048576) throw new Error(`read ${bytes.byteLength} bytes`);
         }),
-      );
-    }
-    const readRef = Array.from({ length: RUNS }, () => time(() => exec("cat", "/workspace/one-mb.bin")));
+      () => time(() => exec("cat", "/workspace/one-mb.bin")),
+    );
     rows.push({
       metric: "read 1 MB (median)",
       ours: median(read),
@@ -102,27 +102,25 @@ async function measure({ baseUrl }) {
     // 3. Save 1 MB with If-Match (the editor's save round trip).
     const body = new Uint8Array(randomBytes(1048576));
     let etag = (await session.fetch(files("/stat", "saved.bin"))).headers.get("etag");
-    const save = [];
-    for (let i = 0; i < RUNS; i++) {
-      save.push(
-        await timeAsync(async () => {
+    const [save, saveRef] = await alternate(
+      RUNS,
+      () =>
+        timeAsync(async () => {
           const headers = etag ? { "If-Match": etag } : {};
           const response = await session.fetch(files("/content", "saved.bin"), { method: "PUT", body, headers });
           if (!response.ok) throw new Error(`save: ${response.status} ${await response.text()}`);
           etag = response.headers.get("etag");
         }),
-      );
-    }
-    const saveRef = Array.from({ length: RUNS }, () =>
-      time(() => {
-        const out = spawnSync("docker", ["exec", "-i", container, "sh", "-c", "cat > /workspace/saved-ref.bin"], {
-          input: body,
-        });
-        if (out.status !== 0) throw new Error("reference save failed");
-      }),
+      () =>
+        time(() => {
+          const out = spawnSync("docker", ["exec", "-i", container, "sh", "-c", "cat > /workspace/saved-ref.bin"], {
+            input: body,
+          });
+          if (out.status !== 0) throw new Error("reference save failed");
+        }),
     );
     rows.push({
-      metric: "save 1 MB with If-Match (p50)",
+      metric: "save 1 MB with If-Match (median)",
       ours: median(save),
       reference: median(saveRef),
       referenceName: "docker exec -i sh -c 'cat > f'",
