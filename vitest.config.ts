@@ -1,8 +1,9 @@
 import { defineConfig } from "vitest/config";
 
-// Three tiers. `unit` is pure logic in Node. `integration` and `e2e` start the
+// Four tiers. `unit` is pure logic in Node. `integration` and `e2e` start the
 // real IDE (`vite dev`, the Worker in workerd, containers in Docker) once per
 // run through test/support/global-setup.ts; `e2e` drives Debian's Chromium.
+// `deployed` runs the production bundle under plain `wrangler dev`.
 const system = {
   globalSetup: ["test/support/global-setup.ts"],
   // Each test deletes the workspaces it made (test/support/cleanup.ts).
@@ -24,6 +25,15 @@ export default defineConfig({
       },
       { test: { name: "integration", include: ["test/integration/**/*.test.ts"], ...system } },
       { test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], ...system } },
+      {
+        test: {
+          name: "deployed",
+          include: ["test/deployed/**/*.test.ts"],
+          ...system,
+          // `vite build`, then plain `wrangler dev` on its output (test/deployed/global-setup.ts).
+          globalSetup: ["test/deployed/global-setup.ts"],
+        },
+      },
     ],
   },
 });

@@ -1,7 +1,8 @@
 // `npm test`: the same set-up as `npm start`, then every check CI makes:
 // typecheck, lint, unit tests, the production bundle (`wrangler deploy
-// --dry-run`), integration tests against real containers, and browser
-// end-to-end tests in Debian's Chromium. Ends with "N passed, N failed".
+// --dry-run`), integration tests against real containers, a smoke set
+// against the production bundle under plain `wrangler dev` (`deployed`), and
+// browser end-to-end tests in Debian's Chromium. Ends with "N passed, N failed".
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -23,7 +24,7 @@ mkdirSync(reports, { recursive: true });
 // `npm test -- e2e test/e2e/sign-in.test.ts`: tier names pick tiers, anything
 // else narrows vitest to matching test files.
 const args = process.argv.slice(2);
-const tierNames = new Set(["static", "unit", "deploy", "integration", "e2e"]);
+const tierNames = new Set(["static", "unit", "deploy", "integration", "deployed", "e2e"]);
 const tiers = args.filter((arg) => tierNames.has(arg));
 const fileFilters = args.filter((arg) => !tierNames.has(arg));
 const wanted = (name) => tiers.length === 0 || tiers.includes(name);
@@ -105,6 +106,8 @@ if (wanted("deploy")) {
   await sh("wrangler deploy --dry-run", "wrangler", ["deploy", "--dry-run"]);
 }
 if (wanted("integration")) await vitest("integration");
+// The production bundle as it deploys: `vite build` under plain `wrangler dev`, with real containers.
+if (wanted("deployed")) await vitest("deployed");
 if (wanted("e2e")) await vitest("e2e");
 
 console.log("");
