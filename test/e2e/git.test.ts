@@ -302,7 +302,7 @@ describe("a workspace from a repository", () => {
     await connected(page);
     const id = new URL(page.url()).pathname.split("/")[2] as string;
     // One new workspace, the one opened, and its clone ran in the terminal and failed there.
-    expect(await fromUrl()).toEqual([...before, id]);
+    expect((await fromUrl()).sort()).toEqual([...before, id].sort());
     await waitForScreen(page, /git clone --progress --branch 'dev' -- 'http:\/\/127\.0\.0\.1:9\/none\.git' \./);
     await waitForScreen(page, /Failed to connect to 127\.0\.0\.1 port 9/);
   });
