@@ -127,15 +127,15 @@ describe("terminal WebSocket", () => {
     const term = await openTerminalSocket(id, "main");
     // What tmux does on a mouse selection in copy mode: set a buffer and tell the outer terminal.
     term.type("tmux set-buffer -w copied-$((40+2))\r");
-    // An escape sequence, not text on the screen: read from the byte stream.
+    // An escape sequence, not text on the screen: read from the byte stream, whole (up to its BEL or ST).
     const esc = "\x1b";
-    const osc52 = new RegExp(`${esc}\\]52;([a-z]*);([A-Za-z0-9+/=]+)`, "g");
-    const stream = await term.waitForBytes(new RegExp(osc52.source));
-    const sequences = [...stream.matchAll(osc52)];
-    expect(sequences).toHaveLength(1);
-    // What tmux copied, as it was typed (the shell computed the 42).
-    const payload = (sequences[0] as RegExpExecArray)[2] as string;
-    expect(Buffer.from(payload, "base64").toString()).toBe("copied-42");
+    const end = `(?:\x07|${esc}\\\\)`;
+    const encoded = Buffer.from("copied-42").toString("base64");
+    const stream = await term.waitForBytes(new RegExp(`${esc}\\]52;[a-z]*;${encoded}${end}`));
+    // Every clipboard write tmux sent, decoded: what it copied, as the shell computed it.
+    const osc52 = new RegExp(`${esc}\\]52;[a-z]*;([A-Za-z0-9+/=]*)${end}`, "g");
+    const copied = [...stream.matchAll(osc52)].map((m) => Buffer.from(m[1] as string, "base64").toString());
+    expect(copied).toContain("copied-42");
     term.ws.close();
   });
 
