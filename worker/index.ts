@@ -73,16 +73,34 @@ app.onError(async (error, c) => {
   // An error answered before its body was read would break the next request on the connection.
   await drainBody(c.req.raw);
   const response = answerError(error, c.req.raw);
-  // A refused WebSocket upgrade often reaches the client as a dropped connection
-  // (vite dev does that), so the refusal is logged: what was refused, and why.
-  if (c.req.header("Upgrade")?.toLowerCase() === "websocket" && error instanceof AppError) {
-    console.warn(`refused WebSocket upgrade ${new URL(c.req.url).pathname}: ${response.status} ${error.code}`);
-  }
   return response;
 });
 
 function badHost(): AppError {
   return new AppError(ErrorCode.BAD_REQUEST, "The request's Host header is not a host name (with an optional port).");
+}
+
+/**
+ * A refused WebSocket upgrade often reaches the client as a dropped connection
+ * (vite dev does that), so every refusal is logged, whoever answered it (the
+ * Worker or the Durable Object): what was refused, and its status and code.
+ */
+async function logRefusedUpgrade(request: Request, answer: Response | Promise<Response>): Promise<Response> {
+  const response = await answer;
+  if (response.status !== 101) {
+    const code = response.headers.get("Content-Type")?.includes("json")
+      ? (
+          (await response
+            .clone()
+            .json()
+            .catch(() => undefined)) as { code?: string } | undefined
+        )?.code
+      : undefined;
+    console.warn(
+      `refused WebSocket upgrade ${new URL(request.url).pathname}: ${response.status} ${code ?? ""}`.trimEnd(),
+    );
+  }
+  return response;
 }
 
 export default {
@@ -100,6 +118,7 @@ export default {
       return errorResponse(new AppError(ErrorCode.MISCONFIGURED, problem));
     }
     if (label !== undefined) return handlePreviewRequest(request, env, label);
-    return app.fetch(withoutPreviewHeader(request), env, ctx);
+    const answer = app.fetch(withoutPreviewHeader(request), env, ctx);
+    return request.headers.get("Upgrade")?.toLowerCase() === "websocket" ? logRefusedUpgrade(request, answer) : answer;
   },
 } satisfies ExportedHandler<Env>;

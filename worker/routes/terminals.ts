@@ -36,10 +36,8 @@ terminalSocketRoutes.get("/:id/terminals/:name", async (c) => {
     const value = url.searchParams.get(key);
     if (value !== null) target.searchParams.set(key, value);
   }
-  const response = await stub.fetch(new Request(target, c.req.raw));
-  // Refused by the workspace (another user's, or deleted): logged like the Worker's own refusals.
-  if (response.status !== 101) console.warn(`refused WebSocket upgrade ${url.pathname}: ${response.status}`);
-  return response;
+  // A refusal by the workspace (another user's, or deleted) is logged by worker/index.ts, as every refused upgrade.
+  return stub.fetch(new Request(target, c.req.raw));
 });
 
 function checkTerminalName(value: string): string {
