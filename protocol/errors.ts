@@ -27,6 +27,8 @@ export const ErrorCode = {
   FORBIDDEN_ORIGIN: "FORBIDDEN_ORIGIN",
   PATH_OUTSIDE_WORKSPACE: "PATH_OUTSIDE_WORKSPACE",
   PERMISSION_DENIED: "PERMISSION_DENIED",
+  /** The caller's role in the workspace is below what the route needs (protocol/roles.ts). */
+  FORBIDDEN: "FORBIDDEN",
   NOT_FOUND: "NOT_FOUND",
   FILE_NOT_FOUND: "FILE_NOT_FOUND",
   UPLOAD_NOT_FOUND: "UPLOAD_NOT_FOUND",
@@ -91,9 +93,8 @@ export const ErrorCode = {
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 /**
- * The one table of HTTP statuses: every error answers the status of its code.
- * (One exception, an HTTP precondition: `If-None-Match: *` on a file that
- * exists answers FILE_EXISTS with 412, as HTTP asks.)
+ * The one table of HTTP statuses: every error answers the status of its code
+ * (errorStatus() below reads it, with HTTP's one exception).
  */
 export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   BAD_REQUEST: 400,
@@ -115,6 +116,7 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   FORBIDDEN_ORIGIN: 403,
   PATH_OUTSIDE_WORKSPACE: 403,
   PERMISSION_DENIED: 403,
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
   FILE_NOT_FOUND: 404,
   UPLOAD_NOT_FOUND: 404,
@@ -151,6 +153,15 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   BACKUP_INTEGRITY: 422,
   BACKUP_UNAVAILABLE: 503,
 };
+
+/**
+ * The status an error answers: its code's, except a failed HTTP precondition
+ * (`If-None-Match: *` on a file that exists answers FILE_EXISTS), which HTTP
+ * says is 412.
+ */
+export function errorStatus(code: ErrorCode, precondition = false): number {
+  return precondition ? 412 : ERROR_STATUS[code];
+}
 
 /** The body of every error response from `/api/`. */
 export interface ErrorBody {

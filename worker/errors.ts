@@ -11,6 +11,8 @@ export class AppError extends Error {
     message: string,
     /** Only for TOO_MANY_ATTEMPTS: when to try again (answered as Retry-After). */
     readonly retryAfterSeconds?: number,
+    /** A failed HTTP precondition (`If-None-Match: *` on a file that exists): answered 412 (errorStatus). */
+    readonly precondition = false,
   ) {
     super(message);
     this.name = "AppError";

@@ -1,9 +1,10 @@
-import { ERROR_STATUS, type ErrorBody, ErrorCode } from "../protocol/errors";
+import { type ErrorBody, ErrorCode, errorStatus } from "../protocol/errors";
 import { MAX_JSON_BODY_BYTES, tooLarge } from "./body-limits";
 import { AppError, describe } from "./errors";
 
 /** The JSON answer `{ code, message }` to an expected failure, with the status of its code. */
-export function errorResponse(error: AppError, { status = ERROR_STATUS[error.code] } = {}): Response {
+export function errorResponse(error: AppError): Response {
+  const status = errorStatus(error.code, error.precondition);
   const body: ErrorBody = { code: error.code, message: error.message };
   const headers: Record<string, string> = {};
   if (error.retryAfterSeconds !== undefined) headers["Retry-After"] = String(error.retryAfterSeconds);

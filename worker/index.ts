@@ -3,30 +3,24 @@
  *   /api/...  JSON API (errors are `{ code, message }`); all but /api/health
  *             and sign-in need a session
  *   /ws/...   WebSocket upgrades, same rules
+ *   /api/workspaces/{id}/... and /ws/workspaces/{id}/...: forwarded to that
+ *             Workspace, whose dispatcher serves its features' routes (worker/door/)
  *   anything else: the React app (static assets, SPA fallback)
  */
 import { Hono } from "hono";
 import { ErrorCode } from "../protocol/errors";
 import { parsePreviewLabel } from "../protocol/previews";
+import type { AppEnv } from "./app-env";
 import { requireUser, sameOriginOnly } from "./auth/guards";
 import { limitBodies } from "./body-limits";
+import { forwardToWorkspace } from "./door/forward";
 import { AppError, notFound } from "./errors";
 import { answerError, drainBody, errorResponse } from "./http";
 import { previewDomainProblem } from "./preview-domain";
 import { handlePreviewRequest, previewHostLabel, withoutPreviewHeader } from "./preview-host";
-import { backupRoutes } from "./routes/backups";
-import { fileRoutes } from "./routes/files";
-import { gitRoutes } from "./routes/git";
-import { languageServerSocketRoutes } from "./routes/language-servers";
-import { lifecycleRoutes } from "./routes/lifecycle";
-import { networkRoutes } from "./routes/network";
-import { previewRoutes } from "./routes/previews";
-import { searchRoutes } from "./routes/search";
 import { sessionListRoutes, sessionRoutes } from "./routes/session";
-import { terminalRoutes, terminalSocketRoutes } from "./routes/terminals";
 import { workspaceRoutes } from "./routes/workspaces";
 import { securityHeaders } from "./security-headers";
-import type { AppEnv } from "./workspace-access";
 
 export { SignInThrottle } from "./auth/sign-in-throttle";
 export { Directory } from "./directory";
@@ -45,20 +39,16 @@ app.use("/api/session", limitBodies);
 app.route("/api/session", sessionRoutes);
 app.use("/api/*", requireUser);
 app.use("/ws/*", requireUser);
-app.use("/api/*", limitBodies);
 
+// One workspace's routes: the Workspace checks the role, the body's length and the inputs.
+app.all("/api/workspaces/:id", forwardToWorkspace);
+app.all("/api/workspaces/:id/*", forwardToWorkspace);
+app.all("/ws/workspaces/:id/*", forwardToWorkspace);
+
+// The Worker's own routes (sessions, the list of workspaces): JSON bodies, limited here.
+app.use("/api/*", limitBodies);
 app.route("/api/sessions", sessionListRoutes);
 app.route("/api/workspaces", workspaceRoutes);
-app.route("/api/workspaces", terminalRoutes);
-app.route("/ws/workspaces", terminalSocketRoutes);
-app.route("/ws/workspaces", languageServerSocketRoutes);
-app.route("/api/workspaces", fileRoutes);
-app.route("/api/workspaces", searchRoutes);
-app.route("/api/workspaces", gitRoutes);
-app.route("/api/workspaces", previewRoutes);
-app.route("/api/workspaces", lifecycleRoutes);
-app.route("/api/workspaces", backupRoutes);
-app.route("/api/workspaces", networkRoutes);
 
 app.all("/api/*", () => {
   throw notFound("No such API route.");

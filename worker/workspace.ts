@@ -1,39 +1,30 @@
 import { DurableObject } from "cloudflare:workers";
 import type { BackupList, BackupRecord, RestoreResult } from "../protocol/backups";
 import { ErrorCode } from "../protocol/errors";
-import type { GitCredentials, GitHubDeviceCode, GitHubSignIn } from "../protocol/git";
-import { isLanguageServerId } from "../protocol/language-servers";
-import type {
-  EgressLog,
-  EgressLogEntry,
-  NetworkPolicy,
-  NetworkSettings,
-  SecretInfo,
-  SecretInput,
-} from "../protocol/network";
+import type { GitCredentials } from "../protocol/git";
+import type { EgressLogEntry } from "../protocol/network";
 import { MAX_SECRETS } from "../protocol/network";
-import type { DevServerState, PreviewsOverview } from "../protocol/previews";
-import type { TerminalInfo } from "../protocol/terminal";
-import type { SaveResult, WorkspaceStatus } from "../protocol/workspace";
-import { DEFAULT_TEMPLATE, type WorkspaceTemplate } from "../protocol/workspaces";
+import type { Role } from "../protocol/roles";
+import type { WorkspaceStatus } from "../protocol/workspace";
+import { DEFAULT_TEMPLATE, type WorkspaceSummary, type WorkspaceTemplate } from "../protocol/workspaces";
 import type { Activity } from "./activity";
 import { AlarmScheduler } from "./alarms";
 import { restartTerminals } from "./backups/directory-archive";
 import { runSetupRecipe } from "./backups/setup-recipe";
 import { WorkspaceBackups } from "./backups/workspace-backups";
-import { AppError, describe, type RpcResult, settle } from "./errors";
-import { fileRoutes } from "./files/file-routes";
+import { userDirectory } from "./directory";
+import { type DoorDeps, dispatch, SESSION_HEADER } from "./door/dispatch";
+import { MEMBERS_KEY, type Members, parseMembers, roleOf } from "./door/members";
+import type { WorkspaceParts } from "./door/parts";
+import { AppError, describe, notFound, type RpcResult, settle } from "./errors";
 import { FileWatcher } from "./files/file-watcher";
 import { Files } from "./files/sandbox-files";
 import { type RepositorySource, startClone } from "./git/clone";
 import { GitCli } from "./git/git-cli";
 import { gitCredentials, gitSecret, gitSecretName } from "./git/git-credentials";
-import { gitRoutes } from "./git/git-routes";
 import { GitHubDeviceFlow } from "./git/github-device-flow";
 import { ownerIdentity } from "./git/identity";
 import { SourceControl } from "./git/source-control";
-import { drainBody, errorResponse } from "./http";
-import { archiveRoutes } from "./lifecycle/archive-routes";
 import { Lifecycle, type StartPlan } from "./lifecycle/lifecycle";
 import { type LifecycleSettings, lifecycleSettings, platformTimeoutMs } from "./lifecycle/settings";
 import { LanguageServers } from "./lsp/language-servers";
@@ -42,29 +33,29 @@ import type { EgressRules } from "./network/egress-rules";
 import type { OutboundProps } from "./network/outbound";
 import { WorkspaceNetwork } from "./network/workspace-network";
 import { PREVIEW_HEADER } from "./preview-host";
-import { DEV_SERVER_COMMAND } from "./previews/dev-server";
-import type { Grant } from "./previews/grants";
 import { previewNotFound } from "./previews/pages";
 import { SWEEP_TASK, WorkspacePreviews } from "./previews/workspace-previews";
 import { WORKSPACE_ROOT } from "./sandbox/environment";
 import { sandboxInstanceType } from "./sandbox/instance-type";
-import { ContainerSandbox, isUnavailable } from "./sandbox/sandbox";
-import { searchRoutes } from "./search/search-routes";
+import { ContainerSandbox } from "./sandbox/sandbox";
 import { WorkspaceSearch } from "./search/workspace-search";
 import { endsWithSession, SessionSockets } from "./session-sockets";
 import { seedTemplate } from "./templates";
-import { endTerminal, listTerminals, openTerminal, refuseTerminal, terminalSleeping } from "./terminal-bridge";
-import { CALLER_HEADER, SESSION_HEADER } from "./workspace-access";
-import { routeWorkspaceRequest, type WorkspaceRoutes } from "./workspace-router";
+import { WORKSPACE_ROUTES } from "./workspace-routes";
 
 /**
  * One workspace: a Durable Object that owns one container (through the
- * sandbox adapter, worker/sandbox/). It records its owner when created and refuses everyone
- * else: every RPC method takes the caller's user id first (the Worker's
- * `workspaceStub()` supplies it), and fetch() reads it from CALLER_HEADER.
+ * sandbox adapter, worker/sandbox/). It records its owner when created.
+ * Every request of a user reaches it through fetch(), where the door
+ * (worker/door/) serves the routes its features declare
+ * (worker/workspace-routes.ts) to callers with the role each needs; its RPC
+ * methods are the internal ones only (made by the Directory's owner, the
+ * end of sessions, the Outbound entrypoint).
  */
 export class Workspace extends DurableObject<Env> {
   private owner: string | undefined;
+  /** Who else may use it, and as what (worker/door/members.ts; empty until members exist). */
+  protected members: Members = {};
   /** The one alarm of this object, shared by named tasks (worker/alarms.ts). */
   protected readonly alarms: AlarmScheduler;
   /** Start/wake, save, stop, and the alarm that saves and sleeps (worker/lifecycle/). */
@@ -81,8 +72,8 @@ export class Workspace extends DurableObject<Env> {
   private readonly scm: SourceControl;
   /** The container, as every feature uses it. */
   protected readonly sandbox: ContainerSandbox;
-  /** The HTTP surface (see fetch()), made on first use. */
-  private routes: WorkspaceRoutes | undefined;
+  /** The door's view of this object (see fetch()), made on first use. */
+  private door: DoorDeps | undefined;
   /** Open terminal sockets by the session that opened them (closed when it ends). */
   private readonly sessionSockets = new SessionSockets();
   /** Preview hostnames, their access grants and share links (worker/previews/). */
@@ -159,6 +150,7 @@ export class Workspace extends DurableObject<Env> {
     });
     void ctx.blockConcurrencyWhile(async () => {
       this.owner = await ctx.storage.get<string>("owner");
+      this.members = parseMembers(await ctx.storage.get(MEMBERS_KEY));
       await this.network.load();
       await this.lifecycle.load();
       // A restarted Durable Object starts without an inactivity timeout even
@@ -177,8 +169,8 @@ export class Workspace extends DurableObject<Env> {
   }
 
   /**
-   * The body of every RPC method: the caller must own the workspace, and a
-   * failure comes back as data (RPC keeps only the message of a thrown error).
+   * The body of an internal RPC method: the caller must own the workspace,
+   * and a failure comes back as data (RPC keeps only the message of a thrown error).
    */
   protected call<T>(caller: string, operation: () => T | Promise<T>): Promise<RpcResult<T>> {
     return settle(() => {
@@ -239,22 +231,44 @@ export class Workspace extends DurableObject<Env> {
     if (from === "backup") await runSetupRecipe(this.sandbox);
   }
 
-  rename(caller: string, name: string): Promise<RpcResult<void>> {
-    return this.call(caller, () => this.ctx.storage.put("name", name));
+  /** The workspace's name, here and in its owner's list. */
+  private async rename(name: string): Promise<WorkspaceSummary> {
+    await this.ctx.storage.put("name", name);
+    const renamed = this.owner ? await userDirectory(this.env, this.owner).rename(this.id, name) : undefined;
+    if (!renamed) throw notFound("No such workspace.");
+    return renamed;
   }
 
-  /** Destroys the container and everything stored for this workspace. */
-  destroy(caller: string): Promise<RpcResult<void>> {
-    return this.call(caller, async () => {
-      await this.languageServers.dispose();
-      this.sandbox.announceDeletion();
-      await this.lifecycle.retire();
-      await this.backups.deleteAll();
-      await this.ctx.storage.deleteAlarm();
-      await this.ctx.storage.deleteAll();
-      this.previews.forget();
-      this.owner = undefined;
-    });
+  /** Destroys the container and everything stored for this workspace, and takes it off its owner's list. */
+  private async destroy(): Promise<void> {
+    const owner = this.owner;
+    await this.languageServers.dispose();
+    this.sandbox.announceDeletion();
+    await this.lifecycle.retire();
+    await this.backups.deleteAll();
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.previews.forget();
+    this.owner = undefined;
+    this.members = {};
+    if (owner) await userDirectory(this.env, owner).remove(this.id);
+  }
+
+  /** Start fresh after a snapshot failed to restore. */
+  private async reset(): Promise<void> {
+    await this.lifecycle.reset();
+    // The next start is from the image: it gets the workspace's template again.
+    await this.ctx.storage.delete("seeded");
+  }
+
+  /** This workspace's id (its Durable Object's name). */
+  private get id(): string {
+    return this.ctx.id.name ?? "";
+  }
+
+  /** The caller's role here: owner, a member's role, or none (worker/door/members.ts). */
+  protected roleOf(caller: string): Role | undefined {
+    return roleOf(caller, this.owner, this.members);
   }
 
   /**
@@ -299,9 +313,8 @@ export class Workspace extends DurableObject<Env> {
   }
 
   /**
-   * WebSockets and streams reach the workspace through fetch(), by the one
-   * route table below; the Worker has already checked who is asking and
-   * what they sent.
+   * Every request of a user: the Worker checked the session and the origin
+   * and names the caller in a header; the door does the rest (worker/door/dispatch.ts).
    */
   override async fetch(request: Request): Promise<Response> {
     // A preview hostname's request (only the Worker sets this header; it strips client copies).
@@ -309,160 +322,71 @@ export class Workspace extends DurableObject<Env> {
     if (request.headers.has(PREVIEW_HEADER)) {
       return this.owner ? this.previews.fetch(request) : previewNotFound();
     }
-    const caller = request.headers.get(CALLER_HEADER);
-    if (!caller || !this.owner || caller !== this.owner) {
-      // Read what the client still sends: a body left unread breaks the next request on its connection.
-      await drainBody(request);
-      return errorResponse(noSuchWorkspace());
-    }
-    if (this.wouldWake(request)) {
-      return errorResponse(
-        new AppError(
-          ErrorCode.WORKSPACE_ASLEEP,
-          "The workspace is not running, and reading never wakes it: wake it first (POST /api/workspaces/{id}/wake, or Wake in the IDE).",
-        ),
-      );
-    }
-    this.lifecycle.activity.touch();
-    this.routes ??= {
-      "GET /terminals": (request, url) => this.openTerminal(request, url),
-      "GET /lsp": (request, url) => this.openLanguageServer(request, url),
-      ...fileRoutes(
-        {
-          files: this.files,
-          watcher: this.fileWatcher,
-          sandbox: this.sandbox,
-          awake: () => this.lifecycle.whenAwake(),
-          asleep: () => this.lifecycle.isAsleep(),
-        },
-        (operation) => this.lifecycle.shared(operation),
-      ),
-      ...archiveRoutes(this.lifecycle, this.sandbox),
-      "GET /backups/download": (_request, url) => this.downloadBackup(url),
-      ...searchRoutes(this.search, this.sandbox),
-      ...gitRoutes({
-        scm: this.scm,
-        git: this.git,
-        wake: () => this.sandbox.wake(),
-        shared: (operation) => this.lifecycle.shared(operation),
-        identity: () => ownerIdentity(this.owner ?? caller),
-      }),
+    this.door ??= {
+      routes: WORKSPACE_ROUTES,
+      roleOf: (caller) => this.roleOf(caller),
+      parts: () => this.parts,
+      awake: () => this.sandbox.running || this.lifecycle.isStarting,
+      touch: () => this.lifecycle.activity.touch(),
     };
-    const response = await routeWorkspaceRequest(this.routes, request);
+    const response = await dispatch(request, this.door);
     // An event stream (the file watch) ends with its session, like a terminal.
     if (!response.headers.get("Content-Type")?.startsWith("text/event-stream")) return response;
     return endsWithSession(response, this.sessionSockets, request.headers.get(SESSION_HEADER) ?? "");
   }
 
-  /**
-   * A GET (reading files, a download, the export) is read-only: it never
-   * starts a container, so a link on another site cannot wake a workspace
-   * with its owner's cookie. Waking is `POST .../wake`. The file watcher
-   * waits for a container without starting one, and a terminal's WebSocket
-   * upgrade carries the IDE's Origin (checked by the Worker), so both pass.
-   */
-  private wouldWake(request: Request): boolean {
-    if (request.method !== "GET" || request.headers.get("Upgrade")?.toLowerCase() === "websocket") return false;
-    const path = new URL(request.url).pathname;
-    // The watch waits for a container; a backup download as stored needs none (as .tar.gz it checks itself).
-    if (path === "/files/watch" || path === "/backups/download") return false;
-    return !this.sandbox.running && !this.lifecycle.isStarting;
-  }
+  private partsMade: WorkspaceParts | undefined;
 
-  /** `GET /terminals?name=N&cols&rows&wake`: a terminal's WebSocket (the Worker checked the name). */
-  private async openTerminal(request: Request, url: URL): Promise<Response> {
-    const name = url.searchParams.get("name") ?? "";
-    // Automatic reconnects ask not to wake a sleeping workspace (an open tab is
-    // not use); a container that vanished is brought back for them.
-    if (url.searchParams.get("wake") === "0" && this.lifecycle.isAsleep()) {
-      return terminalSleeping(this.lifecycle.failureMessage);
-    }
-    try {
-      await this.ensureRunning();
-    } catch (error) {
-      return refuseTerminal(`The container could not start: ${describe(error)}`);
-    }
-    // Its session is remembered with it: ending that session closes the socket.
-    const session = request.headers.get(SESSION_HEADER) ?? "";
-    let forget = () => {};
-    return openTerminal(this.sandbox, request, name, {
-      begin: (close) => {
-        this.activity.begin();
-        forget = this.sessionSockets.add(session, close);
+  /** What the routes' handlers use (worker/door/parts.ts). */
+  private get parts(): WorkspaceParts {
+    this.partsMade ??= {
+      id: this.id,
+      env: this.env,
+      sandbox: this.sandbox,
+      lifecycle: this.lifecycle,
+      files: this.files,
+      watcher: this.fileWatcher,
+      search: this.search,
+      git: this.git,
+      scm: this.scm,
+      github: this.github,
+      previews: this.previews,
+      network: this.network,
+      languageServers: this.languageServers,
+      sockets: this.sessionSockets,
+      identity: () => ownerIdentity(this.owner ?? ""),
+      record: {
+        rename: (name) => this.rename(name),
+        destroy: () => this.destroy(),
+        reset: () => this.reset(),
+        gitCredentials: () => this.listGitCredentials(),
       },
-      end: () => {
-        forget();
-        this.activity.end();
+      backups: {
+        health: () => this.backups.health(),
+        list: () => this.listBackups(),
+        create: () => this.createBackup(),
+        restore: (id) => this.restoreBackup(id),
+        upgrade: () => this.upgrade(),
+        delete: (id) => this.backups.delete(id),
+        pin: (id, pinned) => this.backups.setPinned(id, pinned),
+        download: (id, format) => this.downloadBackup(id, format),
       },
-    });
+    };
+    return this.partsMade;
   }
 
-  /**
-   * `GET /lsp?language=L&wake`: a page's WebSocket to the workspace's `L`
-   * server (the Worker checked the name). Opening it starts the container;
-   * automatic reconnects (`wake=0`) leave a sleeping workspace asleep.
-   */
-  private async openLanguageServer(request: Request, url: URL): Promise<Response> {
-    const language = url.searchParams.get("language") ?? "";
-    if (!isLanguageServerId(language)) {
-      throw new AppError(ErrorCode.UNKNOWN_LANGUAGE, `No language server "${language}".`);
-    }
-    if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
-      throw new AppError(ErrorCode.UPGRADE_REQUIRED, "This is a WebSocket route: connect with a WebSocket client.");
-    }
-    if (url.searchParams.get("wake") === "0" && this.lifecycle.isAsleep()) {
-      throw new AppError(ErrorCode.WORKSPACE_ASLEEP, "The workspace is asleep; open a file or a terminal to wake it.");
-    }
-    await this.ensureRunning();
-    // Like a terminal's, it ends with the session that opened it.
-    const session = request.headers.get(SESSION_HEADER) ?? "";
-    let forget = () => {};
-    return this.languageServers.open(language, {
-      onMessage: () => this.activity.touch(),
-      onOpen: (close) => {
-        forget = this.sessionSockets.add(session, close);
-      },
-      onClose: () => forget(),
-    });
-  }
+  // Backups (worker/backups/): worker/backups/backup-routes.ts declares their routes.
 
-  /** The workspace's terminals; an empty list when the container is not running (this does not start it). */
-  listTerminals(caller: string): Promise<RpcResult<TerminalInfo[]>> {
-    return this.call(caller, () => (this.sandbox.running ? listTerminals(this.sandbox) : []));
-  }
-
-  /** Ends a terminal and what runs in it; false when there is no such terminal. */
-  endTerminal(caller: string, name: string): Promise<RpcResult<boolean>> {
-    return this.call(caller, () => (this.sandbox.running ? endTerminal(this.sandbox, name) : false));
-  }
-
-  /** Starts or wakes the container if needed and reports its state with `uname -a` from inside. */
-  status(caller: string, id: string): Promise<RpcResult<WorkspaceStatus>> {
-    return this.call(caller, async () => ({ ...(await this.lifecycle.wake(id)), backup: await this.backups.health() }));
-  }
-
-  /** The state without starting anything and without counting as activity (for polling). */
-  peek(caller: string, id: string): Promise<RpcResult<WorkspaceStatus>> {
-    return this.call(caller, async () => ({
-      ...(await this.lifecycle.status(id)),
-      backup: await this.backups.health(),
-    }));
-  }
-
-  // Backups (worker/backups/): the routes in worker/routes/backups.ts call these.
-
-  listBackups(caller: string): Promise<RpcResult<BackupList>> {
-    return this.call(caller, async () => ({ backups: await this.backups.list(), backup: await this.backups.health() }));
+  private async listBackups(): Promise<BackupList> {
+    return { backups: await this.backups.list(), backup: await this.backups.health() };
   }
 
   /** A backup now (waking the workspace): it has the disk alone, like a save. */
-  createBackup(caller: string): Promise<RpcResult<BackupRecord>> {
-    return this.call(caller, () =>
-      this.lifecycle.exclusive(async () => {
-        await this.lifecycle.ensureRunning();
-        return this.backups.create("manual");
-      }),
-    );
+  private createBackup(): Promise<BackupRecord> {
+    return this.lifecycle.exclusive(async () => {
+      await this.lifecycle.ensureRunning();
+      return this.backups.create("manual");
+    });
   }
 
   /**
@@ -470,36 +394,24 @@ export class Workspace extends DurableObject<Env> {
    * (the undo). Terminals start new shells in the restored tree; the file
    * watcher starts again, so pages and language servers read everything anew.
    */
-  restoreBackup(caller: string, backupId: string): Promise<RpcResult<RestoreResult>> {
-    return this.call(caller, () =>
-      this.lifecycle.exclusive(async () => {
-        await this.lifecycle.ensureRunning();
-        const result = await this.backups.restore(backupId);
-        const when = result.restored.createdAt.slice(0, 16).replace("T", " ");
-        await restartTerminals(
-          this.sandbox,
-          `cloud-ide: the files were restored from the backup of ${when} UTC; this terminal started again in the restored tree.`,
-        ).catch((error) => console.error(`restarting terminals after a restore: ${describe(error)}`));
-        this.fileWatcher.restart();
-        return result;
-      }),
-    );
-  }
-
-  /** "Move to the current image": back up, then a new container from the current image with those files. */
-  upgrade(caller: string, id: string): Promise<RpcResult<WorkspaceStatus>> {
-    return this.call(caller, async () => {
-      await this.lifecycle.upgrade();
-      return { ...(await this.lifecycle.status(id)), backup: await this.backups.health() };
+  private restoreBackup(backupId: string): Promise<RestoreResult> {
+    return this.lifecycle.exclusive(async () => {
+      await this.lifecycle.ensureRunning();
+      const result = await this.backups.restore(backupId);
+      const when = result.restored.createdAt.slice(0, 16).replace("T", " ");
+      await restartTerminals(
+        this.sandbox,
+        `cloud-ide: the files were restored from the backup of ${when} UTC; this terminal started again in the restored tree.`,
+      ).catch((error) => console.error(`restarting terminals after a restore: ${describe(error)}`));
+      this.fileWatcher.restart();
+      return result;
     });
   }
 
-  deleteBackup(caller: string, backupId: string): Promise<RpcResult<void>> {
-    return this.call(caller, () => this.backups.delete(backupId));
-  }
-
-  pinBackup(caller: string, backupId: string, pinned: boolean): Promise<RpcResult<BackupRecord>> {
-    return this.call(caller, () => this.backups.setPinned(backupId, pinned));
+  /** "Move to the current image": back up, then a new container from the current image with those files. */
+  private async upgrade(): Promise<WorkspaceStatus> {
+    await this.lifecycle.upgrade();
+    return { ...(await this.lifecycle.status(this.id)), backup: await this.backups.health() };
   }
 
   /**
@@ -507,13 +419,13 @@ export class Workspace extends DurableObject<Env> {
    * container needed) or, by default, as `.tar.gz` (recompressed by zstd and
    * gzip in the running container; a GET never wakes it).
    */
-  private async downloadBackup(url: URL): Promise<Response> {
-    const { record, body } = await this.backups.object(url.searchParams.get("id") ?? "");
+  private async downloadBackup(id: string, format: "gz" | "zst"): Promise<Response> {
+    const { record, body } = await this.backups.object(id);
     const name =
       `${(await this.ctx.storage.get<string>("name")) ?? "workspace"}-${record.createdAt.slice(0, 16).replace(/[T:]/g, "-")}`
         .replace(/[^A-Za-z0-9._-]+/g, "-")
         .slice(0, 120);
-    if (url.searchParams.get("format") === "zst") {
+    if (format === "zst") {
       return new Response(body, {
         headers: {
           "Content-Type": "application/zstd",
@@ -565,45 +477,6 @@ export class Workspace extends DurableObject<Env> {
     });
   }
 
-  /** A snapshot now; resolves once its id is stored. */
-  save(caller: string): Promise<RpcResult<SaveResult>> {
-    return this.call(caller, () => this.lifecycle.save());
-  }
-
-  /** Save, then stop the container. */
-  stop(caller: string): Promise<RpcResult<SaveResult>> {
-    return this.call(caller, () => this.lifecycle.stop());
-  }
-
-  /** Start fresh after a snapshot failed to restore. */
-  reset(caller: string): Promise<RpcResult<void>> {
-    return this.call(caller, async () => {
-      await this.lifecycle.reset();
-      // The next start is from the image: it gets the workspace's template again.
-      await this.ctx.storage.delete("seeded");
-    });
-  }
-
-  // Previews (worker/previews/): the routes in worker/routes/previews.ts call these.
-
-  /** The owner's grant `id` for a port renewed, or a new one. */
-  openPreview(caller: string, port: number, id?: string): Promise<RpcResult<Grant>> {
-    return this.call(caller, () => this.previews.openOwner(port, id));
-  }
-
-  createShare(caller: string, port: number, ttlSeconds: number): Promise<RpcResult<Grant>> {
-    return this.call(caller, () => this.previews.createShare(port, ttlSeconds));
-  }
-
-  /** Live grants of a port: share links and the owner's panes. */
-  listShares(caller: string, port: number): Promise<RpcResult<Grant[]>> {
-    return this.call(caller, () => this.previews.grants.listed(port));
-  }
-
-  revokeShare(caller: string, port: number, id: string): Promise<RpcResult<boolean>> {
-    return this.call(caller, () => this.previews.revoke(port, id));
-  }
-
   /** Closes the terminal sockets opened with these sessions (all when null): they ended. */
   endSessions(caller: string, sessionIds: string[] | null): Promise<RpcResult<number>> {
     return this.call(caller, () => this.sessionSockets.close(sessionIds, "You were signed out."));
@@ -614,63 +487,7 @@ export class Workspace extends DurableObject<Env> {
     return this.call(caller, () => this.previews.revokeAll());
   }
 
-  /**
-   * What listens, for the preview pane's poll. It neither wakes a sleeping
-   * workspace nor counts as use: an open tab alone must let it sleep.
-   */
-  previewsOverview(caller: string): Promise<RpcResult<PreviewsOverview>> {
-    return this.call(caller, async () => {
-      const nothing: PreviewsOverview = { ports: [], devServer: { state: "stopped", command: DEV_SERVER_COMMAND } };
-      // A container still starting has nothing listening yet (and may not answer exec).
-      if (!this.sandbox.running || this.lifecycle.isStarting) return nothing;
-      try {
-        const [ports, devServer] = await Promise.all([
-          this.previews.listeningPorts({ wake: false }),
-          this.previews.devServer({ wake: false }),
-        ]);
-        return { ports, devServer };
-      } catch (error) {
-        // It stopped (or vanished) between the check and the exec.
-        if (isUnavailable(error)) return nothing;
-        throw error;
-      }
-    });
-  }
-
-  runDevServer(caller: string): Promise<RpcResult<DevServerState>> {
-    return this.call(caller, () => this.previews.runDevServer());
-  }
-
-  stopDevServer(caller: string): Promise<RpcResult<void>> {
-    return this.call(caller, () => this.previews.stopDevServer());
-  }
-
-  // Git credentials (worker/git/git-credentials.ts): a token per git host, kept
-  // as a network secret; worker/routes/git.ts calls these.
-
-  gitCredentials(caller: string): Promise<RpcResult<GitCredentials>> {
-    return this.call(caller, () => this.listGitCredentials());
-  }
-
-  setGitToken(caller: string, host: string, token: string): Promise<RpcResult<GitCredentials>> {
-    return this.call(caller, async () => {
-      await this.network.putSecret(gitSecretName(host), gitSecret(host, token), MAX_SECRETS);
-      return this.listGitCredentials();
-    });
-  }
-
-  removeGitToken(caller: string, host: string): Promise<RpcResult<boolean>> {
-    return this.call(caller, () => this.network.deleteSecret(gitSecretName(host)));
-  }
-
-  startGitHubSignIn(caller: string): Promise<RpcResult<GitHubDeviceCode>> {
-    return this.call(caller, () => this.github.start());
-  }
-
-  pollGitHubSignIn(caller: string): Promise<RpcResult<GitHubSignIn>> {
-    return this.call(caller, () => this.github.poll());
-  }
-
+  /** The hosts with a git token (never their values), and whether GitHub's sign-in is offered. */
   private async listGitCredentials(): Promise<GitCredentials> {
     return { hosts: gitCredentials(await this.network.secretInfos()), githubSignIn: this.github.available };
   }
@@ -699,34 +516,6 @@ export class Workspace extends DurableObject<Env> {
     return fetch(request);
   }
 
-  // Network (worker/network/): the routes in worker/routes/network.ts call these.
-
-  networkSettings(caller: string): Promise<RpcResult<NetworkSettings>> {
-    return this.call(caller, () => this.network.settings());
-  }
-
-  /** A checked policy; `restart` confirms a restart when the mode change needs one. */
-  updateNetwork(caller: string, policy: NetworkPolicy, restart: boolean): Promise<RpcResult<NetworkSettings>> {
-    return this.call(caller, () => this.network.update(policy, restart));
-  }
-
-  networkSecrets(caller: string): Promise<RpcResult<SecretInfo[]>> {
-    return this.call(caller, () => this.network.secretInfos());
-  }
-
-  putSecret(caller: string, name: string, secret: Required<SecretInput>): Promise<RpcResult<SecretInfo>> {
-    return this.call(caller, () => this.network.putSecret(name, secret, MAX_SECRETS));
-  }
-
-  deleteSecret(caller: string, name: string): Promise<RpcResult<boolean>> {
-    return this.call(caller, () => this.network.deleteSecret(name));
-  }
-
-  /** The outbound requests after `after`; it neither wakes the workspace nor counts as use. */
-  networkLog(caller: string, after: number): Promise<RpcResult<EgressLog>> {
-    return this.call(caller, () => this.network.logSince(after));
-  }
-
   /**
    * For the Outbound entrypoint only (no caller: it runs for this object's
    * own container, named in its props): the rules in force, secrets included.
@@ -742,5 +531,5 @@ export class Workspace extends DurableObject<Env> {
 }
 
 function noSuchWorkspace(): AppError {
-  return new AppError(ErrorCode.NOT_FOUND, "No such workspace.");
+  return notFound("No such workspace.");
 }

@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from "hono";
 import { ErrorCode } from "../../protocol/errors";
+import type { AppEnv } from "../app-env";
 import { AppError } from "../errors";
 import { drainBody } from "../http";
-import type { AppEnv } from "../workspace-access";
 import { identify } from "./identify";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);

@@ -1,17 +1,10 @@
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
+import type { AppEnv, User } from "../app-env";
 import { userDirectory } from "../directory";
-import type { AppEnv } from "../workspace-access";
 import { accessIdentity } from "./access-jwt";
 import { sessionCookieName } from "./session-cookie";
 import { verifySession } from "./session-token";
-
-export interface User {
-  id: string;
-  via: "password" | "access";
-  /** The live session this request came with (a row in the user's Directory object). */
-  sessionId: string;
-}
 
 /**
  * The signed-in user: a valid Cloudflare Access token first, else the session

@@ -1,215 +1,349 @@
+import { z } from "zod";
 import { ErrorCode } from "../../protocol/errors";
-import type { DirectoryListing, FileInfo, FileType, MoveRequest } from "../../protocol/files";
-import { MAX_JSON_BODY_BYTES } from "../body-limits";
+import {
+  type DirectoryListing,
+  type FileInfo,
+  type FileType,
+  MAX_FILE_BODY_BYTES,
+  type MoveRequest,
+  UPLOAD_CHUNK_BYTES,
+} from "../../protocol/files";
+import type { WorkspaceParts } from "../door/parts";
+import { defineRoute, type Route } from "../door/route";
+import { check, flag, none, refusal } from "../door/schema";
 import { AppError } from "../errors";
-import { answerError, drainBody, errorResponse, readText } from "../http";
-import type { Sandbox } from "../sandbox/sandbox";
-import type { WorkspaceRoutes } from "../workspace-router";
 import { fileError } from "./file-errors";
-import type { FileWatcher } from "./file-watcher";
-import type { Files, SandboxFileStat } from "./sandbox-files";
+import type { SandboxFileStat } from "./sandbox-files";
 import { baseName, checkWorkspacePath, containerPath, parentPath } from "./workspace-path";
 
-export interface FilesDeps {
-  files: Files;
-  watcher: FileWatcher;
-  /** The container; `sandbox.wake()` is called only after the request is known to be valid. */
-  sandbox: Sandbox;
-  /** For reads, which never wake it: waits out a start or stop, then fails WORKSPACE_ASLEEP unless it runs. */
-  awake: () => Promise<void>;
-  /** True while the workspace sleeps by choice (stopping or stopped); a vanished container is not asleep. */
-  asleep: () => boolean;
+/**
+ * The files API, `/api/workspaces/{id}/files...`. Every `path` is relative
+ * to /workspace ("." is /workspace itself), checked by the schemas below
+ * (workspace-path.ts); symlinks leading outside /workspace are refused with
+ * 403 PATH_OUTSIDE_WORKSPACE. Errors are `{code, message}`: ENOENT 404
+ * FILE_NOT_FOUND, EEXIST 409 FILE_EXISTS, ENOTEMPTY 409 DIRECTORY_NOT_EMPTY,
+ * EISDIR 400 IS_A_DIRECTORY, ENOTDIR 400 NOT_A_DIRECTORY, ENOSPC 507
+ * NO_SPACE, bad paths 400 INVALID_PATH.
+ *
+ *   GET    /files?path=DIR                 {"entries":[{name,type,size,modifiedAt}]}
+ *   DELETE /files?path=P[&recursive=1]     204; a folder needs recursive=1
+ *   GET    /files/stat?path=P              {path,type,size,modifiedAt,etag}
+ *   GET    /files/content?path=FILE        the bytes (application/octet-stream), ETag
+ *   PUT    /files/content?path=FILE        body = new bytes, written to a temporary file and
+ *          [&parents=1]                    renamed into place. If-Match: ETAG -> 412 FILE_CHANGED
+ *                                          when the file changed; If-None-Match: * -> 412
+ *                                          FILE_EXISTS when it exists. Answers FileInfo + ETag.
+ *   POST   /files/mkdir?path=DIR[&parents=1]  201 FileInfo
+ *   POST   /files/move  {"from","to","overwrite"?}  rename/move; refuses an existing
+ *                                          destination with 409 unless overwrite.
+ *   PUT    /files/upload?path=FILE&upload=TOKEN&offset=N[&final=1]
+ *                                          one chunk (<= 32 MiB, UPLOAD_CHUNK_BYTES) of an
+ *                                          upload, streamed into `.NAME.upload-TOKEN` beside the
+ *                                          target at byte N; the chunk with final=1 renames it
+ *                                          into place (parent folders are created). Chunks keep
+ *                                          every request under the Workers body limit, so 1 GB
+ *                                          uploads work, and a failed chunk is retried alone.
+ *   DELETE /files/upload?path=FILE&upload=TOKEN   abandons an upload.
+ *   GET    /files/download?path=P          a file as an attachment; a folder as NAME.tar.gz,
+ *                                          streamed from `tar -cz` in the container.
+ *   GET    /files/watch                    server-sent events (protocol/files.ts): ready,
+ *                                          changes {changes:[{type,path,from?}]}, resync.
+ *
+ * Streamed bodies pass straight through to `exec()` stdin/stdout. Each route
+ * runs beside other file operations but never beside a save (see DiskLock).
+ */
+
+/** A workspace path in a query or body: "." (/workspace itself) only where `allowRoot`. */
+function workspacePath(name: string, { allowRoot = false } = {}) {
+  return check((value) => {
+    const path = checked(value, name);
+    if (path === "." && !allowRoot) {
+      throw new AppError(ErrorCode.INVALID_PATH, `${name} names /workspace itself, which this operation cannot take.`);
+    }
+    return path;
+  });
 }
 
-/**
- * The Durable Object's file routes: `/api/workspaces/{id}/files...` as the
- * Worker forwards them (worker/routes/files.ts), so streamed bodies pass
- * straight through to `exec()` stdin/stdout. `shared` runs each one beside
- * other file operations but never beside a save (see DiskLock).
- */
-export function fileRoutes(deps: FilesDeps, shared: <T>(operation: () => Promise<T>) => Promise<T>): WorkspaceRoutes {
-  const routes: WorkspaceRoutes = {};
-  for (const [key, handler] of Object.entries(HANDLERS)) {
-    routes[key as keyof WorkspaceRoutes] = (request, url) =>
-      shared(async () => {
+const pathQuery = z.object({ path: workspacePath("path") });
+const anyPathQuery = z.object({ path: workspacePath("path", { allowRoot: true }) });
+const uploadToken = z
+  .string()
+  .optional()
+  .refine(
+    (token) => token !== undefined && /^[a-z0-9]{8,32}$/.test(token),
+    refusal(ErrorCode.BAD_REQUEST, "upload must be a token of 8-32 lowercase letters and digits."),
+  )
+  .transform((token) => token as string);
+
+/** Runs a file route beside other file operations, never beside a save. */
+function fileOperation<T>(call: { workspace: WorkspaceParts }, operation: () => Promise<T>): Promise<T> {
+  return call.workspace.lifecycle.shared(operation);
+}
+
+export const FILE_ROUTES: Route[] = [
+  defineRoute({
+    method: "GET",
+    path: "/files",
+    role: "viewer",
+    wake: "read",
+    input: { query: z.object({ path: workspacePath("path", { allowRoot: true }), wake: z.string().optional() }) },
+    handle: (call) =>
+      fileOperation(call, async () => {
+        const { files, lifecycle } = call.workspace;
+        const { path } = call.query;
+        // A re-read after the watcher went away (`wake=0`) must not wake a sleeping workspace.
+        if (call.query.wake === "0" && lifecycle.isAsleep()) {
+          throw new AppError(
+            ErrorCode.WORKSPACE_ASLEEP,
+            "The workspace is asleep; open a file or a terminal to wake it.",
+          );
+        }
+        await lifecycle.whenAwake();
+        const listing = await attempt(() => files.listDirectory(containerPath(path)), path);
+        const entries = listing.entries.map((e) => ({ ...e, type: fileType(e.type) }));
+        return Response.json({ entries } satisfies DirectoryListing);
+      }),
+  }),
+
+  defineRoute({
+    method: "GET",
+    path: "/files/stat",
+    role: "viewer",
+    wake: "read",
+    input: { query: anyPathQuery },
+    handle: (call) =>
+      fileOperation(call, async () => {
+        const { path } = call.query;
+        await call.workspace.lifecycle.whenAwake();
+        const stat = await attempt(() => call.workspace.files.stat(containerPath(path)), path);
+        return Response.json(info(path, stat), { headers: { ETag: stat.etag } });
+      }),
+  }),
+
+  defineRoute({
+    method: "GET",
+    path: "/files/content",
+    role: "viewer",
+    wake: "read",
+    input: { query: pathQuery },
+    handle: (call) =>
+      fileOperation(call, async () => {
+        const { path } = call.query;
+        await call.workspace.lifecycle.whenAwake();
+        // A tab checking its buffer against the disk (after its own save, most often) sends the version it holds:
+        // when the file still is that version, a stat answers and the bytes stay in the container.
+        const held = call.request.headers.get("If-None-Match");
+        if (held) {
+          const stat = await attempt(() => call.workspace.files.stat(containerPath(path)), path);
+          if (held === stat.etag) return new Response(null, { status: 304, headers: { ETag: stat.etag } });
+        }
+        // One process opens the file and reports the stat of what it opened, so the
+        // ETag describes exactly these bytes.
+        const { response: file, stat } = await attempt(
+          () => call.workspace.files.readFileWithStat(containerPath(path)),
+          path,
+        );
+        return new Response(file.body, { headers: contentHeaders(stat, path, false) });
+      }),
+  }),
+
+  defineRoute({
+    method: "PUT",
+    path: "/files/content",
+    role: "editor",
+    wake: "wake",
+    input: { query: z.object({ path: workspacePath("path"), parents: flag }), body: { stream: MAX_FILE_BODY_BYTES } },
+    handle: (call) =>
+      fileOperation(call, async () => {
+        const { files, sandbox } = call.workspace;
+        const { path, parents } = call.query;
+        const ifMatch = call.request.headers.get("If-Match");
+        const createOnly = call.request.headers.get("If-None-Match") === "*";
+        await sandbox.wake();
+        if (parents) {
+          await attempt(() => files.mkdir(containerPath(parentPath(path)), { recursive: true }), parentPath(path));
+        }
+        // Atomic save: write a temporary file beside it, then rename it into place.
+        const temp = temporaryPath(path, "save");
         try {
-          return await handler(request, url.searchParams, deps);
+          const expected = createOnly ? "-" : (ifMatch ?? "");
+          const stat = await attempt(
+            () => files.saveAtomically(containerPath(temp), containerPath(path), expected, call.request.body ?? ""),
+            path,
+          );
+          return Response.json(info(path, stat), { status: 200, headers: { ETag: stat.etag } });
         } catch (error) {
-          // Read what the client still sends: answering mid-upload breaks the connection on some proxies.
-          await drainBody(request);
-          const createOnly = key === "PUT /files/content" && request.headers.get("If-None-Match") === "*";
+          await files.remove(containerPath(temp), { force: true }).catch(() => {});
           if (createOnly && error instanceof AppError && error.code === ErrorCode.FILE_EXISTS) {
             // An HTTP precondition that failed: If-None-Match: * on a file that exists.
-            return errorResponse(error, { status: 412 });
+            throw new AppError(ErrorCode.FILE_EXISTS, error.message, undefined, true);
           }
-          return answerError(error, request, key);
+          throw error;
         }
-      });
-  }
-  return routes;
-}
+      }),
+  }),
 
-type Handler = (request: Request, query: URLSearchParams, deps: FilesDeps) => Promise<Response>;
+  defineRoute({
+    method: "DELETE",
+    path: "/files",
+    role: "editor",
+    wake: "wake",
+    input: { query: z.object({ path: workspacePath("path"), recursive: flag }) },
+    handle: (call) =>
+      fileOperation(call, async () => {
+        const { path, recursive } = call.query;
+        await call.workspace.sandbox.wake();
+        await attempt(() => call.workspace.files.remove(containerPath(path), { recursive }), path);
+        return new Response(null, { status: 204 });
+      }),
+  }),
 
-const HANDLERS: Record<string, Handler> = {
-  "GET /files": async (_request, query, deps) => {
-    const path = pathParam(query, "path", { allowRoot: true });
-    // A re-read after the watcher went away (`wake=0`) must not wake a sleeping workspace.
-    if (query.get("wake") === "0" && deps.asleep()) {
-      throw new AppError(ErrorCode.WORKSPACE_ASLEEP, "The workspace is asleep; open a file or a terminal to wake it.");
-    }
-    await deps.awake();
-    const listing = await attempt(() => deps.files.listDirectory(containerPath(path)), path);
-    const entries = listing.entries.map((e) => ({ ...e, type: fileType(e.type) }));
-    return Response.json({ entries } satisfies DirectoryListing);
-  },
+  defineRoute({
+    method: "POST",
+    path: "/files/mkdir",
+    role: "editor",
+    wake: "wake",
+    input: { query: z.object({ path: workspacePath("path"), parents: flag }) },
+    handle: (call) =>
+      fileOperation(call, async () => {
+        const { files, sandbox } = call.workspace;
+        const { path, parents } = call.query;
+        await sandbox.wake();
+        await attempt(() => files.mkdir(containerPath(path), { recursive: parents }), path);
+        const stat = await attempt(() => files.stat(containerPath(path)), path);
+        return Response.json(info(path, stat), { status: 201 });
+      }),
+  }),
 
-  "GET /files/stat": async (_request, query, deps) => {
-    const path = pathParam(query, "path", { allowRoot: true });
-    await deps.awake();
-    const stat = await attempt(() => deps.files.stat(containerPath(path)), path);
-    return Response.json(info(path, stat), { headers: { ETag: stat.etag } });
-  },
-
-  "GET /files/content": async (request, query, deps) => {
-    const path = pathParam(query, "path");
-    await deps.awake();
-    // A tab checking its buffer against the disk (after its own save, most often) sends the version it holds:
-    // when the file still is that version, a stat answers and the bytes stay in the container.
-    const held = request.headers.get("If-None-Match");
-    if (held) {
-      const stat = await attempt(() => deps.files.stat(containerPath(path)), path);
-      if (held === stat.etag) return new Response(null, { status: 304, headers: { ETag: stat.etag } });
-    }
-    // One process opens the file and reports the stat of what it opened, so the
-    // ETag describes exactly these bytes.
-    const { response: file, stat } = await attempt(() => deps.files.readFileWithStat(containerPath(path)), path);
-    return new Response(file.body, { headers: contentHeaders(stat, path, false) });
-  },
-
-  "PUT /files/content": async (request, query, deps) => {
-    const path = pathParam(query, "path");
-    const ifMatch = request.headers.get("If-Match");
-    const createOnly = request.headers.get("If-None-Match") === "*";
-    await deps.sandbox.wake();
-    if (query.get("parents") === "1") {
-      await attempt(() => deps.files.mkdir(containerPath(parentPath(path)), { recursive: true }), parentPath(path));
-    }
-    // Atomic save: write a temporary file beside it, then rename it into place.
-    const temp = temporaryPath(path, "save");
-    try {
-      const expected = createOnly ? "-" : (ifMatch ?? "");
-      const stat = await attempt(
-        () => deps.files.saveAtomically(containerPath(temp), containerPath(path), expected, request.body ?? ""),
-        path,
-      );
-      return Response.json(info(path, stat), { status: 200, headers: { ETag: stat.etag } });
-    } catch (error) {
-      await deps.files.remove(containerPath(temp), { force: true }).catch(() => {});
-      throw error;
-    }
-  },
-
-  "DELETE /files": async (_request, query, deps) => {
-    const path = pathParam(query, "path");
-    await deps.sandbox.wake();
-    const recursive = query.get("recursive") === "1";
-    await attempt(() => deps.files.remove(containerPath(path), { recursive }), path);
-    return new Response(null, { status: 204 });
-  },
-
-  "POST /files/mkdir": async (_request, query, deps) => {
-    const path = pathParam(query, "path");
-    await deps.sandbox.wake();
-    await attempt(() => deps.files.mkdir(containerPath(path), { recursive: query.get("parents") === "1" }), path);
-    const stat = await attempt(() => deps.files.stat(containerPath(path)), path);
-    return Response.json(info(path, stat), { status: 201 });
-  },
-
-  "POST /files/move": async (request, _query, deps) => {
-    const text = await readText(request, MAX_JSON_BODY_BYTES);
-    const body = (() => {
-      try {
-        return JSON.parse(text) as Partial<MoveRequest> | undefined;
-      } catch {
-        return undefined;
-      }
-    })();
-    if (!body || typeof body !== "object") {
-      throw new AppError(ErrorCode.BAD_REQUEST, 'Send JSON {"from": "a.txt", "to": "b/a.txt"}.');
-    }
-    const from = checked(body.from, "from");
-    const to = checked(body.to, "to");
-    await deps.sandbox.wake();
-    const move =
-      body.overwrite === true ? deps.files.rename.bind(deps.files) : deps.files.renameNoReplace.bind(deps.files);
-    await attempt(() => move(containerPath(from), containerPath(to)), from, to);
-    const stat = await attempt(() => deps.files.lstat(containerPath(to)), to);
-    return Response.json(info(to, stat));
-  },
-
-  "PUT /files/upload": async (request, query, deps) => {
-    const path = pathParam(query, "path");
-    const token = uploadToken(query);
-    const offset = Number(query.get("offset") ?? "0");
-    if (!Number.isSafeInteger(offset) || offset < 0) {
-      throw new AppError(ErrorCode.BAD_REQUEST, "offset must be a byte count (0 or more).");
-    }
-    await deps.sandbox.wake();
-    if (offset === 0) {
-      await attempt(() => deps.files.mkdir(containerPath(parentPath(path)), { recursive: true }), parentPath(path));
-    }
-    const staging = temporaryPath(path, "upload", token);
-    const written = await attempt(
-      () => deps.files.writeFileAt(containerPath(staging), offset, request.body ?? ""),
-      path,
-    ).catch((error: unknown) => {
-      if (offset > 0 && error instanceof AppError && error.code === ErrorCode.FILE_NOT_FOUND) {
-        throw new AppError(
-          ErrorCode.UPLOAD_NOT_FOUND,
-          `No upload of "${path}" is in progress under this token (it finished, was cancelled, or never sent offset 0): upload the file again.`,
-        );
-      }
-      throw error;
-    });
-    if (query.get("final") !== "1") {
-      return Response.json({ path, received: Number(written.size) });
-    }
-    const stat = await attempt(() => deps.files.commit(containerPath(staging), containerPath(path), ""), path);
-    return Response.json(info(path, stat), { status: 201, headers: { ETag: stat.etag } });
-  },
-
-  "DELETE /files/upload": async (_request, query, deps) => {
-    const path = pathParam(query, "path");
-    const token = uploadToken(query);
-    await deps.sandbox.wake();
-    await attempt(() => deps.files.remove(containerPath(temporaryPath(path, "upload", token)), { force: true }), path);
-    return new Response(null, { status: 204 });
-  },
-
-  "GET /files/download": async (_request, query, deps) => {
-    const path = pathParam(query, "path", { allowRoot: true });
-    await deps.awake();
-    const stat = await attempt(() => deps.files.stat(containerPath(path)), path);
-    if (stat.type !== "directory") {
-      const file = await attempt(() => deps.files.readFile(containerPath(path)), path);
-      return new Response(file.body, { headers: contentHeaders(stat, path, true) });
-    }
-    const archive = await attempt(() => deps.files.archiveDirectory(containerPath(path)), path);
-    return new Response(archive.body, {
-      headers: {
-        "Content-Type": "application/gzip",
-        "Content-Disposition": attachment(`${baseName(path)}.tar.gz`),
-        "Cache-Control": "no-store",
+  defineRoute({
+    method: "POST",
+    path: "/files/move",
+    role: "editor",
+    wake: "wake",
+    input: {
+      body: {
+        json: z.object({
+          from: check((value) => checked(value, "from")),
+          to: check((value) => checked(value, "to")),
+          overwrite: z.unknown().transform((value) => value === true),
+        }) satisfies z.ZodType<Required<MoveRequest>, unknown>,
       },
-    });
-  },
+    },
+    handle: (call) =>
+      fileOperation(call, async () => {
+        const { files, sandbox } = call.workspace;
+        const { from, to, overwrite } = call.body;
+        await sandbox.wake();
+        const move = overwrite ? files.rename.bind(files) : files.renameNoReplace.bind(files);
+        await attempt(() => move(containerPath(from), containerPath(to)), from, to);
+        const stat = await attempt(() => files.lstat(containerPath(to)), to);
+        return Response.json(info(to, stat));
+      }),
+  }),
+
+  defineRoute({
+    method: "PUT",
+    path: "/files/upload",
+    role: "editor",
+    wake: "wake",
+    input: {
+      query: z.object({
+        path: workspacePath("path"),
+        upload: uploadToken,
+        offset: z
+          .string()
+          .optional()
+          .transform((value) => Number(value ?? "0"))
+          .refine(
+            (offset) => Number.isSafeInteger(offset) && offset >= 0,
+            refusal(ErrorCode.BAD_REQUEST, "offset must be a byte count (0 or more)."),
+          ),
+        final: flag,
+      }),
+      body: { stream: UPLOAD_CHUNK_BYTES },
+    },
+    handle: (call) =>
+      fileOperation(call, async () => {
+        const { files, sandbox } = call.workspace;
+        const { path, upload: token, offset, final } = call.query;
+        await sandbox.wake();
+        if (offset === 0) {
+          await attempt(() => files.mkdir(containerPath(parentPath(path)), { recursive: true }), parentPath(path));
+        }
+        const staging = temporaryPath(path, "upload", token);
+        const written = await attempt(
+          () => files.writeFileAt(containerPath(staging), offset, call.request.body ?? ""),
+          path,
+        ).catch((error: unknown) => {
+          if (offset > 0 && error instanceof AppError && error.code === ErrorCode.FILE_NOT_FOUND) {
+            throw new AppError(
+              ErrorCode.UPLOAD_NOT_FOUND,
+              `No upload of "${path}" is in progress under this token (it finished, was cancelled, or never sent offset 0): upload the file again.`,
+            );
+          }
+          throw error;
+        });
+        if (!final) return Response.json({ path, received: Number(written.size) });
+        const stat = await attempt(() => files.commit(containerPath(staging), containerPath(path), ""), path);
+        return Response.json(info(path, stat), { status: 201, headers: { ETag: stat.etag } });
+      }),
+  }),
+
+  defineRoute({
+    method: "DELETE",
+    path: "/files/upload",
+    role: "editor",
+    wake: "wake",
+    input: { query: z.object({ path: workspacePath("path"), upload: uploadToken }) },
+    handle: (call) =>
+      fileOperation(call, async () => {
+        const { path, upload: token } = call.query;
+        await call.workspace.sandbox.wake();
+        const staging = containerPath(temporaryPath(path, "upload", token));
+        await attempt(() => call.workspace.files.remove(staging, { force: true }), path);
+        return new Response(null, { status: 204 });
+      }),
+  }),
+
+  defineRoute({
+    method: "GET",
+    path: "/files/download",
+    role: "viewer",
+    wake: "read",
+    input: { query: anyPathQuery },
+    handle: (call) =>
+      fileOperation(call, async () => {
+        const { files, lifecycle } = call.workspace;
+        const { path } = call.query;
+        await lifecycle.whenAwake();
+        const stat = await attempt(() => files.stat(containerPath(path)), path);
+        if (stat.type !== "directory") {
+          const file = await attempt(() => files.readFile(containerPath(path)), path);
+          return new Response(file.body, { headers: contentHeaders(stat, path, true) });
+        }
+        const archive = await attempt(() => files.archiveDirectory(containerPath(path)), path);
+        return new Response(archive.body, {
+          headers: {
+            "Content-Type": "application/gzip",
+            "Content-Disposition": attachment(`${baseName(path)}.tar.gz`),
+            "Cache-Control": "no-store",
+          },
+        });
+      }),
+  }),
 
   // Never wakes: the page's stream reconnects by itself (after a Save and sleep,
   // an idle stop), and an open tab alone must let a workspace sleep. The
   // watcher starts once something else starts the container.
-  "GET /files/watch": async (_request, _query, deps) => deps.watcher.subscribe(),
-};
+  defineRoute({
+    method: "GET",
+    path: "/files/watch",
+    role: "viewer",
+    wake: "never",
+    input: { query: none },
+    handle: (call) => fileOperation(call, async () => call.workspace.watcher.subscribe()),
+  }),
+];
 
 function contentHeaders(stat: SandboxFileStat, path: string, download: boolean): HeadersInit {
   return {
@@ -244,26 +378,10 @@ function fileType(type: string): FileType {
   return type === "directory" || type === "symlink" ? type : "file";
 }
 
-function pathParam(query: URLSearchParams, name: string, { allowRoot = false } = {}): string {
-  const path = checked(query.get(name), name);
-  if (path === "." && !allowRoot) {
-    throw new AppError(ErrorCode.INVALID_PATH, `${name} names /workspace itself, which this operation cannot take.`);
-  }
-  return path;
-}
-
 function checked(value: unknown, name: string): string {
   const result = checkWorkspacePath(typeof value === "string" ? value : undefined);
   if (!result.ok) throw new AppError(ErrorCode.INVALID_PATH, `${name}: ${result.reason}`);
   return result.path;
-}
-
-function uploadToken(query: URLSearchParams): string {
-  const token = query.get("upload") ?? "";
-  if (!/^[a-z0-9]{8,32}$/.test(token)) {
-    throw new AppError(ErrorCode.BAD_REQUEST, "upload must be a token of 8-32 lowercase letters and digits.");
-  }
-  return token;
 }
 
 /** `.NAME.KIND-TOKEN` beside the target: same filesystem, so the final rename is atomic. */

@@ -1,136 +1,268 @@
+import { z } from "zod";
 import { ErrorCode } from "../../protocol/errors";
-import type { GitBranches, GitLog } from "../../protocol/git";
-import { AppError } from "../errors";
-import { answerError, drainBody, readJsonObject } from "../http";
-import type { WorkspaceRoutes } from "../workspace-router";
-import type { GitCli } from "./git-cli";
+import type { GitBranches, GitCredentials, GitLog } from "../../protocol/git";
+import { MAX_SECRETS } from "../../protocol/network";
+import type { WorkspaceParts } from "../door/parts";
+import { defineRoute, type Route } from "../door/route";
+import { check, none } from "../door/schema";
+import { AppError, notFound } from "../errors";
+import { checkGitHost, checkToken, gitSecret, gitSecretName } from "./git-credentials";
 import { checkBranch, checkLimit, checkMessage, checkPath, checkPaths, checkRemote, checkRevision } from "./git-inputs";
 import { type SyncKind, streamGit, syncArgs } from "./git-sync";
-import type { SourceControl } from "./source-control";
-
-export interface GitDeps {
-  scm: SourceControl;
-  git: GitCli;
-  /** Starts or wakes the container: a change (a POST) does, a read (a GET) never does. */
-  wake: () => Promise<void>;
-  /** Runs a git operation beside file operations, never beside a save (see DiskLock). */
-  shared: <T>(operation: () => Promise<T>) => Promise<T>;
-  /** The owner's name and email, for commits when git has none configured. */
-  identity: () => { name: string; email: string };
-}
-
-type Handler = (request: Request, query: URLSearchParams, deps: GitDeps) => Promise<Response>;
 
 /**
- * The Durable Object's source control routes, `/api/workspaces/{id}/git/...`
- * as the Worker forwards them (worker/routes/git.ts). Every input is checked
- * here before git runs; git's refusals answer 409 GIT_REFUSED with git's
- * own message.
+ * Source control of /workspace, `/api/workspaces/{id}/git/...`. Every input
+ * is checked by the schemas here before git runs; git's refusals answer 409
+ * GIT_REFUSED with git's own message. A change (a POST) wakes the workspace,
+ * a read (a GET) never does (409 WORKSPACE_ASLEEP).
+ *
+ *   GET  /git/status                    GitStatus (protocol/git.ts)
+ *   POST /git/init                      git init; GitStatus
+ *   GET  /git/diff?path=P&staged=0|1    GitDiff: both sides' text
+ *   POST /git/stage|unstage|discard     {paths}; GitStatus
+ *   POST /git/commit                    {message, amend?}; 201 {oid, summary}
+ *   GET  /git/branches                  {branches}
+ *   POST /git/branches                  {name, from?, checkout?}; 201 {branches}
+ *   POST /git/checkout                  {branch}; GitStatus
+ *   GET  /git/log?limit=N               {commits}
+ *   POST /git/pull|push|fetch           {remote?}; newline-delimited JSON GitSyncEvents
+ *
+ * Credentials: a token per git host, kept as the workspace's network secret
+ * `git-HOST` (never in the container); the owner's to manage:
+ *   GET    /git/credentials             {hosts: [{host, updatedAt}], githubSignIn}
+ *   PUT    /git/credentials             {host, token}; the same answer
+ *   DELETE /git/credentials?host=H      204, or 404
+ *   POST   /git/credentials/github      GitHub device sign-in: {userCode, verificationUri, expiresAt, interval}
+ *   POST   /git/credentials/github/poll {state: pending|done|expired|denied}
  */
-export function gitRoutes(deps: GitDeps): WorkspaceRoutes {
-  const routes: WorkspaceRoutes = {};
-  for (const [key, handler] of Object.entries(HANDLERS)) {
-    routes[key as keyof WorkspaceRoutes] = async (request, url) => {
-      try {
-        // GETs reach here only while the container runs (Workspace.wouldWake refuses them otherwise).
-        if (request.method !== "GET") await deps.wake();
-        return await deps.shared(() => handler(request, url.searchParams, deps));
-      } catch (error) {
-        await drainBody(request);
-        return answerError(error, request, key);
-      }
-    };
-  }
-  for (const kind of ["pull", "push", "fetch"] as const) {
-    routes[`POST /git/${kind}`] = (request) => sync(kind, request, deps);
-  }
-  return routes;
+
+/** Runs a git operation beside file operations, never beside a save (see DiskLock); a change wakes the workspace first. */
+async function gitOperation(
+  workspace: WorkspaceParts,
+  change: boolean,
+  operation: () => Promise<Response>,
+): Promise<Response> {
+  if (change) await workspace.sandbox.wake();
+  return workspace.lifecycle.shared(operation);
 }
 
-const HANDLERS: Record<string, Handler> = {
-  "GET /git/status": async (_request, _query, deps) => {
-    return Response.json(await deps.scm.status());
-  },
-
-  "POST /git/init": async (_request, _query, deps) => {
-    const status = await deps.scm.init();
-    const { name, email } = deps.identity();
-    await deps.scm.ensureIdentity(name, email);
-    return Response.json(status);
-  },
-
-  "GET /git/diff": async (_request, query, deps) => {
-    const path = checkPath(query.get("path"));
-    if (path === ".") throw new AppError(ErrorCode.INVALID_PATH, "path names /workspace itself: name a file.");
-    return Response.json(await deps.scm.diff(path, query.get("staged") === "1" || query.get("staged") === "true"));
-  },
-
-  "POST /git/stage": async (request, _query, deps) => {
-    await deps.scm.stage(checkPaths(await readJsonObject(request)));
-    return Response.json(await deps.scm.status());
-  },
-
-  "POST /git/unstage": async (request, _query, deps) => {
-    await deps.scm.unstage(checkPaths(await readJsonObject(request)));
-    return Response.json(await deps.scm.status());
-  },
-
-  "POST /git/discard": async (request, _query, deps) => {
-    await deps.scm.discard(checkPaths(await readJsonObject(request)));
-    return Response.json(await deps.scm.status());
-  },
-
-  "POST /git/commit": async (request, _query, deps) => {
-    const body = await readJsonObject(request);
-    const message = checkMessage(body.message);
-    if (body.amend !== undefined && typeof body.amend !== "boolean") {
-      throw new AppError(ErrorCode.BAD_REQUEST, "amend must be true or false.");
-    }
-    const { name, email } = deps.identity();
-    await deps.scm.ensureIdentity(name, email);
-    return Response.json(await deps.scm.commit(message, body.amend === true), { status: 201 });
-  },
-
-  "GET /git/branches": async (_request, _query, deps) => {
-    return Response.json({ branches: await deps.scm.branches() } satisfies GitBranches);
-  },
-
-  "POST /git/branches": async (request, _query, deps) => {
-    const body = await readJsonObject(request);
-    const name = checkBranch(body.name);
-    const from = checkRevision(body.from);
-    if (body.checkout !== undefined && typeof body.checkout !== "boolean") {
-      throw new AppError(ErrorCode.BAD_REQUEST, "checkout must be true or false.");
-    }
-    await deps.scm.createBranch(name, from, body.checkout !== false);
-    return Response.json({ branches: await deps.scm.branches() } satisfies GitBranches, { status: 201 });
-  },
-
-  "POST /git/checkout": async (request, _query, deps) => {
-    const body = await readJsonObject(request);
-    await deps.scm.checkout(checkBranch(body.branch, "branch"));
-    return Response.json(await deps.scm.status());
-  },
-
-  "GET /git/log": async (_request, query, deps) => {
-    const limit = checkLimit(query.get("limit"));
-    return Response.json({ commits: await deps.scm.log(limit) } satisfies GitLog);
-  },
+const paths = {
+  json: z.record(z.string(), z.unknown()).transform((body, ctx) => checkedWith(ctx, () => checkPaths(body))),
 };
+const optionalBoolean = (name: string) => z.boolean({ error: `${name} must be true or false.` }).optional();
 
-/** `POST /git/{pull,push,fetch}`: checked and prepared like the others, then streamed while git runs. */
-async function sync(kind: SyncKind, request: Request, deps: GitDeps): Promise<Response> {
+/** A check that throws an AppError, inside a transform: its code and message. */
+function checkedWith<T>(ctx: z.RefinementCtx, fn: () => T): T {
   try {
-    // The body is optional: none, or JSON {remote?}.
-    const json = /^application\/json/i.test(request.headers.get("Content-Type") ?? "");
-    if (!json) await drainBody(request);
-    const body = json ? await readJsonObject(request) : {};
-    const remote = checkRemote(body.remote);
-    await deps.wake();
-    const args = await deps.shared(() => syncArgs(kind, remote, deps.scm));
-    return streamGit(deps.git, args, deps.shared);
+    return fn();
   } catch (error) {
-    await drainBody(request);
-    return answerError(error, request, `POST /git/${kind}`);
+    if (!(error instanceof AppError)) throw error;
+    ctx.addIssue({ code: "custom", message: error.message, params: { code: error.code } });
+    return z.NEVER;
   }
 }
+
+function stagingRoute(
+  path: "/git/stage" | "/git/unstage" | "/git/discard",
+  op: "stage" | "unstage" | "discard",
+): Route {
+  return defineRoute({
+    method: "POST",
+    path,
+    role: "editor",
+    wake: "wake",
+    input: { body: paths },
+    handle: ({ body, workspace }) =>
+      gitOperation(workspace, true, async () => {
+        await workspace.scm[op](body);
+        return Response.json(await workspace.scm.status());
+      }),
+  });
+}
+
+function syncRoute(kind: SyncKind): Route {
+  return defineRoute({
+    method: "POST",
+    path: `/git/${kind}`,
+    role: "editor",
+    wake: "wake",
+    // The body is optional: none, or JSON {remote?}.
+    input: { body: { json: z.object({ remote: check(checkRemote) }), optional: true } },
+    handle: async ({ body, workspace }) => {
+      await workspace.sandbox.wake();
+      const shared = workspace.lifecycle.shared.bind(workspace.lifecycle);
+      const args = await shared(() => syncArgs(kind, body.remote, workspace.scm));
+      return streamGit(workspace.git, args, shared);
+    },
+  });
+}
+
+async function credentials(workspace: WorkspaceParts): Promise<Response> {
+  return Response.json((await workspace.record.gitCredentials()) satisfies GitCredentials);
+}
+
+export const GIT_ROUTES: Route[] = [
+  defineRoute({
+    method: "GET",
+    path: "/git/status",
+    role: "viewer",
+    wake: "read",
+    input: { query: none },
+    handle: ({ workspace }) => gitOperation(workspace, false, async () => Response.json(await workspace.scm.status())),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/git/init",
+    role: "editor",
+    wake: "wake",
+    input: { query: none },
+    handle: ({ workspace }) =>
+      gitOperation(workspace, true, async () => {
+        const status = await workspace.scm.init();
+        const { name, email } = workspace.identity();
+        await workspace.scm.ensureIdentity(name, email);
+        return Response.json(status);
+      }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/git/diff",
+    role: "viewer",
+    wake: "read",
+    input: {
+      query: z.object({
+        path: check((value) => {
+          const path = checkPath(value);
+          if (path === ".") throw new AppError(ErrorCode.INVALID_PATH, "path names /workspace itself: name a file.");
+          return path;
+        }),
+        staged: z
+          .string()
+          .optional()
+          .transform((value) => value === "1" || value === "true"),
+      }),
+    },
+    handle: ({ query, workspace }) =>
+      gitOperation(workspace, false, async () => Response.json(await workspace.scm.diff(query.path, query.staged))),
+  }),
+  stagingRoute("/git/stage", "stage"),
+  stagingRoute("/git/unstage", "unstage"),
+  stagingRoute("/git/discard", "discard"),
+  defineRoute({
+    method: "POST",
+    path: "/git/commit",
+    role: "editor",
+    wake: "wake",
+    input: { body: { json: z.object({ message: check(checkMessage), amend: optionalBoolean("amend") }) } },
+    handle: ({ body, workspace }) =>
+      gitOperation(workspace, true, async () => {
+        const { name, email } = workspace.identity();
+        await workspace.scm.ensureIdentity(name, email);
+        return Response.json(await workspace.scm.commit(body.message, body.amend === true), { status: 201 });
+      }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/git/branches",
+    role: "viewer",
+    wake: "read",
+    input: { query: none },
+    handle: ({ workspace }) =>
+      gitOperation(workspace, false, async () =>
+        Response.json({ branches: await workspace.scm.branches() } satisfies GitBranches),
+      ),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/git/branches",
+    role: "editor",
+    wake: "wake",
+    input: {
+      body: {
+        json: z.object({
+          name: check((value) => checkBranch(value)),
+          from: check(checkRevision),
+          checkout: optionalBoolean("checkout"),
+        }),
+      },
+    },
+    handle: ({ body, workspace }) =>
+      gitOperation(workspace, true, async () => {
+        await workspace.scm.createBranch(body.name, body.from, body.checkout !== false);
+        return Response.json({ branches: await workspace.scm.branches() } satisfies GitBranches, { status: 201 });
+      }),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/git/checkout",
+    role: "editor",
+    wake: "wake",
+    input: { body: { json: z.object({ branch: check((value) => checkBranch(value, "branch")) }) } },
+    handle: ({ body, workspace }) =>
+      gitOperation(workspace, true, async () => {
+        await workspace.scm.checkout(body.branch);
+        return Response.json(await workspace.scm.status());
+      }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/git/log",
+    role: "viewer",
+    wake: "read",
+    input: { query: z.object({ limit: check((value) => checkLimit(typeof value === "string" ? value : null)) }) },
+    handle: ({ query, workspace }) =>
+      gitOperation(workspace, false, async () =>
+        Response.json({ commits: await workspace.scm.log(query.limit) } satisfies GitLog),
+      ),
+  }),
+  syncRoute("pull"),
+  syncRoute("push"),
+  syncRoute("fetch"),
+
+  defineRoute({
+    method: "GET",
+    path: "/git/credentials",
+    role: "owner",
+    wake: "never",
+    input: { query: none },
+    handle: ({ workspace }) => credentials(workspace),
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/git/credentials",
+    role: "owner",
+    wake: "never",
+    input: { body: { json: z.object({ host: check(checkGitHost), token: check(checkToken) }) } },
+    handle: async ({ body, workspace }) => {
+      await workspace.network.putSecret(gitSecretName(body.host), gitSecret(body.host, body.token), MAX_SECRETS);
+      return credentials(workspace);
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/git/credentials",
+    role: "owner",
+    wake: "never",
+    input: { query: z.object({ host: check(checkGitHost) }) },
+    handle: async ({ query, workspace }) => {
+      if (!(await workspace.network.deleteSecret(gitSecretName(query.host)))) throw notFound("No token for this host.");
+      return new Response(null, { status: 204 });
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/git/credentials/github",
+    role: "owner",
+    wake: "never",
+    input: { query: none },
+    handle: async ({ workspace }) => Response.json(await workspace.github.start()),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/git/credentials/github/poll",
+    role: "owner",
+    wake: "never",
+    input: { query: none },
+    handle: async ({ workspace }) => Response.json(await workspace.github.poll()),
+  }),
+];

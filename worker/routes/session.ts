@@ -2,15 +2,15 @@ import { type Context, Hono } from "hono";
 import { deleteCookie, setCookie } from "hono/cookie";
 import { ErrorCode } from "../../protocol/errors";
 import type { SessionInfo, SessionList } from "../../protocol/session";
+import type { AppEnv } from "../app-env";
 import { clientAddress } from "../auth/client-address";
 import { identify } from "../auth/identify";
 import { secretsEqual } from "../auth/password";
 import { sessionCookieName, sessionCookieOptions } from "../auth/session-cookie";
 import { newSessionId, SESSION_TTL_SECONDS, signSession } from "../auth/session-token";
 import { userDirectory } from "../directory";
-import { AppError, notFound } from "../errors";
+import { AppError, notFound, type RpcResult, unwrap } from "../errors";
 import { readJsonObject } from "../http";
-import { type AppEnv, bindCaller, workspaceStub } from "../workspace-access";
 
 /** `/api/session`: sign in with the owner password, see who is signed in, sign out. */
 export const sessionRoutes = new Hono<AppEnv>();
@@ -97,7 +97,10 @@ sessionListRoutes.delete("/:sessionId", async (c) => {
 sessionListRoutes.delete("/", async (c) => {
   const directory = userDirectory(c.env, c.get("user").id);
   await directory.endAllSessions();
-  for (const workspace of await directory.list()) await workspaceStub(c, workspace.id).revokeAllGrants();
+  for (const workspace of await directory.list()) {
+    const revoked = await c.env.Workspace.getByName(workspace.id).revokeAllGrants(c.get("user").id);
+    unwrap(revoked as RpcResult<number>);
+  }
   await closeSockets(c.env, c.get("user").id, null);
   clearSessionCookie(c);
   return c.body(null, 204);
@@ -107,8 +110,8 @@ sessionListRoutes.delete("/", async (c) => {
 async function closeSockets(env: Env, userId: string, sessionIds: string[] | null): Promise<void> {
   for (const workspace of await userDirectory(env, userId).list()) {
     // A workspace deleted meanwhile has no sockets left to close.
-    await bindCaller(env.Workspace.getByName(workspace.id), userId)
-      .endSessions(sessionIds)
+    await env.Workspace.getByName(workspace.id)
+      .endSessions(userId, sessionIds)
       .catch(() => undefined);
   }
 }

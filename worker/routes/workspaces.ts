@@ -8,19 +8,19 @@ import {
   isWorkspaceTemplate,
   WORKSPACE_TEMPLATES,
 } from "../../protocol/workspaces";
-import { AppError, notFound } from "../errors";
+import type { AppEnv } from "../app-env";
+import { AppError, type RpcResult, unwrap } from "../errors";
 import type { RepositorySource } from "../git/clone";
 import { readJsonObject } from "../http";
-import { type AppEnv, requestedWorkspace, workspaceStub } from "../workspace-access";
 
-/** `/api/workspaces`: the caller's workspaces. */
+/**
+ * `/api/workspaces`: the caller's list of workspaces (their Directory) and
+ * making a new one. Everything about one workspace, `/api/workspaces/{id}...`,
+ * is that Workspace's own (worker/door/).
+ */
 export const workspaceRoutes = new Hono<AppEnv>();
 
 const directory = (c: Context<AppEnv>) => c.env.Directory.getByName(`user:${c.get("user").id}`);
-
-async function nameFromBody(request: Request): Promise<string> {
-  return checkedName(await readJsonObject(request));
-}
 
 function checkedName(body: Record<string, unknown>): string {
   const checked = checkWorkspaceName(body.name);
@@ -40,36 +40,9 @@ workspaceRoutes.post("/", async (c) => {
   const repository = repositoryFrom(body.repository);
   const id = newWorkspaceId();
   // The Workspace records its owner first: an id in the list always has one.
-  await workspaceStub(c, id).create(name, template, repository);
+  const created = await c.env.Workspace.getByName(id).create(c.get("user").id, name, template, repository);
+  unwrap(created as RpcResult<void>);
   return c.json(await directory(c).add(id, name), 201);
-});
-
-workspaceRoutes.patch("/:id", async (c) => {
-  const { id, stub } = requestedWorkspace(c);
-  const name = await nameFromBody(c.req.raw);
-  await stub.rename(name);
-  const renamed = await directory(c).rename(id, name);
-  if (!renamed) throw notFound("No such workspace.");
-  return c.json(renamed);
-});
-
-workspaceRoutes.delete("/:id", async (c) => {
-  const { id, stub } = requestedWorkspace(c);
-  await stub.destroy();
-  await directory(c).remove(id);
-  return c.body(null, 204);
-});
-
-/** The state, read-only: never starts anything and does not count as use (`?wake=0` is accepted and changes nothing). */
-workspaceRoutes.get("/:id/status", async (c) => {
-  const { id, stub } = requestedWorkspace(c);
-  return c.json(await stub.peek(id));
-});
-
-/** Starts or wakes the workspace (from its latest snapshot) and reports its state once it answers. */
-workspaceRoutes.post("/:id/wake", async (c) => {
-  const { id, stub } = requestedWorkspace(c);
-  return c.json(await stub.status(id));
 });
 
 /** `repository: {url, branch?}` of a new workspace: cloned on its first start. */

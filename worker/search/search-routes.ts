@@ -1,37 +1,73 @@
+import { z } from "zod";
 import { ErrorCode } from "../../protocol/errors";
-import { AppError } from "../errors";
-import type { Sandbox } from "../sandbox/sandbox";
-import type { WorkspaceRoutes } from "../workspace-router";
+import { defineRoute, type Route } from "../door/route";
+import { check, none, refusal } from "../door/schema";
 import { parseSearchQuery } from "./search-query";
-import type { WorkspaceSearch } from "./workspace-search";
 
 /**
- * The Durable Object's search routes, as the Worker forwards them
- * (worker/routes/search.ts): `GET /search` streams NDJSON, `DELETE /search`
- * ends a client's running search, `GET /files/index` answers the file list. Both are reads: they never hold the disk lock, so a
- * long search does not hold up a save (ripgrep just pauses while the
- * container is frozen).
+ * Search in files and the file index (protocol/search.ts). Both are reads:
+ * they never hold the disk lock, so a long search does not hold up a save
+ * (ripgrep just pauses while the container is frozen).
+ *
+ *   GET /search?q=TEXT[&regex=1][&case=1][&word=1][&include=GLOBS][&exclude=GLOBS][&ignored=1][&max=N][&client=KEY]
+ *       NDJSON: {"type":"file","path","matches":[{line,column,text,ranges}]}... then {"type":"done",...};
+ *       400 INVALID_SEARCH for a query ripgrep refuses (a regular expression that does not compile).
+ *   DELETE /search?client=KEY
+ *       204: ends that client's running search (ripgrep is killed).
+ *   GET /files/index
+ *       {"files":[PATH...],"limitHit"?:true}: every file search looks in.
  */
-export function searchRoutes(search: WorkspaceSearch, sandbox: Pick<Sandbox, "wake">): WorkspaceRoutes {
-  return {
-    "GET /search": async (_request, url) => {
-      const query = parseSearchQuery(url.searchParams);
-      await sandbox.wake();
-      return search.search(query, clientKey(url.searchParams.get("client")));
+export const SEARCH_ROUTES: Route[] = [
+  defineRoute({
+    method: "GET",
+    path: "/search",
+    role: "viewer",
+    wake: "read",
+    input: {
+      query: check((query) => {
+        const params = new URLSearchParams(query as Record<string, string>);
+        return { search: parseSearchQuery(params), client: clientKey(params.get("client")) };
+      }),
     },
-    "DELETE /search": async (_request, url) => {
-      const client = clientKey(url.searchParams.get("client"));
-      if (!client)
-        throw new AppError(ErrorCode.INVALID_SEARCH, "client must name the page's key (8-64 letters, digits, - or _).");
-      search.cancel(client);
+    handle: async ({ query, workspace }) => {
+      await workspace.sandbox.wake();
+      return workspace.search.search(query.search, query.client);
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/search",
+    role: "viewer",
+    wake: "never",
+    input: {
+      query: z.object({
+        client: z
+          .string()
+          .optional()
+          .transform((value) => clientKey(value ?? null) ?? "")
+          .refine(
+            (client) => client !== "",
+            refusal(ErrorCode.INVALID_SEARCH, "client must name the page's key (8-64 letters, digits, - or _)."),
+          ),
+      }),
+    },
+    handle: async ({ query, workspace }) => {
+      workspace.search.cancel(query.client);
       return new Response(null, { status: 204 });
     },
-    "GET /files/index": async () => {
-      await sandbox.wake();
-      return Response.json(await search.fileIndex(), { headers: { "Cache-Control": "no-store" } });
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/files/index",
+    role: "viewer",
+    wake: "read",
+    input: { query: none },
+    handle: async ({ workspace }) => {
+      await workspace.sandbox.wake();
+      return Response.json(await workspace.search.fileIndex(), { headers: { "Cache-Control": "no-store" } });
     },
-  };
-}
+  }),
+];
 
 /** A page's own key (`client=`): its new search ends its previous one. Anything else is ignored. */
 function clientKey(value: string | null): string | undefined {

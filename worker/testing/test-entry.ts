@@ -15,6 +15,9 @@
  *        R2 fails every backup operation of this workspace (until false)
  *   POST /api/workspaces/{id}/test-hooks/backups/{backupId}/corrupt  {mode: "flip" | "truncate"}
  *        overwrites the backup's object in R2: one byte changed, or its second half cut off
+ *   POST /api/workspaces/{id}/test-hooks/members  {user, role}
+ *        gives another user a role in the workspace (role null: none), as
+ *        members will (issue 24): the door's tests check each route's role with it
  *
  * Its Workspace answers GitHub's device sign-in itself (fake-github.ts).
  * Its Outbound entrypoint answers hosts under egress.test itself
@@ -22,14 +25,18 @@
  * need no outside service.
  */
 import { Hono } from "hono";
+import { ErrorCode } from "../../protocol/errors";
+import { isRole } from "../../protocol/roles";
+import type { AppEnv } from "../app-env";
 import { requireUser, sameOriginOnly } from "../auth/guards";
-import { notFound, type RpcResult, unwrap } from "../errors";
+import { checkWorkspaceId } from "../door/forward";
+import { MEMBERS_KEY } from "../door/members";
+import { AppError, notFound, type RpcResult, unwrap } from "../errors";
 import { answerError } from "../http";
 import production from "../index";
 import type { LifecycleSettings } from "../lifecycle/settings";
 import { previewHostLabel } from "../preview-host";
 import { Workspace as ProductionWorkspace } from "../workspace";
-import { type AppEnv, checkWorkspaceId } from "../workspace-access";
 
 export { Directory, SignInThrottle } from "../index";
 
@@ -113,6 +120,19 @@ export class Workspace extends ProductionWorkspace {
     });
   }
 
+  /** Gives `user` a role here (null: none). Only the owner may (the caller is checked like any RPC's). */
+  testGrant(caller: string, user: string, role: unknown): Promise<RpcResult<void>> {
+    return this.call(caller, async () => {
+      if (user === caller) throw new AppError(ErrorCode.BAD_REQUEST, "The owner is the owner.");
+      const members = { ...this.members };
+      if (role === null) delete members[user];
+      else if (isRole(role) && role !== "owner") members[user] = role;
+      else throw new AppError(ErrorCode.BAD_REQUEST, "role must be viewer, editor or null.");
+      await this.ctx.storage.put(MEMBERS_KEY, members);
+      this.members = members;
+    });
+  }
+
   /** A share that expired a moment ago, without waiting minutes. */
   expireShare(caller: string, shareId: string): Promise<RpcResult<boolean>> {
     return this.call(caller, async () => {
@@ -176,10 +196,18 @@ hooks.post("/api/workspaces/:id/test-hooks/backups/:backupId/corrupt", async (c)
   return c.body(null, 204);
 });
 
+hooks.post("/api/workspaces/:id/test-hooks/members", async (c) => {
+  const body = (await c.req.json().catch(() => ({}))) as { user?: unknown; role?: unknown };
+  if (typeof body.user !== "string" || body.user === "")
+    throw new AppError(ErrorCode.BAD_REQUEST, "user must be a user id.");
+  unwrap((await testStub(c).testGrant(c.get("user").id, body.user, body.role ?? null)) as RpcResult<void>);
+  return c.body(null, 204);
+});
+
 hooks.onError((error, c) => answerError(error, c.req.raw));
 
 const HOOK_PATH =
-  /^\/api\/workspaces\/[^/]+\/(test-hooks\/lifecycle|test-hooks\/backups(\/[^/]+\/corrupt)?|previews\/\d+\/shares\/[^/]+\/expire)$/;
+  /^\/api\/workspaces\/[^/]+\/(test-hooks\/(lifecycle|members)|test-hooks\/backups(\/[^/]+\/corrupt)?|previews\/\d+\/shares\/[^/]+\/expire)$/;
 
 export default {
   fetch(request, env, ctx) {

@@ -13,10 +13,10 @@ import {
   parseClientMessage,
   type TerminalInfo,
   type TerminalServerMessage,
-} from "../protocol/terminal";
-import { describe } from "./errors";
-import { SHELL_ENV, WORKSPACE_ROOT } from "./sandbox/environment";
-import type { Sandbox, SandboxProcess } from "./sandbox/sandbox";
+} from "../../protocol/terminal";
+import { describe } from "../errors";
+import { SHELL_ENV, WORKSPACE_ROOT } from "../sandbox/environment";
+import type { Sandbox, SandboxProcess } from "../sandbox/sandbox";
 import { ResizePump } from "./terminal-resize";
 
 export interface TerminalConnection {

@@ -1,0 +1,94 @@
+import { z } from "zod";
+import { isBackupId } from "../../protocol/backups";
+import { ErrorCode } from "../../protocol/errors";
+import { defineRoute, type Route } from "../door/route";
+import { none, refusal } from "../door/schema";
+
+/**
+ * `/api/workspaces/{id}/backups...`: the user's files in R2 (worker/backups/).
+ * A backup id of another workspace, or not one at all, answers 404 BACKUP_NOT_FOUND.
+ *
+ *   GET    /backups                        BackupList
+ *   POST   /backups                        201 the record, once the object is stored
+ *   POST   /backups/{backupId}/restore     backs up the files as they are (the undo), then restores; both records
+ *   GET    /backups/{backupId}/download[?format=zst]  as stored, or a .tar.gz made in the running container
+ *   DELETE /backups/{backupId}             204
+ *   POST   /backups/{backupId}/pin         {pinned}: a pinned backup is kept whatever the retention rule says
+ *   POST   /upgrade                        "Move to the current image"
+ */
+const backupId = z.string().refine(isBackupId, refusal(ErrorCode.BACKUP_NOT_FOUND, "No backup with this id."));
+
+export const BACKUP_ROUTES: Route[] = [
+  defineRoute({
+    method: "GET",
+    path: "/backups",
+    role: "viewer",
+    wake: "never",
+    input: { query: none },
+    handle: async ({ workspace }) => Response.json(await workspace.backups.list()),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/backups",
+    role: "editor",
+    wake: "wake",
+    input: { query: none },
+    handle: async ({ workspace }) => Response.json(await workspace.backups.create(), { status: 201 }),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/backups/:backupId/restore",
+    role: "editor",
+    wake: "wake",
+    input: { params: z.object({ backupId }) },
+    handle: async ({ params, workspace }) => Response.json(await workspace.backups.restore(params.backupId)),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/backups/:backupId/download",
+    role: "viewer",
+    // As stored it needs no container; as .tar.gz it waits for a running one itself (a GET never wakes).
+    wake: "never",
+    input: {
+      params: z.object({ backupId }),
+      query: z.object({
+        format: z
+          .enum(["gz", "zst"], { error: 'format must be "gz" (a .tar.gz, the default) or "zst" (as stored).' })
+          .optional()
+          .transform((format) => format ?? "gz"),
+      }),
+    },
+    handle: ({ params, query, workspace }) => workspace.backups.download(params.backupId, query.format),
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/backups/:backupId",
+    role: "editor",
+    wake: "never",
+    input: { params: z.object({ backupId }) },
+    handle: async ({ params, workspace }) => {
+      await workspace.backups.delete(params.backupId);
+      return new Response(null, { status: 204 });
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/backups/:backupId/pin",
+    role: "editor",
+    wake: "never",
+    input: {
+      params: z.object({ backupId }),
+      body: { json: z.object({ pinned: z.boolean({ error: "pinned must be true or false." }) }) },
+    },
+    handle: async ({ params, body, workspace }) =>
+      Response.json(await workspace.backups.pin(params.backupId, body.pinned)),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/upgrade",
+    role: "owner",
+    wake: "wake",
+    input: { query: none },
+    handle: async ({ workspace }) => Response.json(await workspace.backups.upgrade()),
+  }),
+];

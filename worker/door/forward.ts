@@ -1,0 +1,38 @@
+import type { Context } from "hono";
+import { ErrorCode } from "../../protocol/errors";
+import { isWorkspaceId } from "../../protocol/ids";
+import type { AppEnv } from "../app-env";
+import { AppError } from "../errors";
+import { CALLER_HEADER, SESSION_HEADER } from "./dispatch";
+
+/**
+ * The Worker's half of the door: `/api/workspaces/{id}/...` and
+ * `/ws/workspaces/{id}/...`, once the session and the origin are checked,
+ * go to that Workspace as they came (method, path, query, headers, streamed
+ * body), with the signed-in caller and their session in headers the Worker
+ * alone sets. The Worker knows no feature: the Workspace's dispatcher
+ * (dispatch.ts) checks the role, the inputs and the rest.
+ */
+export async function forwardToWorkspace(c: Context<AppEnv>): Promise<Response> {
+  const id = checkWorkspaceId(c.req.param("id") ?? "");
+  const user = c.get("user");
+  const request = new Request(c.req.raw);
+  request.headers.set(CALLER_HEADER, user.id);
+  request.headers.set(SESSION_HEADER, user.sessionId);
+  const response = await c.env.Workspace.getByName(id).fetch(request);
+  // A refused upgrade often reaches the client as a dropped connection (vite dev does that), so it is logged.
+  if (c.req.header("Upgrade")?.toLowerCase() === "websocket" && response.status !== 101) {
+    console.warn(`refused WebSocket upgrade ${new URL(c.req.url).pathname}: ${response.status}`);
+  }
+  return response;
+}
+
+export function checkWorkspaceId(value: string): string {
+  if (!isWorkspaceId(value)) {
+    throw new AppError(
+      ErrorCode.INVALID_WORKSPACE_ID,
+      `"${value.slice(0, 80)}" is not a workspace id: use 1-63 lowercase letters and digits.`,
+    );
+  }
+  return value;
+}

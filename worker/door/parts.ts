@@ -1,0 +1,67 @@
+/**
+ * What a route's handler may use: the Workspace's parts, one per feature,
+ * and the few operations on the workspace's own record. The Workspace
+ * Durable Object makes them; a handler never sees the object itself.
+ */
+import type { BackupList, BackupRecord, RestoreResult } from "../../protocol/backups";
+import type { GitCredentials } from "../../protocol/git";
+import type { WorkspaceStatus } from "../../protocol/workspace";
+import type { WorkspaceSummary } from "../../protocol/workspaces";
+import type { WorkspaceBackups } from "../backups/workspace-backups";
+import type { FileWatcher } from "../files/file-watcher";
+import type { Files } from "../files/sandbox-files";
+import type { GitCli } from "../git/git-cli";
+import type { GitHubDeviceFlow } from "../git/github-device-flow";
+import type { SourceControl } from "../git/source-control";
+import type { Lifecycle } from "../lifecycle/lifecycle";
+import type { LanguageServers } from "../lsp/language-servers";
+import type { WorkspaceNetwork } from "../network/workspace-network";
+import type { WorkspacePreviews } from "../previews/workspace-previews";
+import type { ContainerSandbox } from "../sandbox/sandbox";
+import type { WorkspaceSearch } from "../search/workspace-search";
+import type { SessionSockets } from "../session-sockets";
+
+export interface WorkspaceParts {
+  /** The workspace's id (its Durable Object's name). */
+  id: string;
+  env: Env;
+  sandbox: ContainerSandbox;
+  lifecycle: Lifecycle;
+  files: Files;
+  watcher: FileWatcher;
+  search: WorkspaceSearch;
+  git: GitCli;
+  scm: SourceControl;
+  github: GitHubDeviceFlow;
+  previews: WorkspacePreviews;
+  network: WorkspaceNetwork;
+  languageServers: LanguageServers;
+  /** Open sockets by the session that opened them: ending a session closes them. */
+  sockets: SessionSockets;
+  /** The owner's name and email, for git commits when git has none configured. */
+  identity(): { name: string; email: string };
+  /** The workspace's own record. */
+  record: {
+    rename(name: string): Promise<WorkspaceSummary>;
+    /** Destroys the container and everything stored for the workspace, and takes it off its owner's list. */
+    destroy(): Promise<void>;
+    /** Starts fresh after a snapshot failed to restore (the next start gets the template again). */
+    reset(): Promise<void>;
+    gitCredentials(): Promise<GitCredentials>;
+  };
+  /** The workspace's backups in R2 (worker/backups/). */
+  backups: {
+    health: WorkspaceBackups["health"];
+    list(): Promise<BackupList>;
+    /** A backup now (waking the workspace). */
+    create(): Promise<BackupRecord>;
+    /** Backs up the files as they are (the undo), then restores this backup. */
+    restore(id: string): Promise<RestoreResult>;
+    /** "Move to the current image": back up, stop, start on the current image with those files. */
+    upgrade(): Promise<WorkspaceStatus>;
+    delete(id: string): Promise<void>;
+    pin(id: string, pinned: boolean): Promise<BackupRecord>;
+    /** As stored (`zst`), or as `.tar.gz` made in the running container. */
+    download(id: string, format: "gz" | "zst"): Promise<Response>;
+  };
+}

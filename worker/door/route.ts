@@ -1,0 +1,89 @@
+/**
+ * One workspace route, declared once in the feature that serves it: its
+ * method and path, the least role it needs, what it does with a sleeping
+ * workspace, its inputs (zod schemas for the path's params, the query and a
+ * JSON body, or the limit of a streamed body) and its handler. The Worker
+ * forwards every `/api/workspaces/{id}/...` and `/ws/workspaces/{id}/...`
+ * request to the Workspace; the dispatcher there (dispatch.ts) applies the
+ * declaration before the handler runs, so a handler sees only a caller with
+ * the role and inputs that passed their schema.
+ */
+import type { z } from "zod";
+import type { Role } from "../../protocol/roles";
+import type { WorkspaceParts } from "./parts";
+
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/**
+ * What a route does with a sleeping workspace (a GET never wakes one, so a
+ * link on another site cannot start a container with its owner's cookie):
+ *   "never": answers from the Durable Object, or from the container only
+ *            while it runs; does not count as use (an open tab's polls)
+ *   "read":  reads the running container: refused 409 WORKSPACE_ASLEEP while
+ *            it is not running nor starting
+ *   "wake":  starts or wakes it (its handler does, once the inputs are checked);
+ *            only a change (not a GET) or a WebSocket the user opened
+ */
+export type Wake = "never" | "read" | "wake";
+
+/** A query or params schema: it gets an object of strings (each name once). */
+export type ObjectSchema = z.ZodType;
+
+export type Body<B extends z.ZodType> =
+  /** A JSON object (Content-Type: application/json), at most MAX_JSON_BODY_BYTES; `optional`: no body is `{}`. */
+  | { json: B; optional?: true }
+  /** The raw bytes, streamed on to the container: Content-Length is required and at most `limit`. */
+  | { stream: number };
+
+export interface Input<P extends ObjectSchema, Q extends ObjectSchema, B extends z.ZodType> {
+  /** One entry per `:name` segment of the path. */
+  params?: P;
+  query?: Q;
+  body?: Body<B>;
+  /** The code of a refusal whose schema gave none (a custom check carries its own): BAD_REQUEST by default. */
+  invalid?: import("../../protocol/errors").ErrorCode;
+}
+
+/** What a handler gets: its checked inputs, the caller, and the workspace's parts. */
+export interface Call<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  request: Request;
+  url: URL;
+  caller: { id: string; session: string; role: Role };
+  workspace: WorkspaceParts;
+}
+
+export interface RouteSpec<P extends ObjectSchema, Q extends ObjectSchema, B extends z.ZodType> {
+  method: Method;
+  /** After `/api/workspaces/{id}` (or `/ws/workspaces/{id}`); `:name` segments are params. */
+  path: `/${string}`;
+  /** A WebSocket upgrade, under `/ws/`; 426 UPGRADE_REQUIRED without `Upgrade: websocket`. */
+  socket?: true;
+  role: Role;
+  wake: Wake;
+  input: Input<P, Q, B>;
+  handle(call: Call<z.output<P>, z.output<Q>, z.output<B>>): Promise<Response>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the table holds routes of every input type
+export type Route = RouteSpec<any, any, any>;
+
+/** Declares a route; the types of its handler's inputs come from its schemas. */
+export function defineRoute<
+  P extends ObjectSchema = ObjectSchema,
+  Q extends ObjectSchema = ObjectSchema,
+  B extends z.ZodType = z.ZodType,
+>(route: RouteSpec<P, Q, B>): Route {
+  return route;
+}
+
+/** `Response.json`, for handlers. */
+export function json(value: unknown, init?: ResponseInit): Response {
+  return Response.json(value, init);
+}
+
+export function noContent(): Response {
+  return new Response(null, { status: 204 });
+}

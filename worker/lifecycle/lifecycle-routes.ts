@@ -1,0 +1,127 @@
+import { z } from "zod";
+import { ErrorCode } from "../../protocol/errors";
+import { MAX_FILE_BODY_BYTES } from "../../protocol/files";
+import { checkWorkspaceName } from "../../protocol/workspaces";
+import { defineRoute, type Route } from "../door/route";
+import { none } from "../door/schema";
+import { AppError } from "../errors";
+import { exportArchive, importArchive } from "./archive";
+
+/**
+ * The workspace itself, `/api/workspaces/{id}...`: its name, its state,
+ * save, stop and start fresh, export and import.
+ *
+ *   PATCH  /            {name}; the renamed WorkspaceSummary
+ *   DELETE /            204: the container and everything stored are gone
+ *   GET    /status      WorkspaceStatus, read-only: never starts anything, not counted as use
+ *   POST   /wake        starts or wakes it (from its latest snapshot); WorkspaceStatus once it answers
+ *   POST   /save        a snapshot now: {snapshotId, savedAt} once its id is stored
+ *   POST   /stop        save, then stop the container; the next use wakes it from that snapshot
+ *   POST   /reset       after a snapshot failed to restore: forget it; the next start is from the template
+ *   GET    /export      /workspace as a streamed tar.gz download
+ *   POST   /import[?replace=true]  a tar.gz body unpacked into an empty /workspace (or replacing it), then saved
+ */
+const name = z.unknown().transform((value, ctx) => {
+  const checked = checkWorkspaceName(value);
+  if ("error" in checked) {
+    ctx.addIssue({ code: "custom", message: checked.error, params: { code: ErrorCode.INVALID_WORKSPACE_NAME } });
+    return z.NEVER;
+  }
+  return checked.name;
+});
+
+export const LIFECYCLE_ROUTES: Route[] = [
+  defineRoute({
+    method: "PATCH",
+    path: "/",
+    role: "owner",
+    wake: "never",
+    input: { body: { json: z.object({ name }) } },
+    handle: async ({ body, workspace }) => Response.json(await workspace.record.rename(body.name)),
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/",
+    role: "owner",
+    wake: "never",
+    input: { query: none },
+    handle: async ({ workspace }) => {
+      await workspace.record.destroy();
+      return new Response(null, { status: 204 });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/status",
+    role: "viewer",
+    wake: "never",
+    // `?wake=0` is accepted and changes nothing: a GET never wakes.
+    input: { query: none },
+    handle: async ({ workspace }) =>
+      Response.json({ ...(await workspace.lifecycle.status(workspace.id)), backup: await workspace.backups.health() }),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/wake",
+    // Waking is what reading a sleeping workspace takes, so a viewer may.
+    role: "viewer",
+    wake: "wake",
+    input: { query: none },
+    handle: async ({ workspace }) =>
+      Response.json({ ...(await workspace.lifecycle.wake(workspace.id)), backup: await workspace.backups.health() }),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/save",
+    role: "editor",
+    wake: "never",
+    input: { query: none },
+    handle: async ({ workspace }) => Response.json(await workspace.lifecycle.save()),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/stop",
+    role: "editor",
+    wake: "never",
+    input: { query: none },
+    handle: async ({ workspace }) => Response.json(await workspace.lifecycle.stop()),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/reset",
+    role: "owner",
+    wake: "never",
+    input: { query: none },
+    handle: async ({ workspace }) => {
+      await workspace.record.reset();
+      return new Response(null, { status: 204 });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/export",
+    role: "viewer",
+    wake: "read",
+    input: { query: none },
+    handle: ({ workspace }) => exportArchive(workspace.lifecycle, workspace.sandbox, workspace.id),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/import",
+    role: "editor",
+    wake: "wake",
+    input: {
+      query: z.object({
+        replace: z
+          .string()
+          .optional()
+          .transform((value) => value === "true"),
+      }),
+      body: { stream: MAX_FILE_BODY_BYTES },
+    },
+    handle: async ({ query, request, workspace }) => {
+      if (!request.body) throw new AppError(ErrorCode.INVALID_ARCHIVE, "Send the .tar.gz archive as the request body.");
+      return Response.json(await importArchive(workspace.lifecycle, workspace.sandbox, request.body, query.replace));
+    },
+  }),
+];

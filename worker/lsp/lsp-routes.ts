@@ -1,0 +1,54 @@
+import { z } from "zod";
+import { ErrorCode } from "../../protocol/errors";
+import { isLanguageServerId, LANGUAGE_SERVERS } from "../../protocol/language-servers";
+import { defineRoute, type Route } from "../door/route";
+import { refusal } from "../door/schema";
+import { AppError } from "../errors";
+
+/**
+ * `GET /ws/workspaces/{id}/lsp/{language}[?wake=0]`: a page's WebSocket to
+ * the workspace's language server for `language` (one per language, shared
+ * by every page). Opening it starts the container; automatic reconnects
+ * (`wake=0`) leave a sleeping workspace asleep. It ends with the session
+ * that opened it, like a terminal's.
+ */
+export const LSP_ROUTES: Route[] = [
+  defineRoute({
+    method: "GET",
+    path: "/lsp/:language",
+    socket: true,
+    role: "editor",
+    wake: "wake",
+    input: {
+      params: z.object({
+        language: z.string().refine(
+          isLanguageServerId,
+          refusal(
+            ErrorCode.UNKNOWN_LANGUAGE,
+            (value) =>
+              `No language server for "${String(value).slice(0, 80)}": the workspace has ${LANGUAGE_SERVERS.join(", ")}.`,
+          ),
+        ),
+      }),
+      query: z.object({ wake: z.string().optional() }),
+    },
+    handle: async ({ params, query, caller, workspace }) => {
+      const { lifecycle } = workspace;
+      if (query.wake === "0" && lifecycle.isAsleep()) {
+        throw new AppError(
+          ErrorCode.WORKSPACE_ASLEEP,
+          "The workspace is asleep; open a file or a terminal to wake it.",
+        );
+      }
+      await lifecycle.ensureRunning();
+      let forget = () => {};
+      return workspace.languageServers.open(params.language, {
+        onMessage: () => lifecycle.activity.touch(),
+        onOpen: (close) => {
+          forget = workspace.sockets.add(caller.session, close);
+        },
+        onClose: () => forget(),
+      });
+    },
+  }),
+];

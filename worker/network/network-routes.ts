@@ -1,0 +1,130 @@
+import { z } from "zod";
+import { ErrorCode } from "../../protocol/errors";
+import { checkPolicy, checkSecret, isSecretName, MAX_SECRETS, type SecretInfo } from "../../protocol/network";
+import { defineRoute, type Route } from "../door/route";
+import { none, refusal } from "../door/schema";
+import { notFound } from "../errors";
+
+/**
+ * `/api/workspaces/{id}/network...`: where the workspace may connect, the
+ * secrets added to its outbound HTTPS (write-only: values never come back),
+ * and the log of its outbound requests. Deciding them is the owner's.
+ *
+ *   GET    /network                  NetworkSettings
+ *   PUT    /network                  {mode, allow?, restart?}; NetworkSettings
+ *   GET    /network/log?after=ID     EgressLog: entries newer than ID; never wakes, not counted as use
+ *   GET    /network/secrets          {secrets: SecretInfo[]}
+ *   PUT    /network/secrets/{name}   {value, hosts, header?}; SecretInfo
+ *   DELETE /network/secrets/{name}   204, or 404
+ */
+const policy = z.record(z.string(), z.unknown()).transform((body, ctx) => {
+  const checked = checkPolicy(body);
+  if (!checked.ok) {
+    ctx.addIssue({
+      code: "custom",
+      message: `Not a network policy: ${checked.reason}.`,
+      params: { code: ErrorCode.INVALID_NETWORK_POLICY },
+    });
+    return z.NEVER;
+  }
+  if (body.restart !== undefined && typeof body.restart !== "boolean") {
+    ctx.addIssue({
+      code: "custom",
+      message: "restart must be true or false.",
+      params: { code: ErrorCode.INVALID_NETWORK_POLICY },
+    });
+    return z.NEVER;
+  }
+  return { policy: checked.value, restart: body.restart === true };
+});
+
+const secret = z.record(z.string(), z.unknown()).transform((body, ctx) => {
+  const checked = checkSecret(body);
+  if (!checked.ok) {
+    ctx.addIssue({
+      code: "custom",
+      message: `Not a secret: ${checked.reason}.`,
+      params: { code: ErrorCode.INVALID_SECRET },
+    });
+    return z.NEVER;
+  }
+  return checked.value;
+});
+
+const secretName = z.string().refine(
+  isSecretName,
+  refusal(
+    ErrorCode.INVALID_SECRET,
+    (name) =>
+      `"${String(name).slice(0, 80)}" is not a secret name: use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.`,
+  ),
+);
+
+export const NETWORK_ROUTES: Route[] = [
+  defineRoute({
+    method: "GET",
+    path: "/network",
+    role: "viewer",
+    wake: "never",
+    input: { query: none },
+    handle: async ({ workspace }) => Response.json(await workspace.network.settings()),
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/network",
+    role: "owner",
+    wake: "never",
+    input: { body: { json: policy } },
+    handle: async ({ body, workspace }) => Response.json(await workspace.network.update(body.policy, body.restart)),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/network/log",
+    role: "viewer",
+    wake: "never",
+    input: {
+      query: z.object({
+        after: z
+          .string()
+          .optional()
+          .refine(
+            (after) => after === undefined || /^\d{1,15}$/.test(after),
+            refusal(ErrorCode.BAD_REQUEST, "after must be a log entry id (a number)."),
+          )
+          .transform((after) => Number(after ?? "0")),
+      }),
+    },
+    handle: async ({ query, workspace }) => Response.json(await workspace.network.logSince(query.after)),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/network/secrets",
+    role: "owner",
+    wake: "never",
+    input: { query: none },
+    handle: async ({ workspace }) => {
+      const secrets: SecretInfo[] = await workspace.network.secretInfos();
+      return Response.json({ secrets });
+    },
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/network/secrets/:name",
+    role: "owner",
+    wake: "never",
+    input: { params: z.object({ name: secretName }), body: { json: secret } },
+    handle: async ({ params, body, workspace }) =>
+      Response.json(await workspace.network.putSecret(params.name, body, MAX_SECRETS)),
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/network/secrets/:name",
+    role: "owner",
+    wake: "never",
+    input: { params: z.object({ name: secretName }) },
+    handle: async ({ params, workspace }) => {
+      if (!(await workspace.network.deleteSecret(params.name))) throw notFound("No secret with this name.");
+      return new Response(null, { status: 204 });
+    },
+  }),
+];

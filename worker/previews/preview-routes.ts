@@ -1,0 +1,195 @@
+import { z } from "zod";
+import { ErrorCode } from "../../protocol/errors";
+import {
+  type GrantList,
+  isPreviewPort,
+  MAX_LABEL_LENGTH,
+  PREVIEW_PORT_MAX,
+  PREVIEW_PORT_MIN,
+  type PreviewAccess,
+  type PreviewsOverview,
+  previewLabel,
+  previewUrl,
+  SHARE_TTL_MAX_SECONDS,
+  SHARE_TTL_MIN_SECONDS,
+  type ShareLink,
+} from "../../protocol/previews";
+import type { WorkspaceParts } from "../door/parts";
+import { defineRoute, type Route } from "../door/route";
+import { none, refusal } from "../door/schema";
+import { AppError, notFound } from "../errors";
+import { isUnavailable } from "../sandbox/sandbox";
+import { DEV_SERVER_COMMAND } from "./dev-server";
+import type { Grant } from "./grants";
+
+/**
+ * Previews, `/api/workspaces/{id}/previews...`: what listens, the Run
+ * button's dev server, a pane's own access to a port, and share links.
+ *
+ *   GET    /previews                         PreviewsOverview; never wakes, not counted as use
+ *   POST   /previews/dev-server              DevServerState: runs the dev server
+ *   DELETE /previews/dev-server              204
+ *   POST   /previews/{port}[?grant=ID]       PreviewAccess: a pane's grant renewed, or a new one
+ *   GET    /previews/{port}/shares           GrantList
+ *   POST   /previews/{port}/shares           {ttlSeconds}; 201 ShareLink
+ *   DELETE /previews/{port}/shares/{shareId} 204, or 404
+ */
+const port = z
+  .string()
+  .refine(
+    (value) => /^\d{1,5}$/.test(value) && isPreviewPort(Number(value)),
+    refusal(
+      ErrorCode.INVALID_PORT,
+      (value) =>
+        `"${String(value).slice(0, 20)}" is not a port previews can use: use ${PREVIEW_PORT_MIN} to ${PREVIEW_PORT_MAX}.`,
+    ),
+  )
+  .transform(Number);
+
+const ttlSeconds = z
+  .unknown()
+  .refine(
+    (ttl) =>
+      typeof ttl === "number" && Number.isInteger(ttl) && ttl >= SHARE_TTL_MIN_SECONDS && ttl <= SHARE_TTL_MAX_SECONDS,
+    refusal(
+      ErrorCode.INVALID_TTL,
+      `ttlSeconds must be a whole number of seconds from ${SHARE_TTL_MIN_SECONDS} (5 minutes) to ${SHARE_TTL_MAX_SECONDS} (7 days).`,
+    ),
+  )
+  .transform((ttl) => ttl as number);
+
+export const PREVIEW_ROUTES: Route[] = [
+  defineRoute({
+    method: "GET",
+    path: "/previews",
+    role: "viewer",
+    wake: "never",
+    input: { query: none },
+    handle: async ({ workspace }) => Response.json((await overview(workspace)) satisfies PreviewsOverview),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/previews/dev-server",
+    role: "editor",
+    wake: "wake",
+    input: { query: none },
+    handle: async ({ workspace }) => Response.json(await workspace.previews.runDevServer()),
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/previews/dev-server",
+    role: "editor",
+    wake: "never",
+    input: { query: none },
+    handle: async ({ workspace }) => {
+      await workspace.previews.stopDevServer();
+      return new Response(null, { status: 204 });
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/previews/:port",
+    role: "viewer",
+    wake: "never",
+    input: { params: z.object({ port }), query: z.object({ grant: z.string().optional() }) },
+    handle: async ({ params, query, url, workspace }) => {
+      checkLabelLength(workspace.id, params.port);
+      const grant = await workspace.previews.openOwner(params.port, query.grant || undefined);
+      const access: PreviewAccess = {
+        id: grant.shareId ?? "",
+        port: params.port,
+        url: urlOf(url, workspace, grant),
+        expiresAt: new Date(grant.expiresAt).toISOString(),
+      };
+      return Response.json(access);
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/previews/:port/shares",
+    role: "editor",
+    wake: "never",
+    // JSON only (415 otherwise): a page elsewhere cannot send that without a CORS preflight.
+    input: { params: z.object({ port }), body: { json: z.object({ ttlSeconds }) } },
+    handle: async ({ params, body, url, workspace }) => {
+      checkLabelLength(workspace.id, params.port);
+      const grant = await workspace.previews.createShare(params.port, body.ttlSeconds);
+      return Response.json(shareOf(url, workspace, grant), { status: 201 });
+    },
+  }),
+  /** The live grants of a port: share links, and beside them the owner's open panes (revoked the same way). */
+  defineRoute({
+    method: "GET",
+    path: "/previews/:port/shares",
+    role: "viewer",
+    wake: "never",
+    input: { params: z.object({ port }) },
+    handle: async ({ params, url, workspace }) => {
+      const grants = (await workspace.previews.grants.listed(params.port)).map((g) => shareOf(url, workspace, g));
+      const list: GrantList = {
+        shares: grants.filter((g) => g.kind === "share"),
+        owner: grants.filter((g) => g.kind === "owner"),
+      };
+      return Response.json(list);
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/previews/:port/shares/:shareId",
+    role: "editor",
+    wake: "never",
+    input: { params: z.object({ port, shareId: z.string() }) },
+    handle: async ({ params, workspace }) => {
+      if (!(await workspace.previews.revoke(params.port, params.shareId))) {
+        throw notFound("No live share link with this id for this port: it may have expired or been revoked.");
+      }
+      return new Response(null, { status: 204 });
+    },
+  }),
+];
+
+/** What listens, for the preview pane's poll: it neither wakes a sleeping workspace nor counts as use. */
+async function overview({ sandbox, lifecycle, previews }: WorkspaceParts): Promise<PreviewsOverview> {
+  const nothing: PreviewsOverview = { ports: [], devServer: { state: "stopped", command: DEV_SERVER_COMMAND } };
+  // A container still starting has nothing listening yet (and may not answer exec).
+  if (!sandbox.running || lifecycle.isStarting) return nothing;
+  try {
+    const [ports, devServer] = await Promise.all([
+      previews.listeningPorts({ wake: false }),
+      previews.devServer({ wake: false }),
+    ]);
+    return { ports, devServer };
+  } catch (error) {
+    // It stopped (or vanished) between the check and the exec.
+    if (isUnavailable(error)) return nothing;
+    throw error;
+  }
+}
+
+function checkLabelLength(workspaceId: string, port: number): void {
+  if (previewLabel({ port, workspaceId, token: "x".repeat(24) }).length > MAX_LABEL_LENGTH) {
+    throw new AppError(
+      ErrorCode.BAD_REQUEST,
+      "This workspace's id is too long for a preview hostname (one DNS label of 63 characters): use a workspace with a shorter id.",
+    );
+  }
+}
+
+/** Preview URLs use the app's own scheme: http under `vite dev`, https deployed. */
+function urlOf(url: URL, workspace: WorkspaceParts, grant: Grant): string {
+  return previewUrl(
+    { port: grant.port, workspaceId: workspace.id, token: grant.token },
+    workspace.env.PREVIEW_DOMAIN,
+    url.protocol,
+  );
+}
+
+function shareOf(url: URL, workspace: WorkspaceParts, grant: Grant): ShareLink {
+  return {
+    id: grant.shareId ?? "",
+    kind: grant.kind,
+    port: grant.port,
+    url: urlOf(url, workspace, grant),
+    expiresAt: new Date(grant.expiresAt).toISOString(),
+  };
+}

@@ -1,0 +1,81 @@
+import { z } from "zod";
+import { ErrorCode } from "../../protocol/errors";
+import { isTerminalName } from "../../protocol/terminal";
+import { defineRoute, type Route } from "../door/route";
+import { none, refusal } from "../door/schema";
+import { describe, notFound } from "../errors";
+import { endTerminal, listTerminals, openTerminal, refuseTerminal, terminalSleeping } from "./terminal-bridge";
+
+/**
+ * Terminals: tmux sessions in the container, each bridged to WebSockets.
+ *
+ *   GET    /api/workspaces/{id}/terminals         [{name, ...}]; [] when the container is not running
+ *   DELETE /api/workspaces/{id}/terminals/{name}  204, or 404; ends it and what runs in it
+ *   GET    /ws/workspaces/{id}/terminals/{name}?cols&rows&wake   the terminal's WebSocket
+ */
+const name = z.string().refine(
+  isTerminalName,
+  refusal(
+    ErrorCode.INVALID_TERMINAL_NAME,
+    (value) =>
+      `"${String(value).slice(0, 80)}" is not a terminal name: use 1-63 lowercase letters, digits and hyphens, starting with a letter or digit.`,
+  ),
+);
+
+export const TERMINAL_ROUTES: Route[] = [
+  defineRoute({
+    method: "GET",
+    path: "/terminals",
+    role: "viewer",
+    wake: "never",
+    input: { query: none },
+    handle: async ({ workspace }) =>
+      Response.json(workspace.sandbox.running ? await listTerminals(workspace.sandbox) : []),
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/terminals/:name",
+    role: "editor",
+    wake: "never",
+    input: { params: z.object({ name }) },
+    handle: async ({ params, workspace }) => {
+      const ended = workspace.sandbox.running && (await endTerminal(workspace.sandbox, params.name));
+      if (!ended) throw notFound(`The workspace has no terminal named "${params.name}".`);
+      return new Response(null, { status: 204 });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/terminals/:name",
+    socket: true,
+    role: "editor",
+    wake: "wake",
+    input: {
+      params: z.object({ name }),
+      query: z.object({ cols: z.string().optional(), rows: z.string().optional(), wake: z.string().optional() }),
+    },
+    handle: async ({ params, query, request, caller, workspace }) => {
+      const { lifecycle } = workspace;
+      // Automatic reconnects ask not to wake a sleeping workspace (an open tab is
+      // not use); a container that vanished is brought back for them.
+      if (query.wake === "0" && lifecycle.isAsleep()) return terminalSleeping(lifecycle.failureMessage);
+      try {
+        await lifecycle.ensureRunning();
+      } catch (error) {
+        return refuseTerminal(`The container could not start: ${describe(error)}`);
+      }
+      // Its session is remembered with it: ending that session closes the socket.
+      let forget = () => {};
+      return openTerminal(workspace.sandbox, request, params.name, {
+        begin: (close) => {
+          lifecycle.activity.begin();
+          forget = workspace.sockets.add(caller.session, close);
+        },
+        end: () => {
+          forget();
+          lifecycle.activity.end();
+        },
+      });
+    },
+  }),
+];

@@ -1,0 +1,27 @@
+/**
+ * Every route of a workspace, as its features declare them (worker/door/).
+ * Adding a route is one declaration in its feature's table; the Workspace's
+ * dispatcher serves whatever is listed here.
+ */
+import { BACKUP_ROUTES } from "./backups/backup-routes";
+import type { Route } from "./door/route";
+import { FILE_ROUTES } from "./files/file-routes";
+import { GIT_ROUTES } from "./git/git-routes";
+import { LIFECYCLE_ROUTES } from "./lifecycle/lifecycle-routes";
+import { LSP_ROUTES } from "./lsp/lsp-routes";
+import { NETWORK_ROUTES } from "./network/network-routes";
+import { PREVIEW_ROUTES } from "./previews/preview-routes";
+import { SEARCH_ROUTES } from "./search/search-routes";
+import { TERMINAL_ROUTES } from "./terminals/terminal-routes";
+
+export const WORKSPACE_ROUTES: readonly Route[] = [
+  ...LIFECYCLE_ROUTES,
+  ...FILE_ROUTES,
+  ...SEARCH_ROUTES,
+  ...GIT_ROUTES,
+  ...TERMINAL_ROUTES,
+  ...LSP_ROUTES,
+  ...PREVIEW_ROUTES,
+  ...NETWORK_ROUTES,
+  ...BACKUP_ROUTES,
+];
