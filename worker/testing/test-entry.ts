@@ -15,6 +15,9 @@
  *        R2 fails every backup operation of this workspace (until false)
  *   POST /api/workspaces/{id}/test-hooks/backups/{backupId}/corrupt  {mode: "flip" | "truncate"}
  *        overwrites the backup's object in R2: one byte changed, or its second half cut off
+ *   GET  /api/test-hooks/routes
+ *        the workspace's route table as data ({method, path, socket, role, body}),
+ *        for tests that walk every route
  *   POST /api/workspaces/{id}/test-hooks/members  {user, role}
  *        gives another user a role in the workspace (role null: none), as
  *        members will (issue 24): the door's tests check each route's role with it
@@ -37,6 +40,7 @@ import production from "../index";
 import type { LifecycleSettings } from "../lifecycle/settings";
 import { previewHostLabel } from "../preview-host";
 import { Workspace as ProductionWorkspace } from "../workspace";
+import { WORKSPACE_ROUTES } from "../workspace-routes";
 
 export { Directory, SignInThrottle } from "../index";
 
@@ -204,6 +208,18 @@ hooks.post("/api/workspaces/:id/test-hooks/members", async (c) => {
   return c.body(null, 204);
 });
 
+hooks.get("/api/test-hooks/routes", (c) =>
+  c.json(
+    WORKSPACE_ROUTES.map((route) => ({
+      method: route.method,
+      path: route.path,
+      socket: route.socket === true,
+      role: route.role,
+      body: route.input.body ? ("json" in route.input.body ? "json" : "stream") : null,
+    })),
+  ),
+);
+
 hooks.onError((error, c) => answerError(error, c.req.raw));
 
 const HOOK_PATH =
@@ -211,7 +227,10 @@ const HOOK_PATH =
 
 export default {
   fetch(request, env, ctx) {
-    const hook = request.method === "POST" && HOOK_PATH.test(new URL(request.url).pathname);
+    const { pathname } = new URL(request.url);
+    const hook =
+      (request.method === "POST" && HOOK_PATH.test(pathname)) ||
+      (request.method === "GET" && pathname === "/api/test-hooks/routes");
     if (hook && previewHostLabel(request, env) === undefined) return hooks.fetch(request, env, ctx);
     return production.fetch(request, env, ctx);
   },
