@@ -97,6 +97,7 @@ if (wanted("static")) {
   await sh("Generating Worker types", "wrangler", ["types", "--strict-vars=false"]);
   await sh("Typecheck (app, worker, tests)", "tsc", ["-b"]);
   await sh("Lint and format check (biome)", "biome", ["ci", "."]);
+  await sh("No import cycles (madge)", "node", ["scripts/check-cycles.mjs"]);
 }
 if (wanted("unit")) await vitest("unit");
 if (wanted("deploy")) {

@@ -87,40 +87,6 @@ export class Workspace extends DurableObject<Env> {
     super(ctx, env);
     this.alarms = new AlarmScheduler(ctx.storage);
     this.sandbox = new ContainerSandbox(ctx, () => this.lifecycle.ensureRunning());
-    this.files = new Files(this.sandbox, { confineTo: WORKSPACE_ROOT });
-    this.fileWatcher = new FileWatcher(this.sandbox);
-    this.languageServers = new LanguageServers({ sandbox: this.sandbox, watcher: this.fileWatcher });
-    this.search = new WorkspaceSearch(this.sandbox);
-    this.git = new GitCli(this.sandbox);
-    this.scm = new SourceControl(this.git, this.files);
-    this.previews = new WorkspacePreviews({
-      storage: ctx.storage,
-      sandbox: this.sandbox,
-      scheduleSweep: (at) => (at === undefined ? this.alarms.cancel(SWEEP_TASK) : this.alarms.schedule(SWEEP_TASK, at)),
-      previewDomain: env.PREVIEW_DOMAIN,
-      connections: { begin: () => this.activity.begin(), end: () => this.activity.end() },
-    });
-    this.alarms.register(SWEEP_TASK, () => this.previews.sweep());
-    this.network = new WorkspaceNetwork({
-      storage: ctx.storage,
-      running: () => this.sandbox.running,
-      openAvailable: env.SANDBOX_INTERNET !== "false",
-      restart: () => this.lifecycle.restart(),
-      workspaceId: () => ctx.id.name,
-      changed: async () => {
-        if (!this.network.intercepting) return;
-        try {
-          await this.sandbox.interceptOutbound(this.outbound());
-        } catch (error) {
-          // Gone meanwhile: the next start registers the new rules anyway.
-          if (!this.sandbox.running) return;
-          throw new AppError(
-            ErrorCode.CONTAINER_UNAVAILABLE,
-            `The change is saved, but the running container could not be given it (${describe(error)}); it keeps the previous rules until it restarts. Save and sleep, then wake it, to apply it now.`,
-          );
-        }
-      },
-    });
     this.backups = new WorkspaceBackups({
       bucket: () => this.backupBucket(),
       storage: ctx.storage,
@@ -148,6 +114,41 @@ export class Workspace extends DurableObject<Env> {
       hibernatedSockets: () => ctx.getWebSockets().length,
       tag: `container ${ctx.id.toString().slice(0, 8)}`,
     });
+    this.files = new Files(this.sandbox, { confineTo: WORKSPACE_ROOT });
+    this.fileWatcher = new FileWatcher(this.sandbox, this.lifecycle);
+    this.languageServers = new LanguageServers({ sandbox: this.sandbox, watcher: this.fileWatcher });
+    this.search = new WorkspaceSearch(this.sandbox);
+    this.git = new GitCli(this.sandbox);
+    this.scm = new SourceControl(this.git, this.files);
+    this.previews = new WorkspacePreviews({
+      storage: ctx.storage,
+      sandbox: this.sandbox,
+      scheduleSweep: (at) => (at === undefined ? this.alarms.cancel(SWEEP_TASK) : this.alarms.schedule(SWEEP_TASK, at)),
+      previewDomain: env.PREVIEW_DOMAIN,
+      hasContainer: () => this.lifecycle.hasContainer,
+      connections: { begin: () => this.activity.begin(), end: () => this.activity.end() },
+    });
+    this.alarms.register(SWEEP_TASK, () => this.previews.sweep());
+    this.network = new WorkspaceNetwork({
+      storage: ctx.storage,
+      running: () => this.lifecycle.hasContainer,
+      openAvailable: env.SANDBOX_INTERNET !== "false",
+      restart: () => this.lifecycle.restart(),
+      workspaceId: () => ctx.id.name,
+      changed: async () => {
+        if (!this.network.intercepting) return;
+        try {
+          await this.sandbox.interceptOutbound(this.outbound());
+        } catch (error) {
+          // Gone meanwhile: the next start registers the new rules anyway.
+          if (!this.lifecycle.hasContainer) return;
+          throw new AppError(
+            ErrorCode.CONTAINER_UNAVAILABLE,
+            `The change is saved, but the running container could not be given it (${describe(error)}); it keeps the previous rules until it restarts. Save and sleep, then wake it, to apply it now.`,
+          );
+        }
+      },
+    });
     void ctx.blockConcurrencyWhile(async () => {
       this.owner = await ctx.storage.get<string>("owner");
       this.members = parseMembers(await ctx.storage.get(MEMBERS_KEY));
@@ -156,7 +157,7 @@ export class Workspace extends DurableObject<Env> {
       // A restarted Durable Object starts without an inactivity timeout even
       // when its container kept running, and a deploy may have cut its start
       // short before the intercepts were registered: registering again replaces them.
-      if (this.sandbox.running) {
+      if (this.lifecycle.isRunning) {
         await this.sandbox.setInactivityTimeout(platformTimeoutMs(await this.settings()));
         if (this.network.intercepting) await this.sandbox.interceptOutbound(this.outbound());
       }
@@ -326,7 +327,7 @@ export class Workspace extends DurableObject<Env> {
       routes: WORKSPACE_ROUTES,
       roleOf: (caller) => this.roleOf(caller),
       parts: () => this.parts,
-      awake: () => this.sandbox.running || this.lifecycle.isStarting,
+      awake: () => this.lifecycle.hasContainer,
       touch: () => this.lifecycle.activity.touch(),
     };
     const response = await dispatch(request, this.door);

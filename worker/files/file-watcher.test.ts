@@ -33,8 +33,23 @@ function fakeInotifywait() {
     return process as unknown as SpawnedProcess;
   };
   const latest = () => started.at(-1) as (typeof started)[number];
+  const listeners = new Set<() => void>();
+  const container = {
+    isRunning: true,
+    onRunning(listener: () => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    /** The lifecycle says a container runs now. */
+    start() {
+      container.isRunning = true;
+      for (const listener of [...listeners]) listener();
+    },
+    listeners,
+  };
   return {
-    sandbox: { running: true, spawn },
+    sandbox: { spawn },
+    container,
     started,
     ready: () => latest().err.enqueue(encoder.encode("Setting up watches.\nWatches established.\n")),
     line: (text: string) => latest().out.enqueue(encoder.encode(`${text}\n`)),
@@ -62,7 +77,7 @@ const changes = (text: string) =>
 /** A watcher over a fake inotifywait, with one client subscribed and the watch established. */
 async function subscribedWatcher() {
   const fake = fakeInotifywait();
-  const response = new FileWatcher(fake.sandbox).subscribe();
+  const response = new FileWatcher(fake.sandbox, fake.container).subscribe();
   await new Promise((resolve) => setTimeout(resolve, 0));
   fake.ready();
   await readUntil(response, (text) => text.includes("event: ready"));
@@ -103,7 +118,7 @@ describe("FileWatcher", () => {
 
   it("tells listeners about lost changes once a restarted watcher watches again, and after an overflow", async () => {
     const fake = fakeInotifywait();
-    const watcher = new FileWatcher(fake.sandbox);
+    const watcher = new FileWatcher(fake.sandbox, fake.container);
     const batches: FileChange[][] = [];
     let resyncs = 0;
     const unlisten = watcher.listen({ changes: (batch) => batches.push(batch), resync: () => resyncs++ });
@@ -122,5 +137,19 @@ describe("FileWatcher", () => {
     fake.line("Q_OVERFLOW\t");
     await vi.waitFor(() => expect(resyncs).toBe(2));
     unlisten();
+  });
+
+  it("waits for the lifecycle to say a container runs, never starting one or polling", async () => {
+    const fake = fakeInotifywait();
+    fake.container.isRunning = false;
+    const response = new FileWatcher(fake.sandbox, fake.container).subscribe();
+    await vi.waitFor(() => expect(fake.container.listeners.size).toBe(1));
+    expect(fake.started).toHaveLength(0);
+    fake.container.start();
+    await vi.waitFor(() => expect(fake.started).toHaveLength(1));
+    // It stopped listening once the container ran.
+    expect(fake.container.listeners.size).toBe(0);
+    fake.ready();
+    expect(await readUntil(response, (t) => t.includes("event: ready"))).toContain("event: ready");
   });
 });

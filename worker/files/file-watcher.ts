@@ -35,6 +35,12 @@ const RESTART_DELAY_MS = 1_000;
  */
 const READY_TIMEOUT_MS = 15_000;
 
+/** What the watcher needs of the lifecycle: whether a container runs, and word when one starts. */
+export interface ContainerEvents {
+  readonly isRunning: boolean;
+  onRunning(listener: () => void): () => void;
+}
+
 /** An in-process listener: each batch of changes, and a signal that some were lost. */
 export interface WatchListener {
   changes(changes: FileChange[]): void;
@@ -64,9 +70,13 @@ export class FileWatcher {
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly encoder = new TextEncoder();
 
+  /** While no container runs: stops waiting for the next one to start. */
+  private waitingForStart: (() => void) | undefined;
+
   constructor(
+    private readonly sandbox: Pick<Sandbox, "spawn">,
     /** The watcher follows the container and never starts it: a stopped or sleeping workspace stays so. */
-    private readonly sandbox: Pick<Sandbox, "running" | "spawn">,
+    private readonly container: ContainerEvents,
     private readonly root = WORKSPACE_ROOT,
   ) {}
 
@@ -121,9 +131,13 @@ export class FileWatcher {
     if (this.process || this.starting || !this.wanted) return;
     this.starting = true;
     try {
-      if (!this.sandbox.running) {
+      if (!this.container.isRunning) {
         // Stopped or asleep: wait for someone to start it rather than starting it ourselves.
-        setTimeout(() => void this.ensureWatching(), RESTART_DELAY_MS * 3);
+        this.waitingForStart ??= this.container.onRunning(() => {
+          this.waitingForStart?.();
+          this.waitingForStart = undefined;
+          void this.ensureWatching();
+        });
         return;
       }
       const started = this.sandbox.spawn(

@@ -163,20 +163,65 @@ export class Lifecycle {
   /** Reads what a restarted object must know: whether a container still runs, or it sleeps. */
   async load(): Promise<void> {
     if (this.state.kind !== "stopped") return;
-    // Restoring, not a transition: nothing happened, this object only learns where things are.
-    if (this.deps.sandbox.running) this.state = { kind: "running", startedAt: 0 };
-    else if ((await this.deps.storage.get<boolean>(SLEPT_KEY)) === true) this.state = { kind: "sleeping" };
+    // Restoring, not a change: nothing happened, this object only learns where things are.
+    if (this.deps.sandbox.running) this.transition({ kind: "running", startedAt: 0 }, { restoring: true });
+    else if ((await this.deps.storage.get<boolean>(SLEPT_KEY)) === true) {
+      this.transition({ kind: "sleeping" }, { restoring: true });
+    }
   }
 
-  /** The one place the state changes. Deleted is final; anything not in the table is refused. */
-  private transition(next: LifecycleState): boolean {
+  /**
+   * The one place the state changes. Deleted is final; anything not in the
+   * table is refused, except what a restarted object restores (from its
+   * first, stopped, state only). Subscribers hear when a container starts
+   * running and when it is gone.
+   */
+  private transition(next: LifecycleState, { restoring = false } = {}): boolean {
     const from = this.state.kind;
-    if (!canTransition(from, next.kind)) {
+    if (!(restoring ? from === "stopped" : canTransition(from, next.kind))) {
       if (from !== "deleted") console.warn(`${this.deps.tag}: refused ${from} → ${next.kind}`);
       return false;
     }
     this.state = next;
+    const wasRunning = hasRunningContainer(from);
+    if (!wasRunning && hasRunningContainer(next.kind)) this.emit(this.runningListeners);
+    else if (hasContainer(from) && !hasContainer(next.kind)) this.emit(this.stoppedListeners);
     return true;
+  }
+
+  private readonly runningListeners = new Set<() => void>();
+  private readonly stoppedListeners = new Set<() => void>();
+
+  /** Calls `listener` each time a container starts running (after its start, or found running); returns a way to stop. */
+  onRunning(listener: () => void): () => void {
+    this.runningListeners.add(listener);
+    return () => this.runningListeners.delete(listener);
+  }
+
+  /** Calls `listener` each time the container is gone (stopped, slept, vanished, deleted); returns a way to stop. */
+  onStopped(listener: () => void): () => void {
+    this.stoppedListeners.add(listener);
+    return () => this.stoppedListeners.delete(listener);
+  }
+
+  private emit(listeners: Set<() => void>): void {
+    for (const listener of [...listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        console.error(`${this.deps.tag}: a lifecycle listener failed: ${describe(error)}`);
+      }
+    }
+  }
+
+  /** True while the container runs and answers (a save in progress included). */
+  get isRunning(): boolean {
+    return hasRunningContainer(this.observe().kind);
+  }
+
+  /** True while there is a container: starting, running, being saved or being stopped. */
+  get hasContainer(): boolean {
+    return hasContainer(this.observe().kind);
   }
 
   /**
@@ -304,8 +349,10 @@ export class Lifecycle {
     }
   }
 
+  /** The phase of the start in progress, if it is still `starting`'s (a new state, never a change in place). */
   private setPhase(starting: LifecycleState & { kind: "starting" }, phase: BootPhase | undefined): void {
-    if (this.state === starting) starting.phase = phase;
+    const state = this.state;
+    if (state.kind === "starting" && state.done === starting.done) this.transition({ ...state, phase });
   }
 
   /**
@@ -559,7 +606,9 @@ export class Lifecycle {
       // short freeze, but not a container that is gone.
       if (state.kind === "running") {
         try {
-          state.kernel = await this.uname(this.timings.probeWaitMs);
+          const kernel = await this.uname(this.timings.probeWaitMs);
+          const now = this.state;
+          if (now.kind === "running" && now.startedAt === state.startedAt) this.transition({ ...now, kernel });
         } catch (error) {
           // The container is gone (or broken): its unsaved changes are lost
           // either way, so start again from the latest snapshot.
@@ -813,6 +862,14 @@ export class Lifecycle {
       await this.stopNow();
     });
   }
+}
+
+function hasRunningContainer(kind: LifecycleState["kind"]): boolean {
+  return kind === "running" || kind === "saving";
+}
+
+function hasContainer(kind: LifecycleState["kind"]): boolean {
+  return kind === "starting" || kind === "running" || kind === "saving" || kind === "stopping";
 }
 
 function deleted(): AppError {

@@ -149,10 +149,10 @@ export const PREVIEW_ROUTES: Route[] = [
 ];
 
 /** What listens, for the preview pane's poll: it neither wakes a sleeping workspace nor counts as use. */
-async function overview({ sandbox, lifecycle, previews }: WorkspaceParts): Promise<PreviewsOverview> {
+async function overview({ lifecycle, previews }: WorkspaceParts): Promise<PreviewsOverview> {
   const nothing: PreviewsOverview = { ports: [], devServer: { state: "stopped", command: DEV_SERVER_COMMAND } };
   // A container still starting has nothing listening yet (and may not answer exec).
-  if (!sandbox.running || lifecycle.isStarting) return nothing;
+  if (!lifecycle.isRunning) return nothing;
   try {
     const [ports, devServer] = await Promise.all([
       previews.listeningPorts({ wake: false }),

@@ -24,6 +24,8 @@ export interface PreviewDeps {
   /** Asks the Durable Object's alarm to call sweep() at `at`, or cancels it. */
   scheduleSweep: (at: number | undefined) => Promise<void>;
   previewDomain: string;
+  /** Whether a container is there (the lifecycle's word): a preview never starts one. */
+  hasContainer: () => boolean;
   /** Counts open bridged sockets as use of the workspace (so an idle stop waits for them). */
   connections?: { begin(): void; end(): void };
 }
@@ -46,7 +48,7 @@ export class WorkspacePreviews {
     // A preview never wakes a workspace: its dev server did not survive the
     // sleep anyway, and a link's holder must not be able to start (and pay
     // for) the owner's container. The owner wakes it in the IDE.
-    if (!this.deps.sandbox.running) return previewAsleep();
+    if (!this.deps.hasContainer()) return previewAsleep();
     const url = new URL(request.url);
     // getTcpPort().fetch() takes http: only; the path and the preview Host stay as they are.
     url.protocol = "http:";

@@ -30,7 +30,7 @@ export const TERMINAL_ROUTES: Route[] = [
     wake: "never",
     input: { query: none },
     handle: async ({ workspace }) =>
-      Response.json(workspace.sandbox.running ? await listTerminals(workspace.sandbox) : []),
+      Response.json(workspace.lifecycle.isRunning ? await listTerminals(workspace.sandbox) : []),
   }),
   defineRoute({
     method: "DELETE",
@@ -39,7 +39,7 @@ export const TERMINAL_ROUTES: Route[] = [
     wake: "never",
     input: { params: z.object({ name }) },
     handle: async ({ params, workspace }) => {
-      const ended = workspace.sandbox.running && (await endTerminal(workspace.sandbox, params.name));
+      const ended = workspace.lifecycle.isRunning && (await endTerminal(workspace.sandbox, params.name));
       if (!ended) throw notFound(`The workspace has no terminal named "${params.name}".`);
       return new Response(null, { status: 204 });
     },
