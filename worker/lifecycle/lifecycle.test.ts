@@ -151,6 +151,39 @@ function setup(
 }
 
 describe("the lifecycle", () => {
+  it("tells subscribers when a container runs and when it is gone: after a start, a stop, a vanishing and a restart", async () => {
+    const { lifecycle, sandbox, restart } = setup();
+    const heard: string[] = [];
+    lifecycle.onRunning(() => heard.push(`running ${lifecycle.isRunning}`));
+    const stopListening = lifecycle.onStopped(() => heard.push(`stopped ${lifecycle.hasContainer}`));
+    expect([lifecycle.isRunning, lifecycle.hasContainer]).toEqual([false, false]);
+    const gate = deferred();
+    sandbox.startGate = gate.promise;
+    const start = lifecycle.ensureRunning();
+    await tick();
+    // Starting: a container is there, but it does not run (answer) yet.
+    expect([lifecycle.isRunning, lifecycle.hasContainer, heard]).toEqual([false, true, []]);
+    gate.resolve();
+    await start;
+    await lifecycle.save();
+    expect(heard).toEqual(["running true"]);
+    await lifecycle.stop();
+    expect(heard).toEqual(["running true", "stopped false"]);
+    await lifecycle.ensureRunning();
+    sandbox.vanish();
+    expect(lifecycle.isRunning).toBe(false);
+    expect(heard).toEqual(["running true", "stopped false", "running true", "stopped false"]);
+    stopListening();
+    await lifecycle.ensureRunning();
+    // A restarted object that finds its container running tells its own subscribers.
+    const again = restart();
+    const found: string[] = [];
+    again.onRunning(() => found.push("running"));
+    await again.load();
+    expect(found).toEqual(["running"]);
+    expect(heard).toEqual(["running true", "stopped false", "running true", "stopped false", "running true"]);
+  });
+
   it("starts a new workspace from the image, and concurrent callers share that one start", async () => {
     const { lifecycle, sandbox } = setup();
     expect((await lifecycle.status("w")).state).toBe("stopped");
