@@ -88,6 +88,8 @@ export const ErrorCode = {
   BACKUP_INTEGRITY: "BACKUP_INTEGRITY",
   /** The backup store (R2) could not be reached or refused the operation; try again. */
   BACKUP_UNAVAILABLE: "BACKUP_UNAVAILABLE",
+  /** A request from the container that the workspace's network policy does not allow (the Outbound entrypoint's answer). */
+  BLOCKED_BY_NETWORK_POLICY: "BLOCKED_BY_NETWORK_POLICY",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -152,6 +154,7 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   BACKUP_NOT_FOUND: 404,
   BACKUP_INTEGRITY: 422,
   BACKUP_UNAVAILABLE: 503,
+  BLOCKED_BY_NETWORK_POLICY: 403,
 };
 
 /**

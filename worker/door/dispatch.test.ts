@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ErrorCode } from "../../protocol/errors";
 import type { Role } from "../../protocol/roles";
+import { AppError } from "../errors";
 import { CALLER_HEADER, dispatch, matchRoute } from "./dispatch";
 import type { WorkspaceParts } from "./parts";
 import { defineRoute, type Route } from "./route";
-import { none, refusal } from "./schema";
+import { check, none, refusal } from "./schema";
 
 const seen: unknown[] = [];
 
@@ -31,7 +32,18 @@ const routes: Route[] = [
     path: "/things",
     role: "editor",
     wake: "never",
-    input: { body: { json: z.object({ count: z.number({ error: "count must be a number." }) }) } },
+    input: {
+      body: {
+        json: z.object({
+          count: z.number({ error: "count must be a number." }),
+          // A check sees a missing key too (as undefined): it decides.
+          label: check((value) => {
+            if (value !== undefined && typeof value !== "string") throw new AppError("INVALID_PATH", "label!");
+            return value ?? "none";
+          }),
+        }),
+      },
+    },
     handle: async ({ body }) => Response.json(body),
   }),
   defineRoute({
@@ -137,7 +149,12 @@ describe("the door", () => {
       request("POST", "/api/workspaces/w1/things", "eve", { body: '{"count":3}', headers: json }),
       door().deps,
     );
-    expect(await answer(good)).toEqual([200, { count: 3 }]);
+    expect(await answer(good)).toEqual([200, { count: 3, label: "none" }]);
+    const badLabel = await dispatch(
+      request("POST", "/api/workspaces/w1/things", "eve", { body: '{"count":3,"label":4}', headers: json }),
+      door().deps,
+    );
+    expect(await answer(badLabel)).toEqual([400, { code: "INVALID_PATH", message: "label!" }]);
   });
 
   it("limits a streamed body by its declared length, and requires one", async () => {

@@ -12,15 +12,19 @@ import { AppError } from "../errors";
 
 /** A schema from a check that returns the checked value or throws an AppError. */
 export function check<T>(fn: (value: unknown) => T): z.ZodType<T, unknown> {
-  return z.unknown().transform((value, ctx) => {
-    try {
-      return fn(value);
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      ctx.addIssue({ code: "custom", message: error.message, params: { code: error.code } });
-      return z.NEVER;
-    }
-  });
+  // optional() first: a missing key is handed to the check too (zod refuses a missing key otherwise).
+  return z
+    .unknown()
+    .optional()
+    .transform((value, ctx) => {
+      try {
+        return fn(value);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        ctx.addIssue({ code: "custom", message: error.message, params: { code: error.code } });
+        return z.NEVER;
+      }
+    });
 }
 
 /** The options of a refinement whose refusal answers `code` with `message` (made from the input, if a function). */

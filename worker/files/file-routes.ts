@@ -225,7 +225,10 @@ export const FILE_ROUTES: Route[] = [
         json: z.object({
           from: check((value) => checked(value, "from")),
           to: check((value) => checked(value, "to")),
-          overwrite: z.unknown().transform((value) => value === true),
+          overwrite: z
+            .unknown()
+            .optional()
+            .transform((value) => value === true),
         }) satisfies z.ZodType<Required<MoveRequest>, unknown>,
       },
     },

@@ -21,14 +21,17 @@ import { exportArchive, importArchive } from "./archive";
  *   GET    /export      /workspace as a streamed tar.gz download
  *   POST   /import[?replace=true]  a tar.gz body unpacked into an empty /workspace (or replacing it), then saved
  */
-const name = z.unknown().transform((value, ctx) => {
-  const checked = checkWorkspaceName(value);
-  if ("error" in checked) {
-    ctx.addIssue({ code: "custom", message: checked.error, params: { code: ErrorCode.INVALID_WORKSPACE_NAME } });
-    return z.NEVER;
-  }
-  return checked.name;
-});
+const name = z
+  .unknown()
+  .optional()
+  .transform((value, ctx) => {
+    const checked = checkWorkspaceName(value);
+    if ("error" in checked) {
+      ctx.addIssue({ code: "custom", message: checked.error, params: { code: ErrorCode.INVALID_WORKSPACE_NAME } });
+      return z.NEVER;
+    }
+    return checked.name;
+  });
 
 export const LIFECYCLE_ROUTES: Route[] = [
   defineRoute({

@@ -6,6 +6,7 @@
  * the host and how to allow it; each request goes to the workspace's log.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
+import { ERROR_STATUS, ErrorCode } from "../../protocol/errors";
 import type { EgressLogEntry } from "../../protocol/network";
 import { describe } from "../errors";
 import { decide, type EgressRules, requestHost } from "./egress-rules";
@@ -58,7 +59,7 @@ export class Outbound extends WorkerEntrypoint<Env, OutboundProps> {
       secrets: decision.allow ? decision.secrets : [],
     };
     if (!decision.allow) {
-      this.record({ ...entry, verdict: "blocked", status: 403 });
+      this.record({ ...entry, verdict: "blocked", status: ERROR_STATUS.BLOCKED_BY_NETWORK_POLICY });
       return blocked(request, decision.message);
     }
     const headers = new Headers(request.headers);
@@ -130,11 +131,12 @@ function refused(status: number, message: string): Response {
  */
 export function blocked(request: Request, message: string): Response {
   const headers = { [BLOCKED_HEADER]: "blocked", "Cache-Control": "no-store" };
+  const status = ERROR_STATUS[ErrorCode.BLOCKED_BY_NETWORK_POLICY];
   if (/json/i.test(request.headers.get("Accept") ?? "")) {
-    return Response.json({ error: message, code: "BLOCKED_BY_NETWORK_POLICY" }, { status: 403, headers });
+    return Response.json({ error: message, code: ErrorCode.BLOCKED_BY_NETWORK_POLICY }, { status, headers });
   }
   return new Response(`${message}\n`, {
-    status: 403,
+    status,
     headers: { ...headers, "Content-Type": "text/plain; charset=utf-8" },
   });
 }

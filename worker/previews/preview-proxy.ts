@@ -20,6 +20,7 @@
  * - The "nothing is answering" page is for a port where nothing listens; any
  *   other failure is logged with its cause and answered as a failed connection.
  */
+import { isNotListening } from "../sandbox/sandbox";
 import { previewConnectionFailed, previewUnavailable } from "./pages";
 
 export type PortFetch = (request: Request) => Promise<Response>;
@@ -104,11 +105,6 @@ function notModifiedResponse(from: Headers): Response {
     if (value !== null) headers.set(name, value);
   }
   return new Response(null, { status: 304, headers });
-}
-
-/** workerd's answer when nothing listens on the port (the sidecar refused the tunnel). */
-function isNotListening(error: unknown): boolean {
-  return error instanceof Error && /not listening/i.test(error.message);
 }
 
 function logFailure(request: Request, port: number, error: unknown, next: string): void {

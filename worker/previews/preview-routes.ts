@@ -48,6 +48,7 @@ const port = z
 
 const ttlSeconds = z
   .unknown()
+  .optional()
   .refine(
     (ttl) =>
       typeof ttl === "number" && Number.isInteger(ttl) && ttl >= SHARE_TTL_MIN_SECONDS && ttl <= SHARE_TTL_MAX_SECONDS,

@@ -105,13 +105,28 @@ export interface SandboxControl extends Sandbox {
 }
 
 /**
- * exec() on a container that is not up (yet): "exec() cannot be called on a
- * container that is not running", "exec() requires a running container",
- * and "is paused" while a snapshot freezes it.
+ * What workerd's own error says, as a code: its container API throws plain
+ * errors with no code, so this is the one place their words are read.
+ *   "not-running":   exec() on a container that is not up (yet): "exec() cannot be
+ *                    called on a container that is not running", "exec() requires a
+ *                    running container", and "is paused" while a snapshot freezes it
+ *   "not-listening": a port's fetch() when nothing listens on it in the container
  */
-export function isNotRunningError(error: unknown): boolean {
+export function workerdFailure(error: unknown): "not-running" | "not-listening" | undefined {
+  const message = describe(error);
   // "cannot exec in a stopped state": an exec that raced a stop or a delete.
-  return /not running|requires a running container|is paused|stopped state/i.test(describe(error));
+  if (/not running|requires a running container|is paused|stopped state/i.test(message)) return "not-running";
+  if (/not listening/i.test(message)) return "not-listening";
+  return undefined;
+}
+
+export function isNotRunningError(error: unknown): boolean {
+  return workerdFailure(error) === "not-running";
+}
+
+/** workerd's answer to a port's fetch() when nothing listens there (the sidecar refused the tunnel). */
+export function isNotListening(error: unknown): boolean {
+  return error instanceof Error && workerdFailure(error) === "not-listening";
 }
 
 /** The CONTAINER_UNAVAILABLE failure the adapter reports for a container that does not answer. */

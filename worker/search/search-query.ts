@@ -74,6 +74,11 @@ export function checkArgs(query: SearchQuery): string[] {
   return [...ripgrepArgs(query).slice(0, -1), "/dev/null"];
 }
 
+/** The globs alone over /dev/null (with a literal that always compiles): exit 2 when one of them is refused. */
+export function globCheckArgs(query: SearchQuery): string[] {
+  return checkArgs({ ...query, q: "x", regex: false, wholeWord: false });
+}
+
 /** ripgrep's argv for the file index: every file search would look in, NUL-separated. */
 export function fileIndexArgs(): string[] {
   return ["rg", "--files", "--null", ...ignoreArgs(false), ...excludedGlobs(false), "--", "."];

@@ -17,7 +17,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const LIMITS = { maxResults: 100, maxBytes: 1 << 20, seconds: 20, preview: 60, before: 10, maxRanges: 5 };
 
 type Line = SearchEvent | { type: "error"; kind: string; message: string } | { type: "start" };
-type Options = Partial<typeof LIMITS & { longLine: number; check: string[] }>;
+type Options = Partial<typeof LIMITS & { longLine: number; check: string[]; checkGlobs: string[] }>;
 
 /** Runs the filter over `argv`'s output; the lines after `{"type":"start"}` (which must come first unless an error does). */
 function filter(argv: string[], options: Options = {}) {
@@ -170,7 +170,14 @@ describe("the search filter", { timeout: 30_000 }, () => {
     const failing = ["sh", "-c", "echo 'regex parse error:\n    (\nerror: unclosed group' >&2; exit 2"];
     // The search itself would never end: only the check runs.
     expect(filter(["sleep", "60"], { check: failing }).lines).toEqual([
-      { type: "error", kind: "query", message: "regex parse error:\n    (\nerror: unclosed group" },
+      { type: "error", kind: "regex", message: "regex parse error:\n    (\nerror: unclosed group" },
+    ]);
+    // Which input was refused comes from the globs' own check, by its exit status.
+    const globsFine = ["sh", "-c", "exit 0"];
+    const globsRefused = ["sh", "-c", "exit 2"];
+    expect(filter(["sleep", "60"], { check: failing, checkGlobs: globsFine }).lines).toMatchObject([{ kind: "regex" }]);
+    expect(filter(["sleep", "60"], { check: failing, checkGlobs: globsRefused }).lines).toMatchObject([
+      { kind: "glob" },
     ]);
     expect(filter(["sh", "-c", "exit 1"], { check: ["sh", "-c", "exit 1"] }).lines).toMatchObject([{ type: "done" }]);
     expect(filter(["/nonexistent/rg"]).lines).toEqual([

@@ -6,10 +6,11 @@
  * passes bytes through.
  *
  * The first line says whether the search runs: `{"type":"start"}`, or
- * `{"type":"error","kind":"query","message":STDERR}` when ripgrep refuses the
+ * `{"type":"error","kind":"regex"|"glob","message":STDERR}` when ripgrep refuses the
  * query (`CONFIG.check`, the same argv over /dev/null, is run first when the
- * query can fail: a regular expression, globs), or `"kind":"missing"` without
- * ripgrep. So the Durable Object can answer 400 before any result, and send
+ * query can fail: a regular expression, globs; when it fails,
+ * `CONFIG.checkGlobs`, the globs alone, tells which was refused by its exit
+ * status), or `"kind":"missing"` without ripgrep. So the Durable Object can answer 400 before any result, and send
  * headers at once otherwise.
  *
  * Why in the container: ripgrep's JSON carries every matching line whole
@@ -63,7 +64,13 @@ try:
         check = subprocess.run(cfg["check"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         if check.returncode == 2:
             message = check.stderr.decode("utf-8", "replace").strip()
-            os.write(1, line_out({"type": "error", "kind": "query", "message": message}))
+            # Which input ripgrep refused, by its exit status (never its words): the globs alone, or the rest.
+            kind = "regex"
+            if cfg.get("checkGlobs"):
+                globs = subprocess.run(cfg["checkGlobs"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                if globs.returncode == 2:
+                    kind = "glob"
+            os.write(1, line_out({"type": "error", "kind": kind, "message": message}))
             sys.exit(0)
     rg = subprocess.Popen(cfg["argv"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 except FileNotFoundError as error:

@@ -69,7 +69,7 @@ describe("a search in the Durable Object", () => {
     const refused = search.search(query("q=a(&regex=1"));
     await vi.waitFor(() => expect(spawned).toHaveLength(1));
     expect(JSON.parse(spawned[0]?.argv.at(-1) ?? "{}").check.at(-1)).toBe("/dev/null");
-    spawned[0]?.write('{"type":"error","kind":"query","message":"regex parse error: unclosed group"}\n');
+    spawned[0]?.write('{"type":"error","kind":"regex","message":"regex parse error: unclosed group"}\n');
     await expect(refused).rejects.toMatchObject({
       code: "INVALID_SEARCH",
       message: expect.stringMatching(/regular expression does not compile.*unclosed group/),

@@ -11,7 +11,7 @@ import {
 import { AppError } from "../errors";
 import { PROCESS_ENV, WORKSPACE_ROOT } from "../sandbox/environment";
 import type { Sandbox, SpawnedProcess } from "../sandbox/sandbox";
-import { checkArgs, fileIndexArgs, ripgrepArgs } from "./search-query";
+import { checkArgs, fileIndexArgs, globCheckArgs, ripgrepArgs } from "./search-query";
 import { SEARCH_SCRIPT } from "./search-script";
 
 /** How long past the time limit a search that has not ended is killed from here. */
@@ -47,6 +47,7 @@ export class WorkspaceSearch {
       argv: ripgrepArgs(query),
       // Only a regular expression or a glob can be refused; a literal search starts at once.
       ...(query.regex || query.include?.length || query.exclude?.length ? { check: checkArgs(query) } : {}),
+      ...(query.include?.length || query.exclude?.length ? { checkGlobs: globCheckArgs(query) } : {}),
       maxResults: query.maxResults,
       maxBytes: SEARCH_MAX_BYTES,
       seconds: SEARCH_MAX_SECONDS,
@@ -188,14 +189,15 @@ function refuseFailure(first: Uint8Array, kill: () => void): number {
   kill();
   const { kind, message } = JSON.parse(text) as { kind: string; message: string };
   if (kind === "missing") throw ripgrepMissing();
-  if (/regex/i.test(message)) {
+  if (kind === "regex") {
     throw new AppError(
       ErrorCode.INVALID_SEARCH,
       `The regular expression does not compile (ripgrep's syntax): ${message}`,
     );
   }
-  if (/glob/i.test(message))
+  if (kind === "glob") {
     throw new AppError(ErrorCode.INVALID_SEARCH, `An include or exclude glob is not valid: ${message}`);
+  }
   throw new AppError(ErrorCode.INVALID_SEARCH, `ripgrep refused the search: ${message}`);
 }
 
