@@ -29,7 +29,10 @@ export type Wake = "never" | "read" | "wake";
 /** A query or params schema: it gets an object of strings (each name once). */
 export type ObjectSchema = z.ZodType;
 
-export type Body<B extends z.ZodType> =
+/** A JSON body's schema whose checked value is the feature's request type (protocol/): `schema satisfies Body<T>`. */
+export type Body<T> = z.ZodType<T, unknown>;
+
+export type BodyInput<B extends z.ZodType> =
   /** A JSON object (Content-Type: application/json), at most MAX_JSON_BODY_BYTES; `optional`: no body is `{}`. */
   | { json: B; optional?: true }
   /** The raw bytes, streamed on to the container: Content-Length is required and at most `limit`. */
@@ -39,7 +42,7 @@ export interface Input<P extends ObjectSchema, Q extends ObjectSchema, B extends
   /** One entry per `:name` segment of the path. */
   params?: P;
   query?: Q;
-  body?: Body<B>;
+  body?: BodyInput<B>;
   /** The code of a refusal whose schema gave none (a custom check carries its own): BAD_REQUEST by default. */
   invalid?: import("../../protocol/errors").ErrorCode;
 }

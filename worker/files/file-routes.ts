@@ -9,7 +9,7 @@ import {
   UPLOAD_CHUNK_BYTES,
 } from "../../protocol/files";
 import type { WorkspaceParts } from "../door/parts";
-import { defineRoute, type Route } from "../door/route";
+import { type Body, defineRoute, type Route } from "../door/route";
 import { check, flag, none, refusal } from "../door/schema";
 import { AppError } from "../errors";
 import { fileError } from "./file-errors";
@@ -229,7 +229,7 @@ export const FILE_ROUTES: Route[] = [
             .unknown()
             .optional()
             .transform((value) => value === true),
-        }) satisfies z.ZodType<Required<MoveRequest>, unknown>,
+        }) satisfies Body<Required<MoveRequest>>,
       },
     },
     handle: (call) =>

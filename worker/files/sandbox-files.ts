@@ -3,9 +3,9 @@ import { HELPER_SCRIPT } from "./helper-script";
 import { type FileOperation, SandboxFileError, SandboxProtocolError } from "./sandbox-file-error";
 
 /**
- * File operations in a running container, with the method names, options and
- * error semantics of `Files` from `@cloudflare/sandbox` 1.x (not published
- * yet): swap this class for the official one by changing the import. Each call
+ * File operations in a running container, with method names, options and
+ * error semantics modelled on `Files` of `@cloudflare/sandbox` 1.x (not
+ * published yet; its additions below mean it is not a drop-in). Each call
  * runs one short Python process through `exec()`; `readFile` returns as soon as
  * the file is open and streams, `writeFile` streams its content to stdin, so no
  * whole file is held in the Durable Object.

@@ -9,12 +9,6 @@ import { AppError } from "../errors";
  * to HTTPS requests to that one host, never in the container. One secret per
  * host, named `git-HOST`.
  */
-export interface SecretStore {
-  list(): Promise<SecretInfo[]>;
-  put(name: string, secret: Required<SecretInput>): Promise<SecretInfo>;
-  remove(name: string): Promise<boolean>;
-}
-
 const PREFIX = "git-";
 
 export function gitSecretName(host: string): string {

@@ -1,9 +1,19 @@
 import { z } from "zod";
 import { ErrorCode } from "../../protocol/errors";
-import type { GitBranches, GitCredentials, GitLog } from "../../protocol/git";
+import type {
+  GitBranches,
+  GitCheckoutRequest,
+  GitCommitRequest,
+  GitCreateBranchRequest,
+  GitCredentials,
+  GitLog,
+  GitPathsRequest,
+  GitSyncRequest,
+  GitTokenRequest,
+} from "../../protocol/git";
 import { MAX_SECRETS } from "../../protocol/network";
 import type { WorkspaceParts } from "../door/parts";
-import { defineRoute, type Route } from "../door/route";
+import { type Body, defineRoute, type Route } from "../door/route";
 import { check, none } from "../door/schema";
 import { AppError, notFound } from "../errors";
 import { checkGitHost, checkToken, gitSecret, gitSecretName } from "./git-credentials";
@@ -47,7 +57,9 @@ async function gitOperation(
 }
 
 const paths = {
-  json: z.record(z.string(), z.unknown()).transform((body, ctx) => checkedWith(ctx, () => checkPaths(body))),
+  json: z
+    .record(z.string(), z.unknown())
+    .transform((body, ctx) => ({ paths: checkedWith(ctx, () => checkPaths(body)) })) satisfies Body<GitPathsRequest>,
 };
 const optionalBoolean = (name: string) => z.boolean({ error: `${name} must be true or false.` }).optional();
 
@@ -74,7 +86,7 @@ function stagingRoute(
     input: { body: paths },
     handle: ({ body, workspace }) =>
       gitOperation(workspace, true, async () => {
-        await workspace.scm[op](body);
+        await workspace.scm[op](body.paths);
         return Response.json(await workspace.scm.status());
       }),
   });
@@ -87,7 +99,7 @@ function syncRoute(kind: SyncKind): Route {
     role: "editor",
     wake: "wake",
     // The body is optional: none, or JSON {remote?}.
-    input: { body: { json: z.object({ remote: check(checkRemote) }), optional: true } },
+    input: { body: { json: z.object({ remote: check(checkRemote) }) satisfies Body<GitSyncRequest>, optional: true } },
     handle: async ({ body, workspace }) => {
       await workspace.sandbox.wake();
       const shared = workspace.lifecycle.shared.bind(workspace.lifecycle);
@@ -153,7 +165,14 @@ export const GIT_ROUTES: Route[] = [
     path: "/git/commit",
     role: "editor",
     wake: "wake",
-    input: { body: { json: z.object({ message: check(checkMessage), amend: optionalBoolean("amend") }) } },
+    input: {
+      body: {
+        json: z.object({
+          message: check(checkMessage),
+          amend: optionalBoolean("amend"),
+        }) satisfies Body<GitCommitRequest>,
+      },
+    },
     handle: ({ body, workspace }) =>
       gitOperation(workspace, true, async () => {
         const { name, email } = workspace.identity();
@@ -183,7 +202,7 @@ export const GIT_ROUTES: Route[] = [
           name: check((value) => checkBranch(value)),
           from: check(checkRevision),
           checkout: optionalBoolean("checkout"),
-        }),
+        }) satisfies Body<GitCreateBranchRequest>,
       },
     },
     handle: ({ body, workspace }) =>
@@ -197,7 +216,11 @@ export const GIT_ROUTES: Route[] = [
     path: "/git/checkout",
     role: "editor",
     wake: "wake",
-    input: { body: { json: z.object({ branch: check((value) => checkBranch(value, "branch")) }) } },
+    input: {
+      body: {
+        json: z.object({ branch: check((value) => checkBranch(value, "branch")) }) satisfies Body<GitCheckoutRequest>,
+      },
+    },
     handle: ({ body, workspace }) =>
       gitOperation(workspace, true, async () => {
         await workspace.scm.checkout(body.branch);
@@ -232,7 +255,9 @@ export const GIT_ROUTES: Route[] = [
     path: "/git/credentials",
     role: "owner",
     wake: "never",
-    input: { body: { json: z.object({ host: check(checkGitHost), token: check(checkToken) }) } },
+    input: {
+      body: { json: z.object({ host: check(checkGitHost), token: check(checkToken) }) satisfies Body<GitTokenRequest> },
+    },
     handle: async ({ body, workspace }) => {
       await workspace.network.putSecret(gitSecretName(body.host), gitSecret(body.host, body.token), MAX_SECRETS);
       return credentials(workspace);

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { ErrorCode } from "../../protocol/errors";
 import { MAX_FILE_BODY_BYTES } from "../../protocol/files";
-import { checkWorkspaceName } from "../../protocol/workspaces";
-import { defineRoute, type Route } from "../door/route";
+import { checkWorkspaceName, type WorkspaceNameRequest } from "../../protocol/workspaces";
+import { type Body, defineRoute, type Route } from "../door/route";
 import { none } from "../door/schema";
 import { AppError } from "../errors";
 import { exportArchive, importArchive } from "./archive";
@@ -39,7 +39,7 @@ export const LIFECYCLE_ROUTES: Route[] = [
     path: "/",
     role: "owner",
     wake: "never",
-    input: { body: { json: z.object({ name }) } },
+    input: { body: { json: z.object({ name }) satisfies Body<WorkspaceNameRequest> } },
     handle: async ({ body, workspace }) => Response.json(await workspace.record.rename(body.name)),
   }),
   defineRoute({

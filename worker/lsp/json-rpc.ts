@@ -29,7 +29,6 @@ export const MAX_FRAME_CHARS = 16 * 1024 * 1024;
 
 export const isRequest = (m: JsonRpcMessage): boolean => typeof m.method === "string" && m.id != null;
 export const isNotification = (m: JsonRpcMessage): boolean => typeof m.method === "string" && m.id === undefined;
-export const isResponse = (m: JsonRpcMessage): boolean => m.method === undefined && m.id !== undefined;
 
 export function errorReply(id: JsonRpcId | null, code: number, message: string): JsonRpcMessage {
   return { jsonrpc: "2.0", id, error: { code, message } };

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ErrorCode } from "../../protocol/errors";
 import {
+  type CreateShareRequest,
   type GrantList,
   isPreviewPort,
   MAX_LABEL_LENGTH,
@@ -15,7 +16,7 @@ import {
   type ShareLink,
 } from "../../protocol/previews";
 import type { WorkspaceParts } from "../door/parts";
-import { defineRoute, type Route } from "../door/route";
+import { type Body, defineRoute, type Route } from "../door/route";
 import { none, refusal } from "../door/schema";
 import { AppError, notFound } from "../errors";
 import { isUnavailable } from "../sandbox/sandbox";
@@ -111,7 +112,7 @@ export const PREVIEW_ROUTES: Route[] = [
     role: "editor",
     wake: "never",
     // JSON only (415 otherwise): a page elsewhere cannot send that without a CORS preflight.
-    input: { params: z.object({ port }), body: { json: z.object({ ttlSeconds }) } },
+    input: { params: z.object({ port }), body: { json: z.object({ ttlSeconds }) satisfies Body<CreateShareRequest> } },
     handle: async ({ params, body, url, workspace }) => {
       checkLabelLength(workspace.id, params.port);
       const grant = await workspace.previews.createShare(params.port, body.ttlSeconds);
