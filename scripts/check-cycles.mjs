@@ -5,8 +5,8 @@ import madge from "madge";
 
 const SIDES = [
   { name: "worker", paths: ["worker", "protocol"], tsConfig: "tsconfig.worker.json" },
-  // The app joins once its last cycle (app/components/FileTreeRow.tsx <-> useTreeDrop.ts) is broken:
-  // { name: "app", paths: ["app", "protocol"], tsConfig: "tsconfig.app.json" },
+  // The app's feature folders too: editor/ and files/ must not import each other through any files.
+  { name: "app", paths: ["app", "protocol"], tsConfig: "tsconfig.app.json", folders: "app" },
 ];
 
 let failed = false;
@@ -17,6 +17,7 @@ for (const side of SIDES) {
     detectiveOptions: { ts: { skipTypeImports: false }, tsx: { skipTypeImports: false } },
   });
   const cycles = graph.circular();
+  if (side.folders) cycles.push(...folderCycles(graph.obj(), side.folders));
   if (cycles.length === 0) {
     console.log(`${side.name}: no import cycle in ${Object.keys(graph.obj()).length} modules`);
 
@@ -29,4 +30,34 @@ for (const side of SIDES) {
 if (failed) {
   console.error("Break each cycle: move what both sides need into a module of its own (a leaf), or pass it in.");
   process.exit(1);
+}
+
+/** Cycles between the folders right under `root` (modules directly in it belong to no folder). */
+function folderCycles(modules, root) {
+  const folderOf = (file) => {
+    const parts = file.split("/");
+    return parts[0] === root && parts.length > 2 ? `${root}/${parts[1]}/` : undefined;
+  };
+  const edges = new Map();
+  for (const [file, imports] of Object.entries(modules)) {
+    const from = folderOf(file);
+    if (!from) continue;
+    for (const imported of imports) {
+      const to = folderOf(imported);
+      if (to && to !== from) edges.set(from, new Set([...(edges.get(from) ?? []), to]));
+    }
+  }
+  const cycles = [];
+  const done = new Set();
+  const visit = (folder, path) => {
+    if (path.includes(folder)) {
+      cycles.push(path.slice(path.indexOf(folder)));
+      return;
+    }
+    if (done.has(folder)) return;
+    for (const next of edges.get(folder) ?? []) visit(next, [...path, folder]);
+    done.add(folder);
+  };
+  for (const folder of edges.keys()) visit(folder, []);
+  return cycles;
 }
