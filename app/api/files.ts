@@ -12,7 +12,7 @@ import {
   workspacePath,
 } from "./http";
 
-/** The browser side of `/api/workspaces/{id}/files...` (worker/routes/files.ts). */
+/** The browser side of `/api/workspaces/{id}/files...` (worker/files/file-routes.ts). */
 export class FilesApi {
   constructor(readonly workspaceId: string) {}
 

@@ -14,7 +14,7 @@ import { ApiRequestError, apiFetch, apiJson, ClientErrorCode, jsonBody, workspac
 
 export type SyncKind = "pull" | "push" | "fetch";
 
-/** The browser side of `/api/workspaces/{id}/git/...` (worker/routes/git.ts). */
+/** The browser side of `/api/workspaces/{id}/git/...` (worker/git/git-routes.ts). */
 export class GitApi {
   constructor(readonly workspaceId: string) {}
 

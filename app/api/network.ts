@@ -2,7 +2,7 @@ import type { EgressLog, NetworkPolicy, NetworkSettings, SecretInfo, SecretInput
 import { apiJson, jsonBody, workspacePath } from "./http";
 
 /**
- * The browser side of `/api/workspaces/{id}/network...` (worker/routes/network.ts):
+ * The browser side of `/api/workspaces/{id}/network...` (worker/network/network-routes.ts):
  * the policy, write-only secrets, and the request log. For a git host's
  * token: `putSecret("github", { hosts: ["github.com"], value: basicAuthorization("x-access-token", token) })`
  * (`basicAuthorization` is in protocol/network.ts).

@@ -1,7 +1,7 @@
 import type { DevServerState, GrantList, PreviewAccess, PreviewsOverview, ShareLink } from "../../protocol/previews";
 import { apiJson, jsonBody, workspacePath } from "./http";
 
-/** The browser side of `/api/workspaces/{id}/previews...` (worker/routes/previews.ts). */
+/** The browser side of `/api/workspaces/{id}/previews...` (worker/previews/preview-routes.ts). */
 export class PreviewsApi {
   constructor(readonly workspaceId: string) {}
 

@@ -12,7 +12,7 @@ export interface SearchCallbacks {
 }
 
 /**
- * Search in files and the file index of one workspace (worker/routes/search.ts):
+ * Search in files and the file index of one workspace (worker/search/search-routes.ts):
  * the search's NDJSON lines are handed over as they arrive.
  */
 export class SearchApi {

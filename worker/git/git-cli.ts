@@ -44,9 +44,16 @@ export interface GitRunOptions {
 export class GitCli {
   constructor(private readonly sandbox: Pick<Sandbox, "run" | "spawn">) {}
 
-  /** Runs `git ARGS` (or, with `shell`, a `sh -c` script whose "$@" are ARGS) to completion. */
-  run(args: readonly string[], options: GitRunOptions = {}): Promise<RunResult> {
-    return this.sandbox.run(["git", ...args], this.execOptions(options));
+  /**
+   * Runs `git ARGS` to completion. git's fatal errors all exit 128; whether
+   * one meant "no repository here" is asked of git by its exit status
+   * (`rev-parse --git-dir`), never read from its words.
+   */
+  async run(args: readonly string[], options: GitRunOptions = {}): Promise<GitResult> {
+    const result = await this.sandbox.run(["git", ...args], this.execOptions(options));
+    if (result.exitCode !== 128) return result;
+    const probe = await this.sandbox.run(["git", "rev-parse", "--git-dir"], this.execOptions({ read: true }));
+    return probe.exitCode === 0 ? result : { ...result, notARepository: true };
   }
 
   /** A `sh -c` script run in the same environment, for the few steps that pipe git into git. */
@@ -76,13 +83,16 @@ export class GitCli {
   }
 }
 
-/** Whether git said there is no repository here. */
-export function isNotARepository(result: Pick<RunResult, "stderr">): boolean {
-  return /not a git repository/i.test(result.stderr);
+/** What a git command answered; `notARepository` when it failed because /workspace is no repository. */
+export type GitResult = RunResult & { notARepository?: true };
+
+/** Whether git failed because there is no repository here (GitCli.run found out). */
+export function isNotARepository(result: GitResult): boolean {
+  return result.notARepository === true;
 }
 
 /** git's refusal as an AppError: its own words (stderr, or stdout where git writes them, as commit does). */
-export function gitFailure(result: RunResult): AppError {
+export function gitFailure(result: GitResult): AppError {
   if (isNotARepository(result)) {
     return new AppError(ErrorCode.NOT_A_REPOSITORY, "/workspace is not a Git repository: initialize it first.");
   }
