@@ -11,6 +11,7 @@ import { ROOT } from "./lib/setup.mjs";
 export const TEST_HOOK_MARKERS = [
   "testConfigure",
   "expireShare",
+  "testGrant",
   "test-hooks",
   "test-entry",
   "lifecycle-overrides",
