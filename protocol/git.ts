@@ -78,7 +78,7 @@ export const GIT_DIFF_MAX_BYTES = 2 * 1024 * 1024;
 
 /** `POST /git/stage`, `/git/unstage`, `/git/discard` */
 export interface GitPathsRequest {
-  paths: string[];
+  paths: readonly string[];
 }
 
 /** At most this many paths in one stage, unstage or discard. */

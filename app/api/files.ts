@@ -1,5 +1,5 @@
 import { ErrorCode } from "../../protocol/errors";
-import type { DirectoryListing, FileInfo } from "../../protocol/files";
+import type { DirectoryListing, FileInfo, MoveRequest } from "../../protocol/files";
 import { UPLOAD_CHUNK_BYTES } from "../../protocol/files";
 import {
   ApiRequestError,
@@ -75,7 +75,7 @@ export class FilesApi {
   }
 
   move(from: string, to: string): Promise<FileInfo> {
-    return apiJson(this.url("/move"), jsonBody("POST", { from, to }));
+    return apiJson(this.url("/move"), jsonBody("POST", { from, to } satisfies MoveRequest));
   }
 
   async remove(path: string, recursive: boolean): Promise<void> {

@@ -1,14 +1,20 @@
 import { ErrorCode } from "../../protocol/errors";
 import type {
   GitBranch,
+  GitCheckoutRequest,
   GitCommit,
+  GitCommitRequest,
   GitCommitResult,
+  GitCreateBranchRequest,
   GitCredentials,
   GitDiff,
   GitHubDeviceCode,
   GitHubSignIn,
+  GitPathsRequest,
   GitStatus,
   GitSyncEvent,
+  GitSyncRequest,
+  GitTokenRequest,
 } from "../../protocol/git";
 import { ApiRequestError, apiFetch, apiJson, ClientErrorCode, jsonBody, workspacePath } from "./http";
 
@@ -42,19 +48,19 @@ export class GitApi {
   }
 
   stage(paths: readonly string[]): Promise<GitStatus> {
-    return apiJson(this.url("/stage"), jsonBody("POST", { paths }));
+    return apiJson(this.url("/stage"), jsonBody("POST", { paths } satisfies GitPathsRequest));
   }
 
   unstage(paths: readonly string[]): Promise<GitStatus> {
-    return apiJson(this.url("/unstage"), jsonBody("POST", { paths }));
+    return apiJson(this.url("/unstage"), jsonBody("POST", { paths } satisfies GitPathsRequest));
   }
 
   discard(paths: readonly string[]): Promise<GitStatus> {
-    return apiJson(this.url("/discard"), jsonBody("POST", { paths }));
+    return apiJson(this.url("/discard"), jsonBody("POST", { paths } satisfies GitPathsRequest));
   }
 
   commit(message: string, amend: boolean): Promise<GitCommitResult> {
-    return apiJson(this.url("/commit"), jsonBody("POST", { message, amend }));
+    return apiJson(this.url("/commit"), jsonBody("POST", { message, amend } satisfies GitCommitRequest));
   }
 
   async branches({ wake = true } = {}): Promise<GitBranch[]> {
@@ -63,11 +69,16 @@ export class GitApi {
   }
 
   async createBranch(name: string): Promise<GitBranch[]> {
-    return (await apiJson<{ branches: GitBranch[] }>(this.url("/branches"), jsonBody("POST", { name }))).branches;
+    return (
+      await apiJson<{ branches: GitBranch[] }>(
+        this.url("/branches"),
+        jsonBody("POST", { name } satisfies GitCreateBranchRequest),
+      )
+    ).branches;
   }
 
   checkout(branch: string): Promise<GitStatus> {
-    return apiJson(this.url("/checkout"), jsonBody("POST", { branch }));
+    return apiJson(this.url("/checkout"), jsonBody("POST", { branch } satisfies GitCheckoutRequest));
   }
 
   async log(limit: number, { wake = true } = {}): Promise<GitCommit[]> {
@@ -81,7 +92,7 @@ export class GitApi {
   }
 
   setToken(host: string, token: string): Promise<GitCredentials> {
-    return apiJson(this.url("/credentials"), jsonBody("PUT", { host, token }));
+    return apiJson(this.url("/credentials"), jsonBody("PUT", { host, token } satisfies GitTokenRequest));
   }
 
   async removeToken(host: string): Promise<void> {
@@ -113,7 +124,7 @@ export class GitApi {
    * it failed.
    */
   async sync(kind: SyncKind, onEvent: (event: GitSyncEvent) => void, signal?: AbortSignal): Promise<void> {
-    const response = await apiFetch(this.url(`/${kind}`), { ...jsonBody("POST", {}), signal });
+    const response = await apiFetch(this.url(`/${kind}`), { ...jsonBody("POST", {} satisfies GitSyncRequest), signal });
     const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
     if (!reader) throw new ApiRequestError(0, ClientErrorCode.NETWORK, "The server sent no progress.");
     let buffer = "";

@@ -1,4 +1,11 @@
-import type { DevServerState, GrantList, PreviewAccess, PreviewsOverview, ShareLink } from "../../protocol/previews";
+import type {
+  CreateShareRequest,
+  DevServerState,
+  GrantList,
+  PreviewAccess,
+  PreviewsOverview,
+  ShareLink,
+} from "../../protocol/previews";
 import { apiJson, jsonBody, workspacePath } from "./http";
 
 /** The browser side of `/api/workspaces/{id}/previews...` (worker/previews/preview-routes.ts). */
@@ -32,7 +39,7 @@ export class PreviewsApi {
   }
 
   share(port: number, ttlSeconds: number): Promise<ShareLink> {
-    return apiJson(this.path(`/${port}/shares`), jsonBody("POST", { ttlSeconds }));
+    return apiJson(this.path(`/${port}/shares`), jsonBody("POST", { ttlSeconds } satisfies CreateShareRequest));
   }
 
   revoke(port: number, shareId: string): Promise<void> {

@@ -1,6 +1,11 @@
 import type { TerminalInfo } from "../../protocol/terminal";
 import type { ImportResult, SaveResult, WorkspaceStatus } from "../../protocol/workspace";
-import type { WorkspaceSummary, WorkspaceTemplate } from "../../protocol/workspaces";
+import type {
+  CreateWorkspaceRequest,
+  WorkspaceNameRequest,
+  WorkspaceSummary,
+  WorkspaceTemplate,
+} from "../../protocol/workspaces";
 import { BackupsApi } from "../backups/backups-api";
 import { FilesApi } from "./files";
 import { GitApi } from "./git";
@@ -13,8 +18,12 @@ import { SearchApi } from "./search";
 export const workspacesApi = {
   list: () => apiJson<WorkspaceSummary[]>("/api/workspaces"),
   create: (name: string, template: WorkspaceTemplate, repository?: { url: string; branch?: string }) =>
-    apiJson<WorkspaceSummary>("/api/workspaces", jsonBody("POST", { name, template, repository })),
-  rename: (id: string, name: string) => apiJson<WorkspaceSummary>(workspacePath(id), jsonBody("PATCH", { name })),
+    apiJson<WorkspaceSummary>(
+      "/api/workspaces",
+      jsonBody("POST", { name, template, repository } satisfies CreateWorkspaceRequest),
+    ),
+  rename: (id: string, name: string) =>
+    apiJson<WorkspaceSummary>(workspacePath(id), jsonBody("PATCH", { name } satisfies WorkspaceNameRequest)),
   remove: (id: string) => apiJson<void>(workspacePath(id), { method: "DELETE" }),
 };
 
