@@ -6,7 +6,7 @@ import type {
   WorkspaceSummary,
   WorkspaceTemplate,
 } from "../../protocol/workspaces";
-import { BackupsApi } from "../backups/backups-api";
+import { BackupsApi } from "./backups";
 import { FilesApi } from "./files";
 import { GitApi } from "./git";
 import { apiFetch, apiJson, jsonBody, workspacePath } from "./http";

@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useState } from "react";
 import type { BackupList } from "../../protocol/backups";
+import type { BackupsApi } from "../api/backups";
 import { download } from "../components/ContextMenu";
 import { useAction } from "../hooks/useAction";
-import type { BackupsApi } from "./backups-api";
 import { backupTime, bytes, REASONS } from "./format";
 import "./backups.css";
 

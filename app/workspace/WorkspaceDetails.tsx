@@ -1,4 +1,4 @@
-import type { BackupsApi } from "../backups/backups-api";
+import type { BackupsApi } from "../api/backups";
 import { useAction } from "../hooks/useAction";
 import type { StatusView } from "./workspace-status-model";
 

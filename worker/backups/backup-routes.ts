@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { isBackupId } from "../../protocol/backups";
+import { isBackupId, type PinRequest } from "../../protocol/backups";
 import { ErrorCode } from "../../protocol/errors";
-import { defineRoute, type Route } from "../door/route";
+import { type Body, defineRoute, type Route } from "../door/route";
 import { none, refusal } from "../door/schema";
 
 /**
@@ -78,7 +78,9 @@ export const BACKUP_ROUTES: Route[] = [
     wake: "never",
     input: {
       params: z.object({ backupId }),
-      body: { json: z.object({ pinned: z.boolean({ error: "pinned must be true or false." }) }) },
+      body: {
+        json: z.object({ pinned: z.boolean({ error: "pinned must be true or false." }) }) satisfies Body<PinRequest>,
+      },
     },
     handle: async ({ params, body, workspace }) =>
       Response.json(await workspace.backups.pin(params.backupId, body.pinned)),

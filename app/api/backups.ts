@@ -1,7 +1,7 @@
-import type { BackupList, BackupRecord, RestoreResult } from "../../protocol/backups";
-import { apiJson, jsonBody, workspacePath } from "../api/http";
+import type { BackupList, BackupRecord, PinRequest, RestoreResult } from "../../protocol/backups";
+import { apiJson, jsonBody, workspacePath } from "./http";
 
-/** A workspace's backups: `/api/workspaces/{id}/backups` (worker/routes/backups.ts). */
+/** A workspace's backups: `/api/workspaces/{id}/backups` (worker/backups/backup-routes.ts). */
 export class BackupsApi {
   constructor(readonly workspaceId: string) {}
 
@@ -24,7 +24,7 @@ export class BackupsApi {
   }
 
   pin(id: string, pinned: boolean): Promise<BackupRecord> {
-    return apiJson(this.path(`/${id}/pin`), jsonBody("POST", { pinned }));
+    return apiJson(this.path(`/${id}/pin`), jsonBody("POST", { pinned } satisfies PinRequest));
   }
 
   /** "Move to the current image": backs up, then starts a new container from the current image with the files. */
