@@ -62,8 +62,7 @@ app.all("*", (c) => c.env.ASSETS.fetch(c.req.raw));
 app.onError(async (error, c) => {
   // An error answered before its body was read would break the next request on the connection.
   await drainBody(c.req.raw);
-  const response = answerError(error, c.req.raw);
-  return response;
+  return answerError(error, c.req.raw);
 });
 
 function badHost(): AppError {
