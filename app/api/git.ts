@@ -113,7 +113,7 @@ export class GitApi {
       return await read();
     } catch (error) {
       if (!(error instanceof ApiRequestError) || error.code !== ErrorCode.WORKSPACE_ASLEEP) throw error;
-      await apiJson(workspacePath(this.workspaceId, "/wake"), { method: "POST" });
+      await apiJson(workspacePath(this.workspaceId, "/wake"), { method: "POST", idempotent: true });
       return read();
     }
   }

@@ -40,16 +40,29 @@ export function errorMessage(error: unknown): string {
   return String(error);
 }
 
-const NETWORK_RETRIES = 2;
+/**
+ * Waits before each new try. A container start on a Linux host changes the
+ * network several times over a few seconds (the container's and its
+ * sidecar's interfaces, and again on a retried start), so the tries span ~8 s.
+ */
+const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 4000];
 
 /**
- * `fetch`, trying a read again when the network drops it (a laptop switching
- * networks fails every request in flight). Writes are not repeated: the
- * server may have carried one out.
+ * A request's options; `idempotent` marks a write that does the same whether
+ * it runs once or twice (wake, start the dev server), so it may be repeated.
  */
-async function fetchWithRetry(path: string, init: RequestInit): Promise<Response> {
+export type ApiInit = RequestInit & { idempotent?: boolean };
+
+/**
+ * `fetch`, trying a read (or an idempotent write) again when the network
+ * drops it: a laptop switching networks fails every request in flight, and so
+ * does Chromium on a Linux host whenever Docker starts a container (a new
+ * veth interface counts as a network change). Other writes are not repeated:
+ * the server may have carried one out.
+ */
+async function fetchWithRetry(path: string, { idempotent, ...init }: ApiInit): Promise<Response> {
   const method = (init.method ?? "GET").toUpperCase();
-  const retries = method === "GET" || method === "HEAD" ? NETWORK_RETRIES : 0;
+  const retries = method === "GET" || method === "HEAD" || idempotent ? RETRY_DELAYS_MS.length : 0;
   for (let attempt = 0; ; attempt++) {
     try {
       return await fetch(path, init);
@@ -57,7 +70,7 @@ async function fetchWithRetry(path: string, init: RequestInit): Promise<Response
       if (attempt >= retries || init.signal?.aborted) {
         throw new ApiRequestError(0, ClientErrorCode.NETWORK, `The IDE server cannot be reached (${String(error)}).`);
       }
-      await new Promise((resolve) => setTimeout(resolve, 300 * (attempt + 1)));
+      await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt]));
     }
   }
 }
@@ -72,7 +85,7 @@ export function errorFromBody(status: number, body: unknown, fallback: string): 
  * Calls the Worker's API; a response that is not ok becomes an
  * {@link ApiRequestError} with the server's code and message when it sent them.
  */
-export async function apiFetch(path: string, init: RequestInit = {}): Promise<Response> {
+export async function apiFetch(path: string, init: ApiInit = {}): Promise<Response> {
   const response = await fetchWithRetry(path, init);
   // 304 answers only a conditional request (If-None-Match), whose caller reads it as "unchanged".
   if (response.ok || response.status === 304) return response;
@@ -81,7 +94,7 @@ export async function apiFetch(path: string, init: RequestInit = {}): Promise<Re
 }
 
 /** {@link apiFetch} for JSON answers. */
-export async function apiJson<T>(path: string, init?: RequestInit): Promise<T> {
+export async function apiJson<T>(path: string, init?: ApiInit): Promise<T> {
   const response = await apiFetch(path, { ...init, headers: { Accept: "application/json", ...init?.headers } });
   return (response.status === 204 ? undefined : await response.json().catch(() => undefined)) as T;
 }
@@ -101,7 +114,7 @@ export async function readAwake<T>(workspaceId: string, read: () => Promise<T>):
     return await read();
   } catch (error) {
     if (!(error instanceof ApiRequestError) || error.code !== ErrorCode.WORKSPACE_ASLEEP) throw error;
-    await apiJson(workspacePath(workspaceId, "/wake"), { method: "POST" });
+    await apiJson(workspacePath(workspaceId, "/wake"), { method: "POST", idempotent: true });
     return read();
   }
 }

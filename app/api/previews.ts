@@ -26,11 +26,11 @@ export class PreviewsApi {
   }
 
   runDevServer(): Promise<DevServerState> {
-    return apiJson(this.path("/dev-server"), { method: "POST" });
+    return apiJson(this.path("/dev-server"), { method: "POST", idempotent: true });
   }
 
   stopDevServer(): Promise<void> {
-    return apiJson(this.path("/dev-server"), { method: "DELETE" });
+    return apiJson(this.path("/dev-server"), { method: "DELETE", idempotent: true });
   }
 
   /** Live share links, and the owner's pane grants beside them. */

@@ -79,7 +79,7 @@ export class WorkspaceApi {
    */
   status({ wake }: { wake: boolean }): Promise<WorkspaceStatus> {
     return wake
-      ? apiJson(workspacePath(this.id, "/wake"), { method: "POST" })
+      ? apiJson(workspacePath(this.id, "/wake"), { method: "POST", idempotent: true })
       : apiJson(workspacePath(this.id, "/status"));
   }
 
@@ -89,7 +89,7 @@ export class WorkspaceApi {
 
   /** Saves, then stops the container. */
   stop(): Promise<SaveResult> {
-    return apiJson(workspacePath(this.id, "/stop"), { method: "POST" });
+    return apiJson(workspacePath(this.id, "/stop"), { method: "POST", idempotent: true });
   }
 
   /** After a failed restore: a new workspace from its template. */

@@ -59,7 +59,7 @@ describe("the Backups panel", () => {
     expect(shell(container, "cat /workspace/note.txt")).toBe("second");
 
     // Sleep (a snapshot and a backup), lose the snapshot, wake: the page says where the files came from.
-    await page.getByRole("button", { name: "Close" }).click();
+    await page.getByRole("button", { name: "Close backups" }).click();
     await page.getByTestId("workspace-menu").click();
     await page.getByTestId("stop").click();
     await state("sleeping").waitFor({ timeout: 60_000 });
