@@ -47,7 +47,13 @@ export function BackupsPanel({ api, onWake, onChanged, onClose }: Props) {
         >
           Back up now
         </button>
-        <button type="button" aria-label="Close backups" title="Close backups" data-testid="backups-close" onClick={onClose}>
+        <button
+          type="button"
+          aria-label="Close backups"
+          title="Close backups"
+          data-testid="backups-close"
+          onClick={onClose}
+        >
           ✕
         </button>
       </header>
