@@ -90,6 +90,12 @@ export const ErrorCode = {
   BACKUP_UNAVAILABLE: "BACKUP_UNAVAILABLE",
   /** A request from the container that the workspace's network policy does not allow (the Outbound entrypoint's answer). */
   BLOCKED_BY_NETWORK_POLICY: "BLOCKED_BY_NETWORK_POLICY",
+  /** An invite request that is not one (its role, lifetime or number of uses). */
+  INVALID_INVITE: "INVALID_INVITE",
+  /** An invite link that signs nobody in: expired, revoked or used up (the message says which). */
+  INVITE_UNUSABLE: "INVITE_UNUSABLE",
+  /** A guest's display name that is not one (empty, too long, control characters). */
+  INVALID_DISPLAY_NAME: "INVALID_DISPLAY_NAME",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -155,6 +161,9 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   BACKUP_INTEGRITY: 422,
   BACKUP_UNAVAILABLE: 503,
   BLOCKED_BY_NETWORK_POLICY: 403,
+  INVALID_INVITE: 400,
+  INVITE_UNUSABLE: 410,
+  INVALID_DISPLAY_NAME: 400,
 };
 
 /**

@@ -1,10 +1,17 @@
+/** How someone signed in: the owner's password, Cloudflare Access, or an invite link (a guest). */
+export type SignInKind = "password" | "access" | "guest";
+
 /** Who is signed in: `GET /api/session`. */
 export interface SessionInfo {
   user: {
-    /** Stable id: `owner` for the password owner, the email for Cloudflare Access users. */
+    /** Stable id: `owner` for the password owner, the email for Cloudflare Access users, `guest-...` for guests. */
     id: string;
-    /** How the user signed in. */
-    via: "password" | "access";
+    /** How the user signed in: a guest came by an invite link and may reach only `workspace`. */
+    via: SignInKind;
+    /** A guest's display name. */
+    name?: string;
+    /** The one workspace a guest may reach. */
+    workspace?: string;
   };
 }
 
@@ -17,7 +24,7 @@ export interface SignInRequest {
 export interface SessionSummary {
   /** Names the session for `DELETE /api/sessions/{id}`; not a credential. */
   id: string;
-  via: "password" | "access";
+  via: SignInKind;
   /** Milliseconds since the epoch. */
   createdAt: number;
   /** Milliseconds since the epoch; updated at most once a minute. */

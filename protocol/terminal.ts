@@ -43,6 +43,8 @@ export type TerminalServerMessage =
   | { type: "exit"; code: number }
   | { type: "error"; message: string }
   | { type: "pong" }
+  /** Input refused: the caller is a viewer, whose terminal only shows the output (sent once a socket). */
+  | { type: "read-only"; message: string }
   /**
    * Answer to an automatic reconnect (`?wake=0`) while the workspace sleeps,
    * or failed to start a moment ago (`reason` says why): the client waits

@@ -3,7 +3,10 @@ export interface WorkspaceSummary {
   /** Random, stable, lowercase letters and digits: names the Durable Object and preview hostnames. */
   id: string;
   name: string;
+  /** When it was made; for a shared one, when it was shared with the caller. */
   createdAt: string;
+  /** Present when someone else owns it and shared it with the caller (issue 24): as what. */
+  shared?: { owner: string; role: "editor" | "viewer" };
 }
 
 /** `POST /api/workspaces` and `PATCH /api/workspaces/{id}` */

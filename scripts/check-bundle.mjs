@@ -12,6 +12,7 @@ export const TEST_HOOK_MARKERS = [
   "testConfigure",
   "expireShare",
   "testGrant",
+  "testExpireInvite",
   "test-hooks",
   "test-entry",
   "lifecycle-overrides",

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import type { MemberRole } from "../protocol/members";
 import type { SessionSummary } from "../protocol/session";
 import type { WorkspaceSummary } from "../protocol/workspaces";
 import { SessionStore } from "./auth/session-store";
@@ -8,10 +9,20 @@ export function userDirectory(env: Env, userId: string): DurableObjectStub<Direc
   return env.Directory.getByName(`user:${userId}`);
 }
 
+/** A workspace shared with this user, as their list shows it. */
+export interface SharedEntry {
+  id: string;
+  name: string;
+  owner: string;
+  role: MemberRole;
+}
+
 /**
- * One user's list of workspaces (a Durable Object named `user:{id}`), and
- * their sessions (worker/auth/session-store.ts). The Workspace objects
- * themselves record their owner too; this is the index.
+ * One user's list of workspaces (a Durable Object named `user:{id}`): their
+ * own and those shared with them (written by the Workspace when it adds,
+ * changes or removes them as a member); their sessions
+ * (worker/auth/session-store.ts), and a guest's display name. The Workspace
+ * objects themselves record their owner and members; this is the index.
  */
 export class Directory extends DurableObject<Env> {
   private readonly sessions: SessionStore;
@@ -22,9 +33,18 @@ export class Directory extends DurableObject<Env> {
     ctx.storage.sql.exec(
       "CREATE TABLE IF NOT EXISTS workspaces (id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at TEXT NOT NULL)",
     );
+    ctx.storage.sql.exec(
+      "CREATE TABLE IF NOT EXISTS shared (id TEXT PRIMARY KEY, name TEXT NOT NULL, owner TEXT NOT NULL, role TEXT NOT NULL, added_at TEXT NOT NULL)",
+    );
   }
 
+  /** The user's own workspaces, then those shared with them (marked `shared`). */
   list(): WorkspaceSummary[] {
+    return [...this.owned(), ...this.sharedWithMe()];
+  }
+
+  /** The user's own workspaces only. */
+  owned(): WorkspaceSummary[] {
     return this.ctx.storage.sql
       .exec<{ id: string; name: string; created_at: string }>(
         "SELECT id, name, created_at FROM workspaces ORDER BY created_at, id",
@@ -33,8 +53,48 @@ export class Directory extends DurableObject<Env> {
       .map((row) => ({ id: row.id, name: row.name, createdAt: row.created_at }));
   }
 
+  private sharedWithMe(): WorkspaceSummary[] {
+    return this.ctx.storage.sql
+      .exec<{ id: string; name: string; owner: string; role: string; added_at: string }>(
+        "SELECT id, name, owner, role, added_at FROM shared ORDER BY added_at, id",
+      )
+      .toArray()
+      .map((row) => ({
+        id: row.id,
+        name: row.name,
+        createdAt: row.added_at,
+        shared: { owner: row.owner, role: row.role === "editor" ? "editor" : "viewer" },
+      }));
+  }
+
   get(id: string): WorkspaceSummary | undefined {
-    return this.list().find((w) => w.id === id);
+    return this.owned().find((w) => w.id === id);
+  }
+
+  /** A workspace shared with this user (added, or its role or name changed). */
+  putShared(entry: SharedEntry): void {
+    this.ctx.storage.sql.exec(
+      `INSERT INTO shared (id, name, owner, role, added_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET name = excluded.name, owner = excluded.owner, role = excluded.role`,
+      entry.id,
+      entry.name,
+      entry.owner,
+      entry.role,
+      new Date().toISOString(),
+    );
+  }
+
+  removeShared(id: string): void {
+    this.ctx.storage.sql.exec("DELETE FROM shared WHERE id = ?", id);
+  }
+
+  /** A guest's display name (guests have no other identity). */
+  setDisplayName(name: string): void {
+    this.ctx.storage.kv.put("profile:name", name);
+  }
+
+  displayName(): string | undefined {
+    return this.ctx.storage.kv.get<string>("profile:name");
   }
 
   add(id: string, name: string): WorkspaceSummary {
@@ -56,8 +116,8 @@ export class Directory extends DurableObject<Env> {
 
   // Sessions: each sign-in is a row here, so ending it takes effect at once.
 
-  startSession(id: string, userAgent: string, lifetimeMs: number): void {
-    this.sessions.start(id, userAgent, lifetimeMs);
+  startSession(id: string, userAgent: string, lifetimeMs: number, via: "password" | "guest" = "password"): void {
+    this.sessions.start(id, userAgent, lifetimeMs, Date.now(), via);
   }
 
   useSession(id: string): boolean {

@@ -1,7 +1,7 @@
 /**
  * The Worker: a router in front of the Durable Objects and the SPA.
- *   /api/...  JSON API (errors are `{ code, message }`); all but /api/health
- *             and sign-in need a session
+ *   /api/...  JSON API (errors are `{ code, message }`); all but /api/health,
+ *             sign-in and an invite's check and acceptance need a session
  *   /ws/...   WebSocket upgrades, same rules
  *   /api/workspaces/{id}/... and /ws/workspaces/{id}/...: forwarded to that
  *             Workspace, whose dispatcher serves its features' routes (worker/door/)
@@ -18,6 +18,7 @@ import { AppError, notFound } from "./errors";
 import { answerError, drainBody, errorResponse } from "./http";
 import { previewDomainProblem } from "./preview-domain";
 import { handlePreviewRequest, previewHostLabel, withoutPreviewHeader } from "./preview-host";
+import { inviteRoutes } from "./routes/invites";
 import { sessionListRoutes, sessionRoutes } from "./routes/session";
 import { workspaceRoutes } from "./routes/workspaces";
 import { securityHeaders } from "./security-headers";
@@ -37,6 +38,8 @@ app.use("/api/*", sameOriginOnly);
 app.use("/ws/*", sameOriginOnly);
 app.use("/api/session", limitBodies);
 app.route("/api/session", sessionRoutes);
+app.use("/api/invites/*", limitBodies);
+app.route("/api/invites", inviteRoutes);
 app.use("/api/*", requireUser);
 app.use("/ws/*", requireUser);
 

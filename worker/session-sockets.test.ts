@@ -17,6 +17,19 @@ describe("sockets by session", () => {
     expect(closed.sort()).toEqual(["a1:1008", "b1:1008", "c1:1008"]);
     expect(sockets.close(null, "again")).toBe(0);
   });
+
+  it("closes every socket of one user, whichever session opened it (a member removed)", () => {
+    const sockets = new SessionSockets();
+    const closed: string[] = [];
+    const socket = (name: string) => (code: number) => closed.push(`${name}:${code}`);
+    sockets.add("g1", socket("guest-a"), "guest-1");
+    sockets.add("g2", socket("guest-b"), "guest-1");
+    sockets.add("o1", socket("owner"), "owner");
+    expect(sockets.closeUser("guest-1", "removed")).toBe(2);
+    expect(closed.sort()).toEqual(["guest-a:1008", "guest-b:1008"]);
+    expect(sockets.closeUser("guest-1", "again")).toBe(0);
+    expect(sockets.close(null, "all")).toBe(1);
+  });
 });
 
 describe("an event stream bound to its session", () => {

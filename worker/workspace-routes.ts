@@ -9,6 +9,7 @@ import { FILE_ROUTES } from "./files/file-routes";
 import { GIT_ROUTES } from "./git/git-routes";
 import { LIFECYCLE_ROUTES } from "./lifecycle/lifecycle-routes";
 import { LSP_ROUTES } from "./lsp/lsp-routes";
+import { MEMBER_ROUTES } from "./members/member-routes";
 import { NETWORK_ROUTES } from "./network/network-routes";
 import { PREVIEW_ROUTES } from "./previews/preview-routes";
 import { SEARCH_ROUTES } from "./search/search-routes";
@@ -24,4 +25,5 @@ export const WORKSPACE_ROUTES: readonly Route[] = [
   ...PREVIEW_ROUTES,
   ...NETWORK_ROUTES,
   ...BACKUP_ROUTES,
+  ...MEMBER_ROUTES,
 ];

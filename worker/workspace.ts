@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { BackupList, BackupRecord, RestoreResult } from "../protocol/backups";
 import { ErrorCode } from "../protocol/errors";
 import type { GitCredentials } from "../protocol/git";
+import type { InviteInfo, MemberRole } from "../protocol/members";
 import type { EgressLogEntry } from "../protocol/network";
 import { MAX_SECRETS } from "../protocol/network";
 import type { Role } from "../protocol/roles";
@@ -13,8 +14,8 @@ import { restartTerminals } from "./backups/directory-archive";
 import { runSetupRecipe } from "./backups/setup-recipe";
 import { WorkspaceBackups } from "./backups/workspace-backups";
 import { userDirectory } from "./directory";
-import { type DoorDeps, dispatch, SESSION_HEADER } from "./door/dispatch";
-import { MEMBERS_KEY, type Members, parseMembers, roleOf } from "./door/members";
+import { CALLER_HEADER, type DoorDeps, dispatch, SESSION_HEADER } from "./door/dispatch";
+import { roleOf } from "./door/members";
 import type { WorkspaceParts } from "./door/parts";
 import { AppError, describe, notFound, type RpcResult, settle } from "./errors";
 import { FileWatcher } from "./files/file-watcher";
@@ -28,6 +29,7 @@ import { SourceControl } from "./git/source-control";
 import { Lifecycle, type StartPlan } from "./lifecycle/lifecycle";
 import { type LifecycleSettings, lifecycleSettings, platformTimeoutMs } from "./lifecycle/settings";
 import { LanguageServers } from "./lsp/language-servers";
+import { type Joiner, WorkspaceMembers } from "./members/workspace-members";
 import { trustInterceptionCa } from "./network/ca-trust";
 import type { EgressRules } from "./network/egress-rules";
 import type { OutboundProps } from "./network/outbound";
@@ -54,8 +56,8 @@ import { WORKSPACE_ROUTES } from "./workspace-routes";
  */
 export class Workspace extends DurableObject<Env> {
   private owner: string | undefined;
-  /** Who else may use it, and as what (worker/door/members.ts; empty until members exist). */
-  protected members: Members = {};
+  /** Who else may use it, and as what, and the invite links that admit them (worker/members/). */
+  protected readonly members: WorkspaceMembers;
   /** The one alarm of this object, shared by named tasks (worker/alarms.ts). */
   protected readonly alarms: AlarmScheduler;
   /** Start/wake, save, stop, and the alarm that saves and sleeps (worker/lifecycle/). */
@@ -114,6 +116,16 @@ export class Workspace extends DurableObject<Env> {
       hibernatedSockets: () => ctx.getWebSockets().length,
       tag: `container ${ctx.id.toString().slice(0, 8)}`,
     });
+    this.members = new WorkspaceMembers({
+      storage: ctx.storage,
+      env,
+      sockets: this.sessionSockets,
+      workspace: () => ({
+        id: this.id,
+        owner: this.owner,
+        name: async () => (await ctx.storage.get<string>("name")) ?? "workspace",
+      }),
+    });
     this.files = new Files(this.sandbox, { confineTo: WORKSPACE_ROOT });
     this.fileWatcher = new FileWatcher(this.sandbox, this.lifecycle);
     this.languageServers = new LanguageServers({ sandbox: this.sandbox, watcher: this.fileWatcher });
@@ -151,7 +163,7 @@ export class Workspace extends DurableObject<Env> {
     });
     void ctx.blockConcurrencyWhile(async () => {
       this.owner = await ctx.storage.get<string>("owner");
-      this.members = parseMembers(await ctx.storage.get(MEMBERS_KEY));
+      await this.members.load();
       await this.network.load();
       await this.lifecycle.load();
       // A restarted Durable Object starts without an inactivity timeout even
@@ -237,12 +249,14 @@ export class Workspace extends DurableObject<Env> {
     await this.ctx.storage.put("name", name);
     const renamed = this.owner ? await userDirectory(this.env, this.owner).rename(this.id, name) : undefined;
     if (!renamed) throw notFound("No such workspace.");
+    await this.members.renamed();
     return renamed;
   }
 
   /** Destroys the container and everything stored for this workspace, and takes it off its owner's list. */
   private async destroy(): Promise<void> {
     const owner = this.owner;
+    await this.members.forgetAll();
     await this.languageServers.dispose();
     this.sandbox.announceDeletion();
     await this.lifecycle.retire();
@@ -251,7 +265,6 @@ export class Workspace extends DurableObject<Env> {
     await this.ctx.storage.deleteAll();
     this.previews.forget();
     this.owner = undefined;
-    this.members = {};
     if (owner) await userDirectory(this.env, owner).remove(this.id);
   }
 
@@ -269,7 +282,7 @@ export class Workspace extends DurableObject<Env> {
 
   /** The caller's role here: owner, a member's role, or none (worker/door/members.ts). */
   protected roleOf(caller: string): Role | undefined {
-    return roleOf(caller, this.owner, this.members);
+    return roleOf(caller, this.owner, this.members.roles());
   }
 
   /**
@@ -333,7 +346,12 @@ export class Workspace extends DurableObject<Env> {
     const response = await dispatch(request, this.door);
     // An event stream (the file watch) ends with its session, like a terminal.
     if (!response.headers.get("Content-Type")?.startsWith("text/event-stream")) return response;
-    return endsWithSession(response, this.sessionSockets, request.headers.get(SESSION_HEADER) ?? "");
+    return endsWithSession(
+      response,
+      this.sessionSockets,
+      request.headers.get(SESSION_HEADER) ?? "",
+      request.headers.get(CALLER_HEADER) ?? "",
+    );
   }
 
   private partsMade: WorkspaceParts | undefined;
@@ -354,6 +372,7 @@ export class Workspace extends DurableObject<Env> {
       previews: this.previews,
       network: this.network,
       languageServers: this.languageServers,
+      members: this.members,
       sockets: this.sessionSockets,
       identity: () => ownerIdentity(this.owner ?? ""),
       record: {
@@ -478,9 +497,44 @@ export class Workspace extends DurableObject<Env> {
     });
   }
 
-  /** Closes the terminal sockets opened with these sessions (all when null): they ended. */
+  /** Closes the sockets opened with these sessions of the caller, a member or the owner (all when null): they ended. */
   endSessions(caller: string, sessionIds: string[] | null): Promise<RpcResult<number>> {
-    return this.call(caller, () => this.sessionSockets.close(sessionIds, "You were signed out."));
+    return settle(() => {
+      if (!this.roleOf(caller)) throw noSuchWorkspace();
+      return sessionIds
+        ? this.sessionSockets.close(sessionIds, "You were signed out.")
+        : this.sessionSockets.closeUser(caller, "You were signed out.");
+    });
+  }
+
+  /**
+   * For the Worker's invite routes (no session needed; the token is the
+   * permission): what an invite link is for, if it may still admit someone.
+   */
+  checkInvite(token: string): Promise<RpcResult<InviteInfo>> {
+    return settle(() => {
+      if (!this.owner) throw new AppError(ErrorCode.INVITE_UNUSABLE, "This invite link's workspace no longer exists.");
+      return this.members.checkInvite(token);
+    });
+  }
+
+  /**
+   * Admits `joiner` by an invite link (counting a use) and answers their
+   * role. `mayJoin` false: only the owner may pass (a password session of
+   * another owner is not made a member of someone else's workspace).
+   */
+  redeemInvite(token: string, joiner: Joiner, mayJoin: boolean): Promise<RpcResult<MemberRole | "owner">> {
+    return settle(async () => {
+      if (!this.owner) throw new AppError(ErrorCode.INVITE_UNUSABLE, "This invite link's workspace no longer exists.");
+      await this.members.checkInvite(token);
+      if (!mayJoin && joiner.id !== this.owner) {
+        throw new AppError(
+          ErrorCode.INVALID_STATE,
+          "You are signed in with the owner's password: open the invite link in a private window to join as a guest.",
+        );
+      }
+      return this.members.redeem(token, joiner);
+    });
   }
 
   /** Ends every preview grant of this workspace (its owner signed out everywhere). */

@@ -3,7 +3,8 @@
  * so a route added later is checked too. A member whose role is below a
  * route's gets 403 FORBIDDEN from it, HTTP and WebSocket alike, and changes
  * nothing; a user with no role at all gets 404, as if the workspace did not
- * exist. Members come from a test hook until members exist (issue 24).
+ * exist. Members come from a test hook (any user id, any role) and, for a
+ * guest, from a real invite link (issue 24).
  */
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, inject, it } from "vitest";
@@ -11,6 +12,7 @@ import WebSocket from "ws";
 import { LANGUAGE_SERVERS } from "../../protocol/language-servers";
 import { hasRole, type Role } from "../../protocol/roles";
 import { api } from "../support/api";
+import { createInvite, joinAsGuest } from "../support/guests";
 import { createWorkspace, ownerApi } from "../support/session";
 import { accessUser } from "../support/users";
 
@@ -101,9 +103,9 @@ async function upgradeStatus(path: string, headers: Record<string, string>): Pro
   }
 }
 
-/** Every route above `role` answers `user` 403 FORBIDDEN. */
-async function expectForbiddenAbove(role: Role, user: string): Promise<number> {
-  const headers = await accessUser(user);
+/** Every route above `role` answers `user` (an Access user's email, or a guest's headers) 403 FORBIDDEN. */
+async function expectForbiddenAbove(role: Role, user: string | Record<string, string>): Promise<number> {
+  const headers = typeof user === "string" ? await accessUser(user) : user;
   let checked = 0;
   for (const route of WORKSPACE_ROUTES.filter((r) => !hasRole(role, r.role))) {
     const name = `${route.method} ${route.socket ? "ws " : ""}${route.path} as ${role}`;
@@ -161,6 +163,14 @@ describe("a member's role", () => {
     expect(await (await ownerApi(`/api/workspaces/${id}/files/content?path=by-editor.txt`)).text()).toBe(
       "from the editor",
     );
+  });
+
+  it("of a guest who joined by an invite link as a viewer is the same: 403 on every route above it", async () => {
+    const invite = await createInvite(id, { role: "viewer", ttlSeconds: 600 });
+    const guest = await joinAsGuest(invite.url, "Route Walker");
+    expect(await expectForbiddenAbove("viewer", guest)).toBeGreaterThan(20);
+    // Their reads work.
+    expect((await api(`/api/workspaces/${id}/status`, { headers: guest })).status).toBe(200);
   });
 
   it("taken away leaves the user with nothing: 404 on every route, as for anyone else", async () => {

@@ -1,5 +1,6 @@
 /** A terminal WebSocket as a test sees it: what came out, and ways to wait for it. */
-import type WebSocket from "ws";
+import { inject } from "vitest";
+import WebSocket from "ws";
 import { Screen } from "./screen";
 import { ownerWebSocket } from "./session";
 
@@ -24,17 +25,22 @@ export interface TerminalSocket {
 }
 
 /**
- * Opens a terminal as the owner and waits for its `ready` message. `wake:
- * false` connects as the page's automatic reconnects do (`?wake=0`).
+ * Opens a terminal as the owner (or as whoever `headers` sign in: a
+ * member's cookie or Access token) and waits for its `ready` message.
+ * `wake: false` connects as the page's automatic reconnects do (`?wake=0`).
  */
 export async function openTerminalSocket(
   workspaceId: string,
   name: string,
-  { cols = 120, rows = 30, wake = true }: { cols?: number; rows?: number; wake?: boolean } = {},
+  {
+    cols = 120,
+    rows = 30,
+    wake = true,
+    headers,
+  }: { cols?: number; rows?: number; wake?: boolean; headers?: Record<string, string> } = {},
 ) {
-  const ws = await ownerWebSocket(
-    `/ws/workspaces/${workspaceId}/terminals/${name}?cols=${cols}&rows=${rows}${wake ? "" : "&wake=0"}`,
-  );
+  const path = `/ws/workspaces/${workspaceId}/terminals/${name}?cols=${cols}&rows=${rows}${wake ? "" : "&wake=0"}`;
+  const ws = headers ? memberWebSocket(path, headers) : await ownerWebSocket(path);
   const decoder = new TextDecoder();
   const screen = new Screen(cols, rows);
   let text = "";
@@ -115,4 +121,11 @@ export function marker(): { command: string; pattern: RegExp } {
   const n = Math.floor(Math.random() * 1e6);
   // The shell computes the number: the typed line shows `$((n+1))`, the output shows the sum.
   return { command: `echo mark-$((${n}+1))`, pattern: new RegExp(`mark-${n + 1}`) };
+}
+
+/** A WebSocket to the IDE under test with these headers (a member's cookie or Access token), from its origin. */
+export function memberWebSocket(path: string, headers: Record<string, string>): WebSocket {
+  const url = new URL(path, inject("baseUrl"));
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  return new WebSocket(url, { headers: { Origin: inject("baseUrl"), ...headers } });
 }

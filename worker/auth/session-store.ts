@@ -35,12 +35,19 @@ export class SessionStore {
       expires_at INTEGER NOT NULL, user_agent TEXT NOT NULL, ended_at INTEGER)`);
   }
 
-  /** Records a new password session that lasts `lifetimeMs`. */
-  start(id: string, userAgent: string, lifetimeMs: number, now = Date.now()): void {
+  /** Records a new cookie session (the owner's password, or a guest's invite) that lasts `lifetimeMs`. */
+  start(
+    id: string,
+    userAgent: string,
+    lifetimeMs: number,
+    now = Date.now(),
+    via: "password" | "guest" = "password",
+  ): void {
     this.prune(now);
     this.sql.exec(
-      "INSERT INTO sessions (id, via, created_at, last_used_at, expires_at, user_agent) VALUES (?, 'password', ?, ?, ?, ?)",
+      "INSERT INTO sessions (id, via, created_at, last_used_at, expires_at, user_agent) VALUES (?, ?, ?, ?, ?, ?)",
       id,
+      via,
       now,
       now,
       now + lifetimeMs,
@@ -48,10 +55,12 @@ export class SessionStore {
     );
   }
 
-  /** True when the password session `id` is live; notes its use. */
+  /** True when the cookie session `id` (password or guest) is live; notes its use. */
   use(id: string, now = Date.now()): boolean {
     const row = this.row(id);
-    if (row?.via !== "password" || row.ended_at !== null || row.expires_at <= now) return false;
+    if ((row?.via !== "password" && row?.via !== "guest") || row.ended_at !== null || row.expires_at <= now) {
+      return false;
+    }
     this.touch(row, now);
     return true;
   }
@@ -94,7 +103,7 @@ export class SessionStore {
   endAll(now = Date.now()): void {
     // Whole seconds, as tokens carry their issue time: a sign-in in this same second still counts.
     this.kv.put("sessions:notBefore", Math.floor(now / 1000) * 1000);
-    this.sql.exec("DELETE FROM sessions WHERE via = 'password'");
+    this.sql.exec("DELETE FROM sessions WHERE via != 'access'");
     this.sql.exec("UPDATE sessions SET ended_at = ? WHERE ended_at IS NULL", now);
     this.prune(now);
   }
@@ -109,7 +118,7 @@ export class SessionStore {
       .toArray()
       .map((row) => ({
         id: row.id,
-        via: row.via === "access" ? "access" : "password",
+        via: row.via === "access" || row.via === "guest" ? row.via : "password",
         createdAt: row.created_at,
         lastUsedAt: row.last_used_at,
         expiresAt: row.expires_at,

@@ -5,10 +5,12 @@
  * (worker/auth/session-store.ts), so signing out ends it at once. Rotating
  * SESSION_SECRET signs everybody out.
  */
+import type { SignInKind } from "../../protocol/session";
+
 export interface SessionClaims {
   /** user id */
   sub: string;
-  via: "password" | "access";
+  via: SignInKind;
   /** session id: a row in the user's Directory object */
   sid: string;
   /** expiry, seconds since the epoch */
@@ -80,7 +82,7 @@ function isClaims(value: unknown): value is SessionClaims {
     c !== null &&
     typeof c.sub === "string" &&
     c.sub.length > 0 &&
-    (c.via === "password" || c.via === "access") &&
+    (c.via === "password" || c.via === "access" || c.via === "guest") &&
     typeof c.sid === "string" &&
     c.sid.length > 0 &&
     typeof c.exp === "number"

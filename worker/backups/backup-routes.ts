@@ -88,7 +88,7 @@ export const BACKUP_ROUTES: Route[] = [
   defineRoute({
     method: "POST",
     path: "/upgrade",
-    role: "owner",
+    role: "editor",
     wake: "wake",
     input: { query: none },
     handle: async ({ workspace }) => Response.json(await workspace.backups.upgrade()),

@@ -15,6 +15,7 @@ import type { GitHubDeviceFlow } from "../git/github-device-flow";
 import type { SourceControl } from "../git/source-control";
 import type { Lifecycle } from "../lifecycle/lifecycle";
 import type { LanguageServers } from "../lsp/language-servers";
+import type { WorkspaceMembers } from "../members/workspace-members";
 import type { WorkspaceNetwork } from "../network/workspace-network";
 import type { WorkspacePreviews } from "../previews/workspace-previews";
 import type { ContainerSandbox } from "../sandbox/sandbox";
@@ -36,6 +37,8 @@ export interface WorkspaceParts {
   previews: WorkspacePreviews;
   network: WorkspaceNetwork;
   languageServers: LanguageServers;
+  /** Members and invite links (worker/members/). */
+  members: WorkspaceMembers;
   /** Open sockets by the session that opened them: ending a session closes them. */
   sockets: SessionSockets;
   /** The owner's name and email, for git commits when git has none configured. */

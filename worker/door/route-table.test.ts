@@ -45,23 +45,46 @@ describe("the workspace's route table", () => {
     expect(new Set(names).size).toBe(names.length);
   });
 
-  it("keeps policy, secrets, credentials and the workspace's existence the owner's", () => {
-    const owners = WORKSPACE_ROUTES.filter((route) => route.role === "owner").map(label);
+  it("gives the owner alone: deleting the workspace, its members and invites, network policy and secrets", () => {
+    // The roles of issue 24: an editor does everything the owner does but these.
+    const owners = WORKSPACE_ROUTES.filter((route) => route.role === "owner")
+      .map(label)
+      .sort();
     expect(owners).toEqual(
-      expect.arrayContaining([
+      [
+        "DELETE /api/workspaces/{id}/",
         "PUT /api/workspaces/{id}/network",
+        "GET /api/workspaces/{id}/network/secrets",
         "PUT /api/workspaces/{id}/network/secrets/:name",
         "DELETE /api/workspaces/{id}/network/secrets/:name",
-        "GET /api/workspaces/{id}/network/secrets",
+        "GET /api/workspaces/{id}/git/credentials",
         "PUT /api/workspaces/{id}/git/credentials",
-        "DELETE /api/workspaces/{id}/",
-      ]),
+        "DELETE /api/workspaces/{id}/git/credentials",
+        "POST /api/workspaces/{id}/git/credentials/github",
+        "POST /api/workspaces/{id}/git/credentials/github/poll",
+        "POST /api/workspaces/{id}/invites",
+        "GET /api/workspaces/{id}/invites",
+        "DELETE /api/workspaces/{id}/invites/:inviteId",
+        "GET /api/workspaces/{id}/members",
+        "PUT /api/workspaces/{id}/members/:memberId",
+        "DELETE /api/workspaces/{id}/members/:memberId",
+      ].sort(),
     );
-    // Reads never need more than a viewer.
+  });
+
+  it("lets a viewer read (files, terminals' output, previews) and change nothing", () => {
     for (const route of WORKSPACE_ROUTES) {
-      if (route.method === "GET" && !route.socket && !/secrets|credentials/.test(route.path)) {
-        expect(route.role, label(route)).toBe("viewer");
-      }
+      if (route.role === "owner") continue;
+      // A language server's socket sends it document changes: an editor's (a viewer's page goes without).
+      const reads = route.method === "GET" && !route.path.startsWith("/lsp/");
+      // A viewer's writes change nothing of the workspace: waking it to look, their own
+      // preview pane's grant, stopping their own search.
+      const harmless = [
+        "POST /api/workspaces/{id}/wake",
+        "POST /api/workspaces/{id}/previews/:port",
+        "DELETE /api/workspaces/{id}/search",
+      ];
+      expect(route.role, label(route)).toBe(reads || harmless.includes(label(route)) ? "viewer" : "editor");
     }
   });
 });

@@ -37,7 +37,7 @@ export const LIFECYCLE_ROUTES: Route[] = [
   defineRoute({
     method: "PATCH",
     path: "/",
-    role: "owner",
+    role: "editor",
     wake: "never",
     input: { body: { json: z.object({ name }) satisfies Body<WorkspaceNameRequest> } },
     handle: async ({ body, workspace }) => Response.json(await workspace.record.rename(body.name)),
@@ -92,7 +92,7 @@ export const LIFECYCLE_ROUTES: Route[] = [
   defineRoute({
     method: "POST",
     path: "/reset",
-    role: "owner",
+    role: "editor",
     wake: "never",
     input: { query: none },
     handle: async ({ workspace }) => {

@@ -45,7 +45,7 @@ export const LSP_ROUTES: Route[] = [
       return workspace.languageServers.open(params.language, {
         onMessage: () => lifecycle.activity.touch(),
         onOpen: (close) => {
-          forget = workspace.sockets.add(caller.session, close);
+          forget = workspace.sockets.add(caller.session, close, caller.id);
         },
         onClose: () => forget(),
       });

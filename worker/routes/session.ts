@@ -52,6 +52,13 @@ sessionRoutes.get("/", async (c) => {
   const user = await identify(c);
   if (!user) throw new AppError(ErrorCode.UNAUTHENTICATED, "Nobody is signed in.");
   const info: SessionInfo = { user: { id: user.id, via: user.via } };
+  if (user.via === "guest") {
+    // A guest is a display name and one workspace.
+    const directory = userDirectory(c.env, user.id);
+    const name = await directory.displayName();
+    const workspace = (await directory.list())[0]?.id;
+    info.user = { ...info.user, ...(name ? { name } : {}), ...(workspace ? { workspace } : {}) };
+  }
   return c.json(info);
 });
 
@@ -97,7 +104,7 @@ sessionListRoutes.delete("/:sessionId", async (c) => {
 sessionListRoutes.delete("/", async (c) => {
   const directory = userDirectory(c.env, c.get("user").id);
   await directory.endAllSessions();
-  for (const workspace of await directory.list()) {
+  for (const workspace of await directory.owned()) {
     const revoked = await c.env.Workspace.getByName(workspace.id).revokeAllGrants(c.get("user").id);
     unwrap(revoked as RpcResult<number>);
   }

@@ -31,6 +31,12 @@ function checkedName(body: Record<string, unknown>): string {
 workspaceRoutes.get("/", async (c) => c.json(await directory(c).list()));
 
 workspaceRoutes.post("/", async (c) => {
+  if (c.get("user").via === "guest") {
+    throw new AppError(
+      ErrorCode.FORBIDDEN,
+      "A guest may use only the workspace they were invited to, and cannot make workspaces.",
+    );
+  }
   const body = await readJsonObject(c.req.raw);
   const name = checkedName(body);
   const template = body.template ?? DEFAULT_TEMPLATE;

@@ -22,6 +22,13 @@ import { ResizePump } from "./terminal-resize";
 export interface TerminalConnection {
   begin(close: (code: number, reason: string) => void): void;
   end(): void;
+  /**
+   * A viewer's terminal: it shows the output and takes no input. Its tmux
+   * client is attached read-only and ignoring its size (so it changes
+   * nothing, not even the others' layout), to a terminal that exists only;
+   * keystrokes are refused before they reach it.
+   */
+  readOnly?: boolean;
 }
 
 /** Opens terminal `name` for a WebSocket upgrade request; the caller has checked the name. */
@@ -45,9 +52,20 @@ export async function openTerminal(
   server.accept();
 
   const abort = new AbortController();
+  const readOnly = connection?.readOnly === true;
+  // A viewer watches a terminal; making one would be a change.
+  if (readOnly && (await sessionEnded(sandbox, name))) {
+    return refuseTerminal(
+      `There is no terminal "${name}" to watch: as a viewer you can see the terminals others opened, not start one.`,
+      [client, server],
+    );
+  }
+  const command = readOnly
+    ? ["tmux", "attach-session", "-f", "read-only,ignore-size", "-t", `=${name}`]
+    : ["tmux", "new-session", "-A", "-s", name, "-c", WORKSPACE_ROOT];
   let tmux: SandboxProcess;
   try {
-    tmux = await sandbox.exec(["tmux", "new-session", "-A", "-s", name, "-c", WORKSPACE_ROOT], {
+    tmux = await sandbox.exec(command, {
       pty: { cols, rows },
       env: SHELL_ENV,
       cwd: WORKSPACE_ROOT,
@@ -69,7 +87,7 @@ export async function openTerminal(
   // Docker 20.10 starts exec PTYs at 0x0 whatever size was asked for.
   sizes.resize(cols, rows);
 
-  bridge(server, tmux, sizes, abort, connection, () => sessionEnded(sandbox, name));
+  bridge(server, tmux, sizes, abort, connection, () => sessionEnded(sandbox, name), readOnly);
   send(server, { type: "ready" });
   return new Response(null, { status: 101, webSocket: client });
 }
@@ -115,6 +133,7 @@ function bridge(
   abort: AbortController,
   connection: TerminalConnection | undefined,
   ended: () => Promise<boolean>,
+  readOnly: boolean,
 ): void {
   const stdin = tmux.stdin?.getWriter();
   const stdout = tmux.stdout?.getReader();
@@ -139,10 +158,16 @@ function bridge(
 
   // Listeners never throw: an exception would close the socket without the
   // close listener, leaving the tmux client running.
+  let refusedInput = false;
   server.addEventListener("message", (event) => {
     try {
       if (typeof event.data !== "string") {
-        stdin?.write(new Uint8Array(event.data as ArrayBuffer)).catch(() => {});
+        if (!readOnly) stdin?.write(new Uint8Array(event.data as ArrayBuffer)).catch(() => {});
+        else if (!refusedInput) {
+          // Said once: the page shows it; later keystrokes are dropped the same way.
+          refusedInput = true;
+          send(server, { type: "read-only", message: "You are a viewer here: this terminal is read-only." });
+        }
         return;
       }
       const message = parseClientMessage(event.data);

@@ -48,7 +48,8 @@ export const TERMINAL_ROUTES: Route[] = [
     method: "GET",
     path: "/terminals/:name",
     socket: true,
-    role: "editor",
+    // A viewer watches (read-only: openTerminal refuses their input).
+    role: "viewer",
     wake: "wake",
     input: {
       params: z.object({ name }),
@@ -67,9 +68,10 @@ export const TERMINAL_ROUTES: Route[] = [
       // Its session is remembered with it: ending that session closes the socket.
       let forget = () => {};
       return openTerminal(workspace.sandbox, request, params.name, {
+        readOnly: caller.role === "viewer",
         begin: (close) => {
           lifecycle.activity.begin();
-          forget = workspace.sockets.add(caller.session, close);
+          forget = workspace.sockets.add(caller.session, close, caller.id);
         },
         end: () => {
           forget();

@@ -18,6 +18,8 @@
  *   GET  /api/test-hooks/routes
  *        the workspace's route table as data ({method, path, socket, role, body}),
  *        for tests that walk every route
+ *   POST /api/workspaces/{id}/test-hooks/invites/{inviteId}/expire
+ *        the invite link expires now
  *   POST /api/workspaces/{id}/test-hooks/members  {user, role}
  *        gives another user a role in the workspace (role null: none), as
  *        members will (issue 24): the door's tests check each route's role with it
@@ -29,11 +31,10 @@
  */
 import { Hono } from "hono";
 import { ErrorCode } from "../../protocol/errors";
-import { isRole } from "../../protocol/roles";
+import { isMemberRole } from "../../protocol/members";
 import type { AppEnv } from "../app-env";
 import { requireUser, sameOriginOnly } from "../auth/guards";
 import { checkWorkspaceId } from "../door/forward";
-import { MEMBERS_KEY } from "../door/members";
 import { AppError, notFound, type RpcResult, unwrap } from "../errors";
 import { answerError } from "../http";
 import production from "../index";
@@ -128,13 +129,16 @@ export class Workspace extends ProductionWorkspace {
   testGrant(caller: string, user: string, role: unknown): Promise<RpcResult<void>> {
     return this.call(caller, async () => {
       if (user === caller) throw new AppError(ErrorCode.BAD_REQUEST, "The owner is the owner.");
-      const members = { ...this.members };
-      if (role === null) delete members[user];
-      else if (isRole(role) && role !== "owner") members[user] = role;
-      else throw new AppError(ErrorCode.BAD_REQUEST, "role must be viewer, editor or null.");
-      await this.ctx.storage.put(MEMBERS_KEY, members);
-      this.members = members;
+      if (role !== null && !isMemberRole(role)) {
+        throw new AppError(ErrorCode.BAD_REQUEST, "role must be viewer, editor or null.");
+      }
+      await this.members.grant(user, role);
     });
+  }
+
+  /** An invite link that expired a moment ago, without waiting its minute. */
+  testExpireInvite(caller: string, inviteId: string): Promise<RpcResult<boolean>> {
+    return this.call(caller, () => this.members.setInviteExpiry(inviteId, Date.now() - 1));
   }
 
   /** A share that expired a moment ago, without waiting minutes. */
@@ -208,6 +212,12 @@ hooks.post("/api/workspaces/:id/test-hooks/members", async (c) => {
   return c.body(null, 204);
 });
 
+hooks.post("/api/workspaces/:id/test-hooks/invites/:inviteId/expire", async (c) => {
+  const result = await testStub(c).testExpireInvite(c.get("user").id, c.req.param("inviteId"));
+  if (!unwrap(result as RpcResult<boolean>)) throw notFound("No such invite.");
+  return c.body(null, 204);
+});
+
 hooks.get("/api/test-hooks/routes", (c) =>
   c.json(
     WORKSPACE_ROUTES.map((route) => ({
@@ -223,7 +233,7 @@ hooks.get("/api/test-hooks/routes", (c) =>
 hooks.onError((error, c) => answerError(error, c.req.raw));
 
 const HOOK_PATH =
-  /^\/api\/workspaces\/[^/]+\/(test-hooks\/(lifecycle|members)|test-hooks\/backups(\/[^/]+\/corrupt)?|previews\/\d+\/shares\/[^/]+\/expire)$/;
+  /^\/api\/workspaces\/[^/]+\/(test-hooks\/(lifecycle|members)|test-hooks\/invites\/[^/]+\/expire|test-hooks\/backups(\/[^/]+\/corrupt)?|previews\/\d+\/shares\/[^/]+\/expire)$/;
 
 export default {
   fetch(request, env, ctx) {
