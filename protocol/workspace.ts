@@ -69,6 +69,12 @@ export interface WorkspaceStatus {
   idleTimeoutSeconds?: number;
   /** The container image a running workspace started from (shown for support). */
   image?: string;
+  /**
+   * How file operations reach a running container: "resident" through its
+   * agent (one process for all of them), "fallback" through a process per
+   * operation because the agent could not start (slower; an old image).
+   */
+  agent?: "resident" | "fallback";
   /** Set when the running container replaced one that vanished or moved images: see {@link RestoreNotice}. */
   restored?: RestoreNotice;
   /** While running: the image and machine; see {@link SystemInfo}. */

@@ -126,8 +126,8 @@ export class Workspace extends DurableObject<Env> {
         name: async () => (await ctx.storage.get<string>("name")) ?? "workspace",
       }),
     });
-    this.files = new Files(this.sandbox, { confineTo: WORKSPACE_ROOT });
-    this.fileWatcher = new FileWatcher(this.sandbox, this.lifecycle);
+    this.files = new Files(this.sandbox, { confineTo: WORKSPACE_ROOT, agent: this.sandbox.agent });
+    this.fileWatcher = new FileWatcher(this.sandbox, this.lifecycle, WORKSPACE_ROOT, this.sandbox.agent);
     this.languageServers = new LanguageServers({ sandbox: this.sandbox, watcher: this.fileWatcher });
     this.search = new WorkspaceSearch(this.sandbox);
     this.git = new GitCli(this.sandbox);
@@ -222,11 +222,13 @@ export class Workspace extends DurableObject<Env> {
    * and the clone of a repository.
    */
   private async afterStart(from: StartPlan["from"]): Promise<void> {
+    // The resident agent starts first; these steps run through it rather than an exec each.
+    this.sandbox.startAgent();
     // A container whose clients cannot check the CA still has its files and terminals: log, go on.
-    await trustInterceptionCa(this.sandbox, this.network.intercepting).catch((error) =>
+    await trustInterceptionCa(this.sandbox.quick, this.network.intercepting).catch((error) =>
       console.error(`workspace ${this.ctx.id.name ?? ""}: ${describe(error)}`),
     );
-    await this.previews.writePreviewHosts();
+    await this.previews.writePreviewHosts(this.sandbox.quick);
     const template = await this.ctx.storage.get<WorkspaceTemplate>("template");
     // Only over the image's /workspace, and at most once: never over a user's files.
     if (template && from === "template" && !(await this.ctx.storage.get<boolean>("seeded"))) {

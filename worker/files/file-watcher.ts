@@ -1,4 +1,5 @@
 import type { FileChange } from "../../protocol/files";
+import { type AgentClient, AgentUnavailableError } from "../agent/agent-client";
 import { WORKSPACE_ROOT } from "../sandbox/environment";
 import type { Sandbox, SpawnedProcess } from "../sandbox/sandbox";
 import { ChangeParser, coalesce } from "./change-batcher";
@@ -22,7 +23,11 @@ function excluded(root: string): string {
 export function isGitMetadata(path: string): boolean {
   return path.startsWith(".git/");
 }
-/** Changes within this window go out as one batch. */
+/**
+ * Changes within this window go out as one batch. The first change after a
+ * quiet window goes out at once (with whatever came in the same read), so a
+ * lone change is not held back; a burst is still batched.
+ */
 const BATCH_MS = 40;
 const HEARTBEAT_MS = 20_000;
 /** Keep the watcher this long after the last client leaves (reloads, reconnects). */
@@ -48,9 +53,16 @@ export interface WatchListener {
   resync(): void;
 }
 
+/** What produces the events: the resident agent's watch, or an inotifywait process; stop() ends it. */
+interface EventSource {
+  stop(): void;
+}
+
 /**
- * One `inotifywait -m -r` over /workspace per Durable Object, fanned out to
- * every client as server-sent events. Restarts when it dies; after a restart
+ * One recursive inotify watch over /workspace per Durable Object, fanned out
+ * to every client as server-sent events: the resident agent's `watch`
+ * request (worker/agent/), or `inotifywait -m -r` when the agent cannot
+ * start. Both give the same lines. Restarts when it dies; after a restart
  * clients get `resync` and re-read what they show, since events were lost.
  */
 export class FileWatcher {
@@ -59,13 +71,15 @@ export class FileWatcher {
   private readonly listeners = new Set<WatchListener>();
   /** Events were lost (the watcher died after it watched): listeners hear it once the next one watches. */
   private lostEvents = false;
-  private process: SpawnedProcess | undefined;
+  private process: EventSource | undefined;
   private starting = false;
   private ready = false;
   private pending: FileChange[] = [];
   /** Something under /workspace/.git changed since the last batch. */
   private gitChanged = false;
   private batchTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the latest batch went out. */
+  private lastBatchAt = 0;
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly encoder = new TextEncoder();
@@ -78,6 +92,8 @@ export class FileWatcher {
     /** The watcher follows the container and never starts it: a stopped or sleeping workspace stays so. */
     private readonly container: ContainerEvents,
     private readonly root = WORKSPACE_ROOT,
+    /** The resident agent, tried first; it never starts the container either. */
+    private readonly agent?: Pick<AgentClient, "open">,
   ) {}
 
   /** A new SSE response that receives every change until the client goes. */
@@ -120,7 +136,7 @@ export class FileWatcher {
    * workspace changed, as after any restart.
    */
   restart(): void {
-    void this.process?.kill();
+    this.process?.stop();
   }
 
   private get wanted(): boolean {
@@ -140,6 +156,7 @@ export class FileWatcher {
         });
         return;
       }
+      if (await this.watchThroughAgent()) return;
       const started = this.sandbox.spawn(
         [
           "inotifywait",
@@ -168,13 +185,14 @@ export class FileWatcher {
         );
         throw new Error(`inotifywait did not start within ${READY_TIMEOUT_MS / 1000} s`);
       }
-      this.process = process;
-      this.replaceUnlessReady(process);
+      const source: EventSource = { stop: () => void process.kill() };
+      this.process = source;
+      this.replaceUnlessReady(source);
       void this.readStderr(process);
-      void this.readEvents(process);
+      if (process.stdout) void this.readEvents((process.stdout as ReadableStream<Uint8Array>).getReader());
       void process.exitCode.then(
-        () => this.stopped(process),
-        () => this.stopped(process),
+        () => this.stopped(source),
+        () => this.stopped(source),
       );
     } catch (error) {
       console.error(`file watcher could not start: ${String(error)}`);
@@ -184,18 +202,54 @@ export class FileWatcher {
     }
   }
 
+  /**
+   * Watches through the resident agent: its HEAD says every folder is
+   * watched, its lines follow. False when the agent cannot start (then
+   * inotifywait watches instead).
+   */
+  private async watchThroughAgent(): Promise<boolean> {
+    if (!this.agent) return false;
+    let body: ReadableStream<Uint8Array>;
+    try {
+      ({ body } = await this.agent.open("watch", [this.root, excluded(this.root)]));
+    } catch (error) {
+      if (error instanceof AgentUnavailableError) {
+        console.error(`file watcher: ${error.message}; watching with inotifywait instead`);
+        return false;
+      }
+      throw error;
+    }
+    const reader = body.getReader();
+    const source: EventSource = { stop: () => void reader.cancel().catch(() => {}) };
+    this.process = source;
+    this.watching();
+    void this.readEvents(reader).then(() => this.stopped(source));
+    return true;
+  }
+
+  /** Every folder is watched: clients hear "ready", and listeners a resync when events were lost before. */
+  private watching(): void {
+    this.ready = true;
+    this.broadcast("event: ready\ndata: {}\n\n");
+    // Not at the old one's exit: what changes until the new one watches is lost too.
+    if (this.lostEvents) {
+      this.lostEvents = false;
+      this.notifyResync();
+    }
+  }
+
   /** Restarts a watcher that runs but never says it watches (see READY_TIMEOUT_MS). */
-  private replaceUnlessReady(process: SpawnedProcess): void {
+  private replaceUnlessReady(process: EventSource): void {
     setTimeout(() => {
       if (this.process !== process || this.ready) return;
       console.error(`file watcher not ready within ${READY_TIMEOUT_MS / 1000} s; starting it again`);
       this.process = undefined;
-      void process.kill();
+      process.stop();
       if (this.wanted) void this.ensureWatching();
     }, READY_TIMEOUT_MS);
   }
 
-  private stopped(process: SpawnedProcess): void {
+  private stopped(process: EventSource): void {
     if (this.process !== process) return;
     this.process = undefined;
     const wasReady = this.ready;
@@ -217,26 +271,19 @@ export class FileWatcher {
     for await (const chunk of process.stderr as ReadableStream<Uint8Array>) {
       if (this.ready) continue;
       text += decoder.decode(chunk, { stream: true });
-      if (text.includes("Watches established")) {
-        this.ready = true;
-        this.broadcast("event: ready\ndata: {}\n\n");
-        // Not at the old one's exit: what changes until the new one watches is lost too.
-        if (this.lostEvents) {
-          this.lostEvents = false;
-          this.notifyResync();
-        }
-      }
+      if (text.includes("Watches established")) this.watching();
     }
   }
 
-  private async readEvents(process: SpawnedProcess): Promise<void> {
-    if (!process.stdout) return;
+  private async readEvents(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
     const parser = new ChangeParser(this.root);
     const decoder = new TextDecoder();
     let buffer = "";
     let moveTimer: ReturnType<typeof setTimeout> | undefined;
     try {
-      for await (const chunk of process.stdout as ReadableStream<Uint8Array>) {
+      for (;;) {
+        const { done, value: chunk } = await reader.read();
+        if (done) break;
         clearTimeout(moveTimer);
         buffer += decoder.decode(chunk, { stream: true });
         let newline = buffer.indexOf("\n");
@@ -265,24 +312,30 @@ export class FileWatcher {
       if (isGitMetadata(change.path)) this.gitChanged = true;
       else this.pending.push(change);
     }
-    this.batchTimer ??= setTimeout(() => {
-      this.batchTimer = undefined;
-      const batch = coalesce(this.pending);
-      this.pending = [];
-      if (batch.length > 0) {
-        this.broadcast(`event: changes\ndata: ${JSON.stringify({ changes: batch })}\n\n`);
-        for (const listener of this.listeners) {
-          try {
-            listener.changes(batch);
-          } catch (error) {
-            console.error(`file change listener failed: ${String(error)}`);
+    if (this.batchTimer !== undefined) return;
+    const quiet = Date.now() - this.lastBatchAt >= BATCH_MS;
+    this.batchTimer = setTimeout(
+      () => {
+        this.batchTimer = undefined;
+        this.lastBatchAt = Date.now();
+        const batch = coalesce(this.pending);
+        this.pending = [];
+        if (batch.length > 0) {
+          this.broadcast(`event: changes\ndata: ${JSON.stringify({ changes: batch })}\n\n`);
+          for (const listener of this.listeners) {
+            try {
+              listener.changes(batch);
+            } catch (error) {
+              console.error(`file change listener failed: ${String(error)}`);
+            }
           }
         }
-      }
-      // After the file changes of the same batch: a client reading status then sees both.
-      if (this.gitChanged) this.broadcast("event: git\ndata: {}\n\n");
-      this.gitChanged = false;
-    }, BATCH_MS);
+        // After the file changes of the same batch: a client reading status then sees both.
+        if (this.gitChanged) this.broadcast("event: git\ndata: {}\n\n");
+        this.gitChanged = false;
+      },
+      quiet ? 0 : BATCH_MS,
+    );
   }
 
   private notifyResync(): void {
@@ -321,7 +374,7 @@ export class FileWatcher {
       const process = this.process;
       this.process = undefined;
       this.ready = false;
-      void process?.kill();
+      process?.stop();
     }, IDLE_STOP_MS);
   }
 }

@@ -1,453 +1,67 @@
+import { FILE_OPERATIONS } from "../agent/file-operations";
+
 /**
- * The Python program that every file operation runs in the container
- * (`python3 -c HELPER_SCRIPT op root args...`). One process per operation, as
- * the 1.x Files helper does. It reports failures as one JSON line on stderr,
- * `{"code":"ENOENT","detail":"..."}`, and exits 1, so the Worker gets the real
- * Linux error name.
- *
- * `root` (may be empty for "/") confines every path to a directory. No path is
- * ever opened by name from "/": the helper holds a descriptor of `root` and
- * reaches everything through descriptors opened beneath it, so a symbolic link
- * swapped in during the operation cannot lead it outside (the audit's race:
- * resolve, check, then open by name again). A directory is opened with
- * openat2(RESOLVE_BENEATH) where the kernel has it; where it has not, or where
- * openat2 refuses an absolute link, by a walk that opens one component at a
- * time with O_NOFOLLOW, reads each link itself, and follows it only while it
- * stays under `root` (an absolute link naming a place under `root` is
- * followed, as before). The last component is then used with *at() calls and
- * O_NOFOLLOW relative to its directory's descriptor; a link that appears there
- * between the two steps is resolved again. EXDEV with the OUTSIDE detail is
- * the refusal. Hard links are not links to anything: they are the file itself.
+ * The program that every file operation runs in the container when the
+ * resident agent cannot (`python3 -c HELPER_SCRIPT op root args...`): one
+ * process per operation, the 1.x Files helper's way, running the same
+ * operations as the agent ({@link FILE_OPERATIONS}, where the confinement to
+ * `root` is described). `root` (may be empty for "/") confines every path.
+ * It reports a failure as one JSON line on stderr, `{"code":"ENOENT","detail":"..."}`,
+ * and exits 1, so the Worker gets the real Linux error name.
  *
  * Ops: read PATH [stat] (writes 0x01 once open, with "stat" a JSON stat line, then the bytes),
- * archive PATH (0x01 once the folder is open, then a .tar.gz of it from `tar`),
+ * archive PATH (0x01 once the folder is open, then a .tar.gz of it from `tar`; the helper's alone),
  * write PATH (stdin), write-at PATH OFFSET (stdin; offset 0 truncates), stat/lstat PATH,
  * readdir PATH, list PATH (entries with lstat metadata), mkdir PATH RECURSIVE,
  * rename SRC DST NOREPLACE, remove PATH RECURSIVE FORCE,
  * save TEMP DEST EXPECTED (stdin into TEMP, then commit), commit TEMP DEST EXPECTED (compare-and-rename for
  * atomic saves; EXPECTED is an etag, "" for no check, "-" for "must not exist").
- * CLOUD_IDE_FILES_RESOLVE=walk in the environment skips openat2; =openat2 requires it, failing with
- * ENOSYS where the kernel refuses it instead of walking (the unit tests run both ways, and so know which ran).
  */
 export const HELPER_SCRIPT = String.raw`
-import ctypes, errno, json, os, shutil, stat as S, struct, sys
-
-OUTSIDE = "Resolves outside the workspace through a symbolic link"
+import os, sys
 op, root, args = sys.argv[1], os.path.normpath(sys.argv[2] or "/"), sys.argv[3:]
-MAX_LINKS = 40
-O_PATH = getattr(os, "O_PATH", 0o10000000)
-DIR_FLAGS = O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
-RESOLVE_NO_MAGICLINKS, RESOLVE_BENEATH = 0x02, 0x08
-SYS_OPENAT2 = 437
-RENAME_NOREPLACE = 1
+rootfd = None
+${FILE_OPERATIONS}
 
-class Fail(Exception):
-    def __init__(self, code, detail):
-        self.code, self.detail = code, detail
+class Stdout:
+    """run_op's sink: a read's 0x01 (and stat line) once its file is open, then the bytes."""
+    def __init__(self):
+        self.buffer = sys.stdout.buffer
 
-def oserror(code, detail=None):
-    return OSError(code, detail or os.strerror(code))
+    def begin(self, st):
+        self.buffer.write(b"\x01")
+        if st is not None:
+            self.buffer.write(json.dumps(st).encode() + b"\n")
+        self.buffer.flush()
 
-try:
-    libc = ctypes.CDLL(None, use_errno=True)
-except OSError:
-    libc = None
-resolve_mode = os.environ.get("CLOUD_IDE_FILES_RESOLVE")
-use_openat2 = libc is not None and resolve_mode != "walk"
-NO_OPENAT2 = "openat2 is required (CLOUD_IDE_FILES_RESOLVE=openat2) but this kernel refuses it"
+    def write(self, data):
+        self.buffer.write(data)
 
-def openat2_dir(path):
-    """The directory at PATH beneath root, or None when openat2 cannot say (then the walk decides)."""
-    global use_openat2
-    how = ctypes.create_string_buffer(struct.pack("QQQ", DIR_FLAGS, 0, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS), 24)
-    fd = libc.syscall(SYS_OPENAT2, rootfd, path.encode("utf-8", "surrogateescape"), how, 24)
-    if fd >= 0:
-        return fd
-    code = ctypes.get_errno()
-    if code in (errno.ENOSYS, errno.EPERM, errno.E2BIG, errno.EINVAL):
-        if resolve_mode == "openat2":
-            raise Fail("ENOSYS", NO_OPENAT2)
-        use_openat2 = False  # no openat2 here (old kernel, seccomp)
-        return None
-    if code in (errno.EXDEV, errno.EAGAIN):
-        return None  # an absolute link, a real escape, or a rename meanwhile: the walk tells them apart
-    raise oserror(code)
-
-def split(path):
-    return [c for c in path.split("/") if c not in ("", ".")]
-
-def link_target(linkfd, names):
-    """The components to resolve instead of the link open as LINKFD (O_PATH, O_NOFOLLOW) followed by
-    NAMES: a relative target in its place, an absolute one from root (refused unless beneath root)."""
-    target = os.readlink("", dir_fd=linkfd)
-    if not target.startswith("/"):
-        return False, split(target) + names
-    parts, rootparts = split(target), split(root)
-    if parts[:len(rootparts)] != rootparts:
-        raise Fail("EXDEV", OUTSIDE)
-    return True, parts[len(rootparts):] + names
-
-def walk(names):
-    """Opens the directory at NAMES beneath root one component at a time, never following a link by name.
-    Returns (fd, physical components)."""
-    stack, done, todo, links = [os.dup(rootfd)], [], list(names), 0
-    try:
-        while todo:
-            name = todo.pop(0)
-            if name == "..":
-                if len(stack) == 1:
-                    if root == "/":
-                        continue
-                    raise Fail("EXDEV", OUTSIDE)
-                os.close(stack.pop()); done.pop()
-                continue
-            fd = os.open(name, O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=stack[-1])
-            mode = os.fstat(fd).st_mode
-            if S.S_ISLNK(mode):
-                links += 1
-                try:
-                    if links > MAX_LINKS:
-                        raise oserror(errno.ELOOP)
-                    absolute, todo = link_target(fd, todo)
-                finally:
-                    os.close(fd)
-                if absolute:
-                    for extra in stack[1:]:
-                        os.close(extra)
-                    del stack[1:]; done = []
-                continue
-            if not S.S_ISDIR(mode):
-                os.close(fd)
-                raise oserror(errno.ENOTDIR)
-            stack.append(fd); done.append(name)
-        return stack.pop(), done
-    finally:
-        for fd in stack:
-            os.close(fd)
-
-def open_dir(names):
-    """A descriptor (O_PATH) of the directory at NAMES beneath root, following links that stay beneath it."""
-    if not names:
-        return os.dup(rootfd)
-    if resolve_mode == "openat2" and libc is None:
-        raise Fail("ENOSYS", NO_OPENAT2)
-    if use_openat2:
-        fd = openat2_dir("/".join(names))
-        if fd is not None:
-            return fd
-    return walk(names)[0]
-
-def names_of(path):
-    """PATH (absolute, as the Worker sends it) as components beneath root."""
-    parts, rootparts = split(path), split(root)
-    if parts[:len(rootparts)] != rootparts:
-        raise Fail("EXDEV", OUTSIDE)
-    return parts[len(rootparts):]
-
-def locate(path, follow):
-    """(directory fd, name) of PATH's last component, that name never a link when FOLLOW
-    (it may not exist). Name is None for root itself. The caller closes the fd."""
-    names, links = names_of(path), 0
-    while True:
-        if names and names[-1] == "..":
-            fd, done = walk(names)  # rare: a path that ends going up; the walk knows where that is
-            os.close(fd)
-            names = done
-        if not names:
-            return os.dup(rootfd), None
-        dirfd = open_dir(names[:-1])
-        name = names[-1]
-        if not follow:
-            return dirfd, name
-        try:
-            linkfd = os.open(name, O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dirfd)
-        except FileNotFoundError:
-            return dirfd, name
-        try:
-            if not S.S_ISLNK(os.fstat(linkfd).st_mode):
-                return dirfd, name
-            os.close(dirfd)
-            links += 1
-            if links > MAX_LINKS:
-                raise oserror(errno.ELOOP)
-            absolute, rest = link_target(linkfd, [])
-        finally:
-            os.close(linkfd)
-        names = rest if absolute else names[:-1] + rest
-
-def retrying(path, follow, action):
-    """Runs ACTION(dirfd, name) on PATH's location; a link swapped in meanwhile (ELOOP from
-    O_NOFOLLOW) makes it locate again."""
-    for attempt in range(10):
-        dirfd, name = locate(path, follow)
-        try:
-            return action(dirfd, name)
-        except OSError as e:
-            if e.errno != errno.ELOOP or attempt == 9:
-                raise
-        finally:
-            os.close(dirfd)
-
-def open_path(path, flags, mode=0o666):
-    """An fd of PATH opened with FLAGS, following links beneath root only."""
-    def action(dirfd, name):
-        return os.open(name or ".", flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=dirfd)
-    return retrying(path, True, action)
-
-def stat_at(dirfd, name):
-    return os.stat(name or ".", dir_fd=dirfd, follow_symlinks=False)
-
-def exists_at(dirfd, name):
-    try:
-        stat_at(dirfd, name)
-        return True
-    except FileNotFoundError:
-        return False
-
-def kind(mode):
-    if S.S_ISREG(mode): return "file"
-    if S.S_ISDIR(mode): return "directory"
-    if S.S_ISLNK(mode): return "symlink"
-    if S.S_ISBLK(mode): return "blockDevice"
-    if S.S_ISCHR(mode): return "characterDevice"
-    if S.S_ISFIFO(mode): return "fifo"
-    return "socket"
-
-def etag(st):
-    return '"%x-%x-%x"' % (st.st_ino, st.st_size, st.st_mtime_ns)
-
-def stat_json(st):
-    return {"type": kind(st.st_mode), "size": st.st_size, "mode": st.st_mode, "uid": st.st_uid,
-            "gid": st.st_gid, "atimeMs": st.st_atime_ns // 1000000, "mtimeMs": st.st_mtime_ns // 1000000,
-            "ctimeMs": st.st_ctime_ns // 1000000, "etag": etag(st)}
-
-def check_name(name):
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        raise Fail("EILSEQ", "Invalid or incomplete multibyte or wide character (os error 84)")
-
-def copy(src, dst):
-    while True:
-        chunk = src.read(65536)
-        if not chunk:
-            return
-        dst.write(chunk)
-
-def mkdirs(path):
-    """mkdir -p beneath root: like os.makedirs(exist_ok=True), one component at a time."""
-    names = names_of(path)
-    for i in range(1, len(names) + 1):
-        for attempt in (0, 1):
-            try:
-                os.close(open_dir(names[:i]))
-                break
-            except FileNotFoundError:
-                if attempt:
-                    raise oserror(errno.EEXIST)  # a link to nowhere is in the way
-                parent = open_dir(names[:i - 1])
-                try:
-                    os.mkdir(names[i - 1], 0o777, dir_fd=parent)
-                except FileExistsError:
-                    pass
-                finally:
-                    os.close(parent)
-            except NotADirectoryError:
-                raise oserror(errno.EEXIST if i == len(names) else errno.ENOTDIR)
-
-def rename_at(sdir, sname, ddir, dname, noreplace):
-    if noreplace and libc is not None and hasattr(libc, "renameat2"):
-        if libc.renameat2(sdir, sname.encode("utf-8", "surrogateescape"), ddir,
-                          dname.encode("utf-8", "surrogateescape"), RENAME_NOREPLACE) == 0:
-            return
-        code = ctypes.get_errno()
-        if code not in (errno.EINVAL, errno.ENOSYS, errno.EPERM):
-            raise oserror(code)
-    if noreplace and exists_at(ddir, dname):
-        raise oserror(errno.EEXIST)
-    os.rename(sname, dname, src_dir_fd=sdir, dst_dir_fd=ddir)
-
-def commit(tdir, tname, temp_fd, dest, expected):
-    """Renames the temporary file onto DEST (or the file a link there leads to, beneath root) when
-    DEST's etag is still EXPECTED; a refused commit removes the temporary file."""
-    ldir, lname = locate(dest, False)
-    ddir, dname = locate(dest, True)
-    try:
-        if lname is None or dname is None:
-            raise oserror(errno.EISDIR)
-        try:
-            current = stat_at(ddir, dname)
-        except FileNotFoundError:
-            current = None
-        refused = None
-        if expected == "-" and exists_at(ldir, lname):
-            refused = oserror(errno.EEXIST)
-        elif expected and expected != "-" and (etag(current) if current else "") != expected:
-            refused = Fail("ESTALE", "The file changed since it was read")
-        if refused:
-            os.unlink(tname, dir_fd=tdir)
-            raise refused
-        if current is not None:
-            os.fchmod(temp_fd, S.S_IMODE(current.st_mode))
-        os.rename(tname, dname, src_dir_fd=tdir, dst_dir_fd=ddir)
-        return stat_at(ddir, dname)
-    finally:
-        os.close(ldir); os.close(ddir)
-
-def run():
-    out = sys.stdout.buffer
-    if op == "read":
-        fd = open_path(args[0], os.O_RDONLY | os.O_NONBLOCK)
-        mode = os.fstat(fd).st_mode
-        if S.S_ISDIR(mode):
-            raise oserror(errno.EISDIR)
-        if not S.S_ISREG(mode):
-            raise Fail("EINVAL", "Not a regular file")
-        os.set_blocking(fd, True)
-        out.write(b"\x01")
-        if args[1:] == ["stat"]:
-            out.write(json.dumps(stat_json(os.fstat(fd))).encode() + b"\n")
-        out.flush()
-        with os.fdopen(fd, "rb") as f:
-            copy(f, out)
-        out.flush()
-    elif op == "archive":
-        dirfd, name = locate(args[0], True)
-        if name is None:
-            # root itself, by its name in its parent (tar archives a link found there as a link)
-            os.close(dirfd)
-            dirfd, name = os.open(os.path.dirname(root), DIR_FLAGS), os.path.basename(root) or "."
-        if not S.S_ISDIR(stat_at(dirfd, name).st_mode):
-            raise oserror(errno.ENOTDIR)
-        # tar runs in that folder's parent, reached through descriptors, and without -h it
-        # archives every link it meets as a link, the named one included.
-        os.fchdir(dirfd)
-        out.write(b"\x01"); out.flush()
-        os.execvp("tar", ["tar", "-czf", "-", "--", name])
-    elif op in ("write", "write-at"):
-        offset = int(args[1]) if op == "write-at" else 0
-        # A later chunk continues a file that exists and is long enough: never
-        # a new file padded with zeros (a lost or skipped chunk).
-        flags = os.O_WRONLY | (os.O_CREAT | os.O_TRUNC if offset == 0 else 0)
-        fd = open_path(args[0], flags, 0o644)
-        if S.S_ISDIR(os.fstat(fd).st_mode):
-            raise oserror(errno.EISDIR)
-        if os.fstat(fd).st_size < offset:
-            raise OSError(errno.EINVAL, "it has %d bytes, fewer than the offset %d" % (os.fstat(fd).st_size, offset))
-        with os.fdopen(fd, "wb") as f:
-            if offset:
-                f.truncate(offset); f.seek(offset)
-            copy(sys.stdin.buffer, f)
-            f.flush()
-            st = os.fstat(f.fileno())
-        out.write(json.dumps(stat_json(st)).encode())
-    elif op in ("stat", "lstat"):
-        def action(dirfd, name):
-            st = stat_at(dirfd, name)
-            if op == "stat" and S.S_ISLNK(st.st_mode):
-                raise oserror(errno.ELOOP)  # a link swapped in meanwhile: locate again
-            return st
-        out.write(json.dumps(stat_json(retrying(args[0], op == "stat", action))).encode())
-    elif op in ("readdir", "list"):
-        fd = open_path(args[0], os.O_RDONLY | os.O_DIRECTORY)
-        entries = []
-        try:
-            with os.scandir(fd) as it:
-                for e in it:
-                    check_name(e.name)
-                    if op == "readdir":
-                        entries.append({"name": e.name, "type": kind(e.stat(follow_symlinks=False).st_mode)})
-                    else:
-                        try:
-                            st = e.stat(follow_symlinks=False)
-                        except FileNotFoundError:
-                            continue
-                        entries.append({"name": e.name, "type": kind(st.st_mode), "size": st.st_size,
-                                        "modifiedAt": st.st_mtime_ns // 1000000})
-        finally:
-            os.close(fd)
-        out.write(json.dumps({"entries": entries}, separators=(",", ":")).encode())
-    elif op == "mkdir":
-        if args[1] == "1":
-            mkdirs(args[0])
-        else:
-            dirfd, name = locate(args[0], False)
-            try:
-                if name is None:
-                    raise oserror(errno.EEXIST)
-                os.mkdir(name, 0o777, dir_fd=dirfd)
-            finally:
-                os.close(dirfd)
-    elif op == "rename":
-        sdir, sname = locate(args[0], False)
-        try:
-            ddir, dname = locate(args[1], False)
-            try:
-                if sname is None or dname is None:
-                    raise OSError(errno.EINVAL, "The workspace folder itself cannot be moved or replaced")
-                rename_at(sdir, sname, ddir, dname, args[2] == "1")
-            finally:
-                os.close(ddir)
-        finally:
-            os.close(sdir)
-    elif op == "remove":
-        dirfd, name = locate(args[0], False)
-        try:
-            if name is None:
-                raise OSError(errno.EINVAL, "The workspace folder itself cannot be removed")
-            try:
-                st = stat_at(dirfd, name)
-            except FileNotFoundError:
-                if args[2] == "1":
-                    return
-                raise
-            if S.S_ISDIR(st.st_mode):
-                if args[1] != "1":
-                    raise oserror(errno.EISDIR)
-                shutil.rmtree(name, dir_fd=dirfd)  # fd-based: never follows a link inside
-            else:
-                os.unlink(name, dir_fd=dirfd)
-        finally:
-            os.close(dirfd)
-    elif op in ("commit", "save"):
-        temp, dest, expected = args
-        os.close(locate(dest, True)[0])  # a destination outside is refused before anything is written
-        tdir, tname = locate(temp, False)
-        try:
-            if tname is None:
-                raise oserror(errno.EISDIR)
-            if op == "save":
-                fd = os.open(tname, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=tdir)
-                try:
-                    with os.fdopen(os.dup(fd), "wb") as f:
-                        copy(sys.stdin.buffer, f)
-                except BaseException:
-                    os.close(fd)
-                    try:
-                        os.unlink(tname, dir_fd=tdir)
-                    except OSError:
-                        pass
-                    raise
-            else:
-                fd = os.open(tname, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=tdir)
-            try:
-                st = commit(tdir, tname, fd, dest, expected)
-            finally:
-                os.close(fd)
-        finally:
-            os.close(tdir)
-        out.write(json.dumps(stat_json(st)).encode())
-    else:
-        raise Fail("EINVAL", "Unknown operation " + op)
+def archive(path):
+    dirfd, name = locate(path, True)
+    if name is None:
+        # root itself, by its name in its parent (tar archives a link found there as a link)
+        os.close(dirfd)
+        dirfd, name = os.open(os.path.dirname(root), DIR_FLAGS), os.path.basename(root) or "."
+    if not S.S_ISDIR(stat_at(dirfd, name).st_mode):
+        raise oserror(errno.ENOTDIR)
+    # tar runs in that folder's parent, reached through descriptors, and without -h it
+    # archives every link it meets as a link, the named one included.
+    os.fchdir(dirfd)
+    sys.stdout.buffer.write(b"\x01"); sys.stdout.buffer.flush()
+    os.execvp("tar", ["tar", "-czf", "-", "--", name])
 
 try:
     rootfd = os.open(root, DIR_FLAGS | os.O_NOFOLLOW)
-    run()
-except Fail as e:
-    sys.stderr.write(json.dumps({"code": e.code, "detail": e.detail}) + "\n"); sys.exit(1)
+    if op == "archive":
+        archive(args[0])
+    out = Stdout()
+    result = run_op(op, args, sys.stdin.buffer, out)
+    if result is not None:
+        out.write(json.dumps(result, separators=(",", ":")).encode())
+    out.buffer.flush()
 except BrokenPipeError:
     sys.exit(1)
-except OSError as e:
-    code = errno.errorcode.get(e.errno or 0, "UNKNOWN")
-    sys.stderr.write(json.dumps({"code": code, "detail": "%s (os error %s)" % (e.strerror, e.errno)}) + "\n"); sys.exit(1)
+except (Fail, OSError) as e:
+    sys.stderr.write(json.dumps(error_json(e)) + "\n"); sys.exit(1)
 `;

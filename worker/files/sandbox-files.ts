@@ -1,3 +1,12 @@
+import { ErrorCode } from "../../protocol/errors";
+import {
+  type AgentClient,
+  AgentRequestError,
+  AgentStoppedError,
+  AgentUnavailableError,
+  type RequestOptions,
+} from "../agent/agent-client";
+import { AppError } from "../errors";
 import type { Sandbox, SandboxProcess } from "../sandbox/sandbox";
 import { HELPER_SCRIPT } from "./helper-script";
 import { type FileOperation, SandboxFileError, SandboxProtocolError } from "./sandbox-file-error";
@@ -15,6 +24,12 @@ import { type FileOperation, SandboxFileError, SandboxProtocolError } from "./sa
  * directory through a symbolic link, checked in the same process that then
  * opens the path. With the official class that check would be a separate call.
  * The methods below the `Extensions` line are also ours.
+ *
+ * With an `agent` (worker/agent/), operations go to the container's resident
+ * agent instead, which runs the same Python operations without a process
+ * start each. An agent that cannot start is logged and the per-call helper
+ * answers (`agentMode` says "fallback"); the folder download and calls with
+ * a `user` always use the helper.
  */
 export interface FileOperationOptions {
   cwd?: string;
@@ -62,12 +77,24 @@ interface RawStat {
 }
 
 const KNOWN_OPTIONS = new Set(["cwd", "user", "signal"]);
+/** After the agent failed to start, calls use the per-call helper this long before it is tried again. */
+const AGENT_RETRY_MS = 60_000;
 
 export class Files {
+  /** Until when the agent is not tried again (it could not start). */
+  private fallbackUntil = 0;
+
   constructor(
     private readonly sandbox: Pick<Sandbox, "exec">,
-    private readonly config: { confineTo?: string } = {},
+    private readonly config: { confineTo?: string; agent?: AgentClient } = {},
   ) {}
+
+  /** Ours: how operations reach the container, for the status; undefined without an agent or before the first. */
+  get agentMode(): "resident" | "fallback" | undefined {
+    if (!this.config.agent) return undefined;
+    if (this.config.agent.running) return "resident";
+    return this.fallbackUntil > 0 ? "fallback" : undefined;
+  }
 
   async readFile(path: string, options: FileOperationOptions = {}): Promise<Response> {
     return (await this.open("read", path, options, false)).response;
@@ -100,18 +127,18 @@ export class Files {
 
   async mkdir(path: string, options: MkdirOptions = {}): Promise<void> {
     const target = this.resolve(path, options, ["recursive"]);
-    await this.run("mkdir", [target, flag(options.recursive)], options, "mkdir", path);
+    await this.act("mkdir", [target, flag(options.recursive)], options, "mkdir", path);
   }
 
   async rename(source: string, destination: string, options: FileOperationOptions = {}): Promise<void> {
     const from = this.resolve(source, options, []);
     const to = this.resolve(destination, options, []);
-    await this.run("rename", [from, to, "0"], options, "rename", source, destination);
+    await this.act("rename", [from, to, "0"], options, "rename", source, destination);
   }
 
   async remove(path: string, options: RemoveOptions = {}): Promise<void> {
     const target = this.resolve(path, options, ["recursive", "force"]);
-    await this.run("remove", [target, flag(options.recursive), flag(options.force)], options, "remove", path);
+    await this.act("remove", [target, flag(options.recursive), flag(options.force)], options, "remove", path);
   }
 
   // Extensions: not in the 1.x class.
@@ -148,7 +175,7 @@ export class Files {
   async renameNoReplace(source: string, destination: string, options: FileOperationOptions = {}): Promise<void> {
     const from = this.resolve(source, options, []);
     const to = this.resolve(destination, options, []);
-    await this.run("rename", [from, to, "1"], options, "rename", source, destination);
+    await this.act("rename", [from, to, "1"], options, "rename", source, destination);
   }
 
   /** Writes `content` at byte `offset` (0 truncates first): one chunk of a resumable upload. */
@@ -206,7 +233,23 @@ export class Files {
     withStat: boolean,
   ): Promise<{ response: Response; stat?: SandboxFileStat }> {
     const target = this.resolve(path, options, []);
-    const proc = await this.spawn(op, withStat ? [target, "stat"] : [target], options);
+    const args = withStat ? [target, "stat"] : [target];
+    const agent = op === "read" ? await this.agentFor(options) : undefined;
+    if (agent) {
+      try {
+        const { head, body } = await agent.open(op, args, agentOptions(options));
+        return {
+          response: new Response(
+            mapError(body, (error) => agentFailure(error, "readFile", path)),
+            { status: 200 },
+          ),
+          ...(withStat ? { stat: toStat(head as RawStat) } : {}),
+        };
+      } catch (error) {
+        throw agentFailure(error, "readFile", path);
+      }
+    }
+    const proc = await this.spawn(op, args, options);
     const stdout = proc.stdout;
     if (!stdout) throw SandboxProtocolError.create("the helper has no stdout");
     // Drain stderr from the start: it carries the error, and an unread pipe can stall the process.
@@ -292,6 +335,58 @@ export class Files {
     return new TextDecoder().decode(output.stdout);
   }
 
+  /** Runs `op` for its effect alone (no answer). */
+  private async act(
+    op: string,
+    args: string[],
+    options: FileOperationOptions,
+    operation: FileOperation,
+    path: string,
+    destination?: string,
+  ): Promise<void> {
+    options.signal?.throwIfAborted();
+    if (await this.viaAgent(op, args, options, operation, path, destination)) return;
+    await this.run(op, args, options, operation, path, destination);
+  }
+
+  /** The agent's answer to `op`, or undefined when the per-call helper must answer instead. */
+  private async viaAgent(
+    op: string,
+    args: string[],
+    options: FileOperationOptions,
+    operation: FileOperation,
+    path: string,
+    destination?: string,
+    body?: ReadableStream<Uint8Array>,
+  ): Promise<{ answer: unknown } | undefined> {
+    const agent = await this.agentFor(options);
+    if (!agent) return undefined;
+    try {
+      return { answer: await agent.call(op, args, { ...agentOptions(options), ...(body ? { body } : {}) }) };
+    } catch (error) {
+      throw agentFailure(error, operation, path, destination);
+    }
+  }
+
+  /** The agent when it runs or starts; undefined (logged) when it cannot, so the helper answers. */
+  private async agentFor(options: FileOperationOptions): Promise<AgentClient | undefined> {
+    const agent = this.config.agent;
+    if (!agent || options.user !== undefined || Date.now() < this.fallbackUntil) return undefined;
+    try {
+      await agent.start();
+      this.fallbackUntil = 0;
+      return agent;
+    } catch (error) {
+      // A container that does not run (yet): the helper's exec wakes it or says why not, as before.
+      if (!(error instanceof AgentUnavailableError)) return undefined;
+      console.error(
+        `files: ${error.message}; each file operation starts its own process until it does (tried again in ${AGENT_RETRY_MS / 1000} s)`,
+      );
+      this.fallbackUntil = Date.now() + AGENT_RETRY_MS;
+      return undefined;
+    }
+  }
+
   private async runJson<T>(
     op: string,
     args: string[],
@@ -300,6 +395,9 @@ export class Files {
     path: string,
     destination?: string,
   ): Promise<T> {
+    options.signal?.throwIfAborted();
+    const viaAgent = await this.viaAgent(op, args, options, operation, path, destination);
+    if (viaAgent) return viaAgent.answer as T;
     const text = await this.run(op, args, options, operation, path, destination);
     try {
       return JSON.parse(text) as T;
@@ -317,6 +415,10 @@ export class Files {
     path: string,
   ): Promise<T> {
     options.signal?.throwIfAborted();
+    if (this.config.agent) {
+      const viaAgent = await this.viaAgent(op, args, options, operation, path, undefined, toStream(content));
+      if (viaAgent) return viaAgent.answer as T;
+    }
     // The runtime pumps `stdin`; the tap remembers whether the caller's stream failed.
     let streamError: { error: unknown } | undefined;
     const reader = toStream(content).getReader();
@@ -416,4 +518,45 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(a);
   out.set(b, a.byteLength);
   return out;
+}
+
+function agentOptions(options: FileOperationOptions): RequestOptions {
+  return options.signal ? { signal: options.signal } : {};
+}
+
+/** An agent's refusal as the helper's would be (SandboxFileError); its death as a container that stopped answering. */
+function agentFailure(error: unknown, operation: FileOperation, path: string, destination?: string): unknown {
+  if (error instanceof AgentRequestError) {
+    return SandboxFileError.create({
+      code: error.code,
+      operation,
+      path,
+      detail: error.detail,
+      ...(destination ? { destination } : {}),
+    });
+  }
+  if (error instanceof AgentStoppedError) return new AppError(ErrorCode.CONTAINER_UNAVAILABLE, error.message);
+  return error;
+}
+
+/** `stream` with its error replaced by `map(error)`. */
+function mapError(stream: ReadableStream<Uint8Array>, map: (error: unknown) => unknown): ReadableStream<Uint8Array> {
+  const reader = stream.getReader();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const next = await reader.read();
+          if (next.done) controller.close();
+          else controller.enqueue(next.value);
+        } catch (error) {
+          controller.error(map(error));
+        }
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { ErrorCode } from "../../protocol/errors";
 import { MAX_FILE_BODY_BYTES } from "../../protocol/files";
+import type { WorkspaceStatus } from "../../protocol/workspace";
 import { checkWorkspaceName, type WorkspaceNameRequest } from "../../protocol/workspaces";
+import type { WorkspaceParts } from "../door/parts";
 import { type Body, defineRoute, type Route } from "../door/route";
 import { none } from "../door/schema";
 import { AppError } from "../errors";
@@ -21,6 +23,20 @@ import { exportArchive, importArchive } from "./archive";
  *   GET    /export      /workspace as a streamed tar.gz download
  *   POST   /import[?replace=true]  a tar.gz body unpacked into an empty /workspace (or replacing it), then saved
  */
+/**
+ * The status the routes answer: the lifecycle's, the backups' health and, while
+ * a container runs, how file operations reach it (Files.agentMode).
+ */
+async function statusOf(workspace: WorkspaceParts, state: Promise<WorkspaceStatus>): Promise<WorkspaceStatus> {
+  const status = await state;
+  const agent = workspace.files.agentMode;
+  return {
+    ...status,
+    ...(status.state === "running" && agent ? { agent } : {}),
+    backup: await workspace.backups.health(),
+  };
+}
+
 const name = z
   .unknown()
   .optional()
@@ -60,8 +76,7 @@ export const LIFECYCLE_ROUTES: Route[] = [
     wake: "never",
     // `?wake=0` is accepted and changes nothing: a GET never wakes.
     input: { query: none },
-    handle: async ({ workspace }) =>
-      Response.json({ ...(await workspace.lifecycle.status(workspace.id)), backup: await workspace.backups.health() }),
+    handle: async ({ workspace }) => Response.json(await statusOf(workspace, workspace.lifecycle.status(workspace.id))),
   }),
   defineRoute({
     method: "POST",
@@ -70,8 +85,7 @@ export const LIFECYCLE_ROUTES: Route[] = [
     role: "viewer",
     wake: "wake",
     input: { query: none },
-    handle: async ({ workspace }) =>
-      Response.json({ ...(await workspace.lifecycle.wake(workspace.id)), backup: await workspace.backups.health() }),
+    handle: async ({ workspace }) => Response.json(await statusOf(workspace, workspace.lifecycle.wake(workspace.id))),
   }),
   defineRoute({
     method: "POST",

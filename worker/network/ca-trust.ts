@@ -48,7 +48,7 @@ const CA_WAIT_SECONDS = 10;
  * intercepted, so a CA must come (an error otherwise: HTTPS would fail in
  * the container with certificate errors).
  */
-export async function trustInterceptionCa(sandbox: Sandbox, intercepting: boolean): Promise<void> {
+export async function trustInterceptionCa(sandbox: Pick<Sandbox, "run">, intercepting: boolean): Promise<void> {
   const wait = intercepting ? CA_WAIT_SECONDS : 0;
   const { exitCode, stdout, stderr } = await sandbox.run(["sh", "-c", TRUST_SCRIPT, "sh", String(wait)], {
     wake: false,

@@ -148,10 +148,10 @@ export class WorkspacePreviews {
    * (sandbox/profile.sh), so `npm run dev` in a terminal serves preview
    * hostnames with no edits. Called during the container's start (so it never wakes it).
    */
-  async writePreviewHosts(): Promise<void> {
+  async writePreviewHosts(sandbox: Pick<Sandbox, "stdout"> = this.deps.sandbox): Promise<void> {
     const hosts = this.viteEnv().__VITE_ADDITIONAL_SERVER_ALLOWED_HOSTS;
     const script = 'mkdir -p "$(dirname "$1")" && printf "%s\\n" "$2" >"$1"';
-    await this.deps.sandbox.stdout(["sh", "-c", script, "sh", PREVIEW_HOSTS_FILE, hosts], { wake: false });
+    await sandbox.stdout(["sh", "-c", script, "sh", PREVIEW_HOSTS_FILE, hosts], { wake: false });
   }
 
   /** `.{preview domain without port}`: Vite matches that host and every subdomain. */

@@ -8,7 +8,10 @@
  * lifecycle alone also uses {@link SandboxControl} (start, stop, snapshot).
  */
 import { ErrorCode } from "../../protocol/errors";
+import { AgentClient, type AgentConnection, AgentUnavailableError } from "../agent/agent-client";
+import { AGENT_SCRIPT } from "../agent/agent-script";
 import { AppError, describe } from "../errors";
+import { WORKSPACE_ROOT } from "./environment";
 
 /** How long an exec waits, by default, for a container that runs but does not answer exec yet. */
 export const EXEC_WAIT_MS = 45_000;
@@ -143,6 +146,9 @@ pkill -"$2" -P "$pid" 2>/dev/null
 kill -"$2" "$pid" 2>/dev/null
 exit 0`;
 
+/** How long after a resident agent died another is started (when the container still runs). */
+const AGENT_RESTART_MS = 1_000;
+
 /**
  * The adapter over `ctx.container`. `wake` starts or wakes the container
  * (the lifecycle's ensureRunning: it also waits for a start in progress).
@@ -151,10 +157,79 @@ exit 0`;
 const DELETED_SIGNAL = 30;
 
 export class ContainerSandbox implements SandboxControl {
+  /**
+   * The container's resident agent (worker/agent/): files and change events
+   * without a process per operation. Started with each container (see
+   * start()), started again when it dies while the container runs; it never
+   * wakes a container by itself.
+   */
+  readonly agent: AgentClient;
+
   constructor(
     private readonly ctx: DurableObjectState,
     private readonly waker: () => Promise<void>,
-  ) {}
+  ) {
+    this.agent = new AgentClient(() => this.launchAgent());
+    this.agent.onStopped(() => {
+      setTimeout(() => {
+        if (this.running) this.startAgent();
+      }, AGENT_RESTART_MS);
+    });
+  }
+
+  /**
+   * `run` and `stdout` for short commands through the resident agent (one
+   * process start fewer each: the steps after a start use it), by exec when
+   * the agent cannot start. Neither ever wakes the container.
+   */
+  readonly quick: Pick<Sandbox, "run" | "stdout"> = {
+    run: (argv) => this.runQuick(argv),
+    stdout: async (argv) => {
+      const { exitCode, stdout, stderr } = await this.runQuick(argv);
+      if (exitCode !== 0) throw new Error(`${argv[0]} exited with ${exitCode}: ${stderr.trim()}`);
+      return stdout;
+    },
+  };
+
+  private async runQuick(argv: string[]): Promise<RunResult> {
+    try {
+      await this.agent.start();
+    } catch {
+      return this.run(argv, { wake: false });
+    }
+    return (await this.agent.call("run", argv)) as RunResult;
+  }
+
+  /** Starts the agent in the background (a container that answers exec a moment later is waited for). */
+  startAgent(): void {
+    this.agent.start().catch((error) => console.error(`resident agent: ${describe(error)}`));
+  }
+
+  private async launchAgent(): Promise<AgentConnection> {
+    // wake: false: the lifecycle starts it while a start is still in progress.
+    const process = await this.spawn(["python3", "-c", AGENT_SCRIPT, WORKSPACE_ROOT], {
+      stdin: "pipe",
+      stderr: "pipe",
+      wake: false,
+    });
+    const { stdin, stdout, stderr } = process;
+    if (!stdin || !stdout) throw new AgentUnavailableError("its exec has no stdin or stdout");
+    // Its stderr carries only what went wrong (a traceback): into the log, never left to fill its pipe.
+    if (stderr) {
+      void (stderr as ReadableStream<Uint8Array>)
+        .pipeThrough(new TextDecoderStream())
+        .pipeTo(
+          new WritableStream({ write: (text) => console.error(`resident agent: ${text.trimEnd().slice(0, 2000)}`) }),
+        )
+        .catch(() => {});
+    }
+    return {
+      readable: stdout as ReadableStream<Uint8Array>,
+      writable: stdin as WritableStream<Uint8Array>,
+      exited: process.exitCode,
+      kill: () => process.kill("KILL"),
+    };
+  }
 
   private get container(): Container {
     const container = this.ctx.container;
@@ -246,11 +321,16 @@ export class ContainerSandbox implements SandboxControl {
   }
 
   start(options: ContainerStartupOptions): void {
+    // An agent of a container before this one is gone with it, whether or not its stream said so yet.
+    void this.agent.stop();
     this.container.start(options);
   }
 
   monitor(): Promise<void> {
-    return this.container.monitor();
+    const stopped = () => void this.agent.stop();
+    const monitoring = this.container.monitor();
+    monitoring.then(stopped, stopped);
+    return monitoring;
   }
 
   /**
@@ -268,6 +348,7 @@ export class ContainerSandbox implements SandboxControl {
   }
 
   destroy(): Promise<void> {
+    void this.agent.stop();
     return this.container.destroy();
   }
 

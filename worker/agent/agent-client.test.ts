@@ -1,0 +1,210 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable, Writable } from "node:stream";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { AgentClient, type AgentConnection, AgentRequestError, AgentStoppedError } from "./agent-client";
+import { encodeFrame, FrameDecoder, FrameKind, MAX_PAYLOAD, payloads, WINDOW } from "./agent-protocol";
+import { AGENT_SCRIPT } from "./agent-script";
+
+describe("agent frames", () => {
+  it("come back whole from a stream cut at any byte", () => {
+    const frames = [
+      encodeFrame(1, FrameKind.OPEN, { op: "stat", args: ["/w/a"] }),
+      encodeFrame(1, FrameKind.DATA, undefined, new Uint8Array([0, 1, 2, 255])),
+      encodeFrame(2, FrameKind.END),
+      encodeFrame(4_000_000_000, FrameKind.RESULT, { size: 3, name: "é" }),
+    ];
+    const bytes = new Uint8Array(frames.reduce((n, f) => n + f.byteLength, 0));
+    let offset = 0;
+    for (const frame of frames) {
+      bytes.set(frame, offset);
+      offset += frame.byteLength;
+    }
+    for (const step of [1, 3, 7, bytes.byteLength]) {
+      const decoder = new FrameDecoder();
+      const out = [];
+      for (let at = 0; at < bytes.byteLength; at += step) out.push(...decoder.push(bytes.slice(at, at + step)));
+      expect(decoder.pending).toBe(0);
+      expect(out.map((f) => [f.id, f.kind, f.header, [...f.payload]])).toEqual([
+        [1, FrameKind.OPEN, { op: "stat", args: ["/w/a"] }, []],
+        [1, FrameKind.DATA, undefined, [0, 1, 2, 255]],
+        [2, FrameKind.END, undefined, []],
+        [4_000_000_000, FrameKind.RESULT, { size: 3, name: "é" }, []],
+      ]);
+    }
+  });
+
+  it("splits content larger than one frame into several", () => {
+    const content = new Uint8Array(MAX_PAYLOAD * 2 + 5).map((_, i) => i % 251);
+    const parts = [...payloads(content)];
+    expect(parts.map((p) => p.byteLength)).toEqual([MAX_PAYLOAD, MAX_PAYLOAD, 5]);
+    expect(Buffer.concat(parts).equals(Buffer.from(content))).toBe(true);
+  });
+
+  it("refuses a stream that is not frames", () => {
+    const garbage = new TextEncoder().encode("Traceback (most recent call last):\n");
+    expect(() => new FrameDecoder().push(garbage)).toThrow(/not an agent frame/);
+  });
+});
+
+/**
+ * The real agent, run by this machine's python3 against a scratch folder
+ * standing in for /workspace, through the client the Worker uses.
+ */
+const scratch = mkdtempSync(join(tmpdir(), "files-agent-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe("the resident agent", { timeout: 60_000 }, () => {
+  let root: string;
+  let processes: ChildProcess[];
+  let client: AgentClient;
+
+  const launch = async (): Promise<AgentConnection> => {
+    const child = spawn("python3", ["-c", AGENT_SCRIPT, root], { stdio: ["pipe", "pipe", "inherit"] });
+    processes.push(child);
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    return {
+      readable: Readable.toWeb(child.stdout as Readable) as unknown as ReadableStream<Uint8Array>,
+      writable: Writable.toWeb(child.stdin as Writable) as unknown as WritableStream<Uint8Array>,
+      exited,
+      kill: async () => {
+        child.kill("SIGKILL");
+      },
+    };
+  };
+  const at = (path: string) => join(root, path);
+  const text = async (stream: ReadableStream<Uint8Array>) => new Response(stream).text();
+  /** A body that sends `first`, then waits until `release` is called. */
+  const heldBody = (first: Uint8Array) => {
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(first);
+        await released;
+        controller.close();
+      },
+    });
+    return { body, release };
+  };
+  const pid = async () => ((await client.call("ping", [])) as { pid: number }).pid;
+
+  beforeEach(() => {
+    root = join(mkdtempSync(join(scratch, "case-")), "workspace");
+    mkdirSync(join(root, "src"), { recursive: true });
+    writeFileSync(join(root, "src/a.txt"), "inside");
+    writeFileSync(join(root, "..", "secret"), "outside");
+    processes = [];
+    client = new AgentClient(launch);
+  });
+  afterEach(async () => {
+    await client.stop();
+    for (const child of processes) child.kill("SIGKILL");
+  });
+
+  it("answers the file operations with the helper's results and Linux errors", async () => {
+    const stat = (await client.call("stat", [at("src/a.txt")])) as { type: string; size: number; etag: string };
+    expect(stat).toMatchObject({ type: "file", size: 6 });
+    const list = (await client.call("list", [at("src")])) as { entries: { name: string }[] };
+    expect(list.entries.map((e) => e.name)).toEqual(["a.txt"]);
+    await expect(client.call("stat", [at("missing")])).rejects.toMatchObject({ code: "ENOENT" });
+    symlinkSync("../secret", at("escape"));
+    await expect(client.call("stat", [at("escape")])).rejects.toMatchObject({
+      code: "EXDEV",
+      detail: "Resolves outside the workspace through a symbolic link",
+    });
+    await expect(client.open("read", [at("escape")])).rejects.toBeInstanceOf(AgentRequestError);
+    const read = await client.open("read", [at("src/a.txt"), "stat"]);
+    expect(read.head).toMatchObject({ etag: stat.etag });
+    expect(await text(read.body)).toBe("inside");
+  });
+
+  it("streams content larger than a frame and its window both ways", async () => {
+    const content = Buffer.alloc(WINDOW * 3 + 17, "x");
+    content.write("start", 0);
+    content.write("end", content.byteLength - 3);
+    const saved = (await client.call("save", [at("src/.a.txt.save-1"), at("src/a.txt"), ""], {
+      body: new Blob([content]).stream(),
+    })) as { size: number };
+    expect(saved.size).toBe(content.byteLength);
+    expect(readFileSync(at("src/a.txt")).equals(content)).toBe(true);
+    const read = await client.open("read", [at("src/a.txt")]);
+    expect(Buffer.from(await new Response(read.body).arrayBuffer()).equals(content)).toBe(true);
+  });
+
+  it("answers a stat while a large read waits for its reader", async () => {
+    writeFileSync(at("big"), Buffer.alloc(WINDOW * 4, "b"));
+    const slow = await client.open("read", [at("big")]);
+    // Nobody reads `slow`: the agent stops at its window, and the stat still gets through.
+    await expect(client.call("stat", [at("src/a.txt")])).resolves.toMatchObject({ size: 6 });
+    await slow.body.cancel();
+    await expect(client.call("stat", [at("big")])).resolves.toMatchObject({ size: WINDOW * 4 });
+  });
+
+  it("cancels a save: the caller gets its reason, the file stays as it was, no temporary file is left", async () => {
+    const { body } = heldBody(new TextEncoder().encode("half of the new content"));
+    const controller = new AbortController();
+    const saving = client.call("save", [at("src/.a.txt.save-2"), at("src/a.txt"), ""], {
+      body,
+      signal: controller.signal,
+    });
+    // The temporary file exists once the agent has begun writing.
+    while (!existsSync(at("src/.a.txt.save-2"))) await new Promise((resolve) => setTimeout(resolve, 10));
+    controller.abort(new Error("the user closed the tab"));
+    await expect(saving).rejects.toThrow("the user closed the tab");
+    while (existsSync(at("src/.a.txt.save-2"))) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(readFileSync(at("src/a.txt"), "utf8")).toBe("inside");
+    expect(readdirSync(at("src"))).toEqual(["a.txt"]);
+    await expect(client.call("stat", [at("src/a.txt")])).resolves.toMatchObject({ size: 6 });
+  });
+
+  it("reports an agent that died mid-request to that caller, and starts a new one for the next", async () => {
+    const first = await pid();
+    const { body } = heldBody(new TextEncoder().encode("never finished"));
+    const saving = client.call("save", [at("src/.a.txt.save-3"), at("src/a.txt"), ""], { body });
+    while (!existsSync(at("src/.a.txt.save-3"))) await new Promise((resolve) => setTimeout(resolve, 10));
+    process.kill(first, "SIGKILL");
+    await expect(saving).rejects.toBeInstanceOf(AgentStoppedError);
+    await expect(saving).rejects.toThrow(/stopped during this request/);
+    expect(readFileSync(at("src/a.txt"), "utf8")).toBe("inside");
+    const second = await pid();
+    expect(second).not.toBe(first);
+    await expect(client.call("stat", [at("src/a.txt")])).resolves.toMatchObject({ size: 6 });
+  });
+
+  it("runs a short command to completion: its exit code and output", async () => {
+    await expect(client.call("run", ["sh", "-c", "echo out; echo err >&2; exit 3"])).resolves.toEqual({
+      exitCode: 3,
+      stdout: "out\n",
+      stderr: "err\n",
+    });
+  });
+
+  it("streams change events in inotifywait's format until cancelled", async () => {
+    const watch = await client.open("watch", [root, "(^|/)node_modules(/|$)"]);
+    mkdirSync(at("node_modules/x"), { recursive: true });
+    mkdirSync(at("src/new"));
+    const reader = watch.body.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    // The new folder is watched before its event is sent: what is made in it after that is seen.
+    while (!seen.includes(`CREATE,ISDIR\t${at("src/new")}`)) seen += (await reader.read()).value ?? "";
+    writeFileSync(at("src/new/file.txt"), "hello");
+    while (!seen.includes(`CLOSE_WRITE\t${at("src/new/file.txt")}`)) seen += (await reader.read()).value ?? "";
+    expect(seen).not.toContain("node_modules/x");
+    await reader.cancel();
+    await expect(client.call("stat", [at("src/new/file.txt")])).resolves.toMatchObject({ size: 5 });
+  });
+});

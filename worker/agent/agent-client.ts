@@ -1,0 +1,379 @@
+import { AGENT_VERSION, encodeFrame, type Frame, FrameDecoder, FrameKind, payloads, WINDOW } from "./agent-protocol";
+
+/** The agent process as the client needs it: its stdout, its stdin, and a way to end it. */
+export interface AgentConnection {
+  readable: ReadableStream<Uint8Array>;
+  writable: WritableStream<Uint8Array>;
+  /** Settles when the process ended. */
+  exited: Promise<unknown>;
+  kill(): Promise<void>;
+}
+
+/** Starts one agent process (the sandbox adapter's exec, or a child process in unit tests). */
+export type AgentLauncher = () => Promise<AgentConnection>;
+
+/** The agent refused the request: a Linux error name (ENOENT, EXDEV...) and its detail. */
+export class AgentRequestError extends Error {
+  constructor(
+    readonly code: string,
+    readonly detail: string,
+  ) {
+    super(`${code}: ${detail}`);
+    this.name = "AgentRequestError";
+  }
+}
+
+/** The agent died (or its stream broke) while this request was in flight; the next request starts a new one. */
+export class AgentStoppedError extends Error {
+  constructor(reason: string) {
+    super(`The file agent in the container stopped during this request (${reason}); try again.`);
+    this.name = "AgentStoppedError";
+  }
+}
+
+/** The agent could not start (an image without python3, a start that never answered). */
+export class AgentUnavailableError extends Error {
+  constructor(reason: string) {
+    super(`The file agent could not start: ${reason}`);
+    this.name = "AgentUnavailableError";
+  }
+}
+
+export interface RequestOptions {
+  /** The request's content, sent as DATA frames as the agent takes it. */
+  body?: ReadableStream<Uint8Array>;
+  signal?: AbortSignal;
+}
+
+export interface AgentStream {
+  /** HEAD's header: a read's stat (when asked), undefined otherwise. */
+  head: unknown;
+  /** The DATA that follows; errors with the request's ERROR, cancelling it cancels the request. */
+  body: ReadableStream<Uint8Array>;
+}
+
+const HELLO_TIMEOUT_MS = 20_000;
+
+/**
+ * The Worker's side of the resident agent: one process at a time, started on
+ * first use (or by start()), started again on the request after it died.
+ * Requests are multiplexed over its stdio with their own ids; each stream is
+ * flow-controlled on its own (see agent-protocol.ts).
+ */
+export class AgentClient {
+  private session: Promise<AgentSession> | undefined;
+  private readonly stopListeners = new Set<() => void>();
+
+  constructor(
+    private readonly launch: AgentLauncher,
+    private readonly helloTimeoutMs = HELLO_TIMEOUT_MS,
+  ) {}
+
+  /** Starts the agent when none runs; resolves once it said HELLO. */
+  async start(): Promise<void> {
+    await this.current();
+  }
+
+  /** Whether an agent runs (said HELLO and has not stopped). */
+  get running(): boolean {
+    return this.live !== undefined;
+  }
+  private live: AgentSession | undefined;
+
+  /** Calls `listener` each time a running agent stops (requests in flight got AgentStoppedError). */
+  onStopped(listener: () => void): () => void {
+    this.stopListeners.add(listener);
+    return () => this.stopListeners.delete(listener);
+  }
+
+  /** Runs `op` to its RESULT. */
+  async call(op: string, args: string[], options: RequestOptions = {}): Promise<unknown> {
+    options.signal?.throwIfAborted();
+    return (await this.current()).call(op, args, options);
+  }
+
+  /** Runs `op` and resolves at its HEAD, with the DATA that follows as a stream. */
+  async open(op: string, args: string[], options: RequestOptions = {}): Promise<AgentStream> {
+    options.signal?.throwIfAborted();
+    return (await this.current()).open(op, args, options);
+  }
+
+  /** Ends the running agent (its requests get AgentStoppedError). */
+  async stop(): Promise<void> {
+    const session = this.session;
+    this.session = undefined;
+    if (session)
+      await session.then(
+        (s) => s.close("it was stopped"),
+        () => {},
+      );
+  }
+
+  private current(): Promise<AgentSession> {
+    this.session ??= this.begin();
+    return this.session;
+  }
+
+  private async begin(): Promise<AgentSession> {
+    let connection: AgentConnection;
+    try {
+      connection = await this.launch();
+    } catch (error) {
+      this.session = undefined;
+      throw error;
+    }
+    const session = new AgentSession(connection, () => {
+      const wasLive = this.live === session;
+      if (wasLive) {
+        // The session promise is this one's (live is set only once it said HELLO): the next request starts anew.
+        this.live = undefined;
+        this.session = undefined;
+      }
+      // Only one that ran: an agent that never said HELLO is the start's failure, not a stop.
+      if (wasLive) for (const listener of this.stopListeners) listener();
+    });
+    try {
+      await session.hello(this.helloTimeoutMs);
+    } catch (error) {
+      this.session = undefined;
+      await session.close("it did not start");
+      throw error;
+    }
+    this.live = session;
+    return session;
+  }
+}
+
+/** A request in flight. */
+interface Pending {
+  /** Bytes of the request's content the agent still accepts. */
+  credit: number;
+  creditWaiter?: () => void;
+  /** DATA received and not yet read. */
+  inbox: Uint8Array[];
+  inboxWaiter?: () => void;
+  head?: { resolve(value: unknown): void; reject(error: unknown): void };
+  result: { resolve(value: unknown): void; reject(error: unknown): void };
+  /** Set once the request ended (RESULT, ERROR, cancelled, or the agent stopped). */
+  done?: { error?: unknown };
+}
+
+/** One agent process: its frames, its requests. */
+class AgentSession {
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
+  private closed: string | undefined;
+  private exited = false;
+  private helloSeen: (() => void) | undefined;
+  private helloFailed: ((error: Error) => void) | undefined;
+
+  constructor(
+    private readonly connection: AgentConnection,
+    private readonly stopped: () => void,
+  ) {
+    this.writer = connection.writable.getWriter();
+    void this.readLoop();
+    const exited = () => {
+      this.exited = true;
+      void this.close("its process exited");
+    };
+    void connection.exited.then(exited, exited);
+  }
+
+  hello(timeoutMs: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.closed) return reject(new AgentUnavailableError(this.closed));
+      const timer = setTimeout(
+        () => reject(new AgentUnavailableError(`no answer within ${timeoutMs / 1000} s`)),
+        timeoutMs,
+      );
+      this.helloSeen = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.helloFailed = (error) => {
+        clearTimeout(timer);
+        reject(error);
+      };
+    });
+  }
+
+  call(op: string, args: string[], options: RequestOptions): Promise<unknown> {
+    const { id, pending } = this.request(op, args, options);
+    const done = new Promise<unknown>((resolve, reject) => {
+      pending.result = { resolve, reject };
+    });
+    this.abortOn(options.signal, id);
+    return done;
+  }
+
+  async open(op: string, args: string[], options: RequestOptions): Promise<AgentStream> {
+    const { id, pending } = this.request(op, args, options);
+    const head = new Promise<unknown>((resolve, reject) => {
+      pending.head = { resolve, reject };
+    });
+    this.abortOn(options.signal, id);
+    const value = await head;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull: async (controller) => {
+          while (pending.inbox.length === 0 && !pending.done) {
+            await new Promise<void>((resolve) => {
+              pending.inboxWaiter = resolve;
+            });
+          }
+          const chunk = pending.inbox.shift();
+          if (chunk) {
+            this.send(encodeFrame(id, FrameKind.CREDIT, { n: chunk.byteLength }));
+            controller.enqueue(chunk);
+          } else if (pending.done?.error) controller.error(pending.done.error);
+          else controller.close();
+        },
+        cancel: () => this.cancel(id),
+      },
+      { highWaterMark: 0 },
+    );
+    return { head: value, body };
+  }
+
+  async close(reason: string): Promise<void> {
+    if (this.closed) return;
+    this.closed = reason;
+    this.helloFailed?.(new AgentUnavailableError(reason));
+    for (const id of [...this.pending.keys()]) this.finish(id, new AgentStoppedError(reason));
+    this.stopped();
+    // Its stdin closed, the agent cancels what is in flight and exits; the kill is for one that hangs.
+    await this.writer.close().catch(() => {});
+    if (!this.exited) await this.connection.kill().catch(() => {});
+  }
+
+  private request(op: string, args: string[], options: RequestOptions) {
+    if (this.closed) throw new AgentStoppedError(this.closed);
+    const id = this.nextId++;
+    // call() sets `result`; a stream's end is reported through its body, and nobody awaits it.
+    const pending: Pending = { credit: WINDOW, inbox: [], result: { resolve: () => {}, reject: () => {} } };
+    this.pending.set(id, pending);
+    this.send(encodeFrame(id, FrameKind.OPEN, { op, args }));
+    if (options.body) void this.pump(id, pending, options.body);
+    else this.send(encodeFrame(id, FrameKind.END));
+    return { id, pending };
+  }
+
+  /** Sends a request's content as the agent grants credit for it. */
+  private async pump(id: number, pending: Pending, body: ReadableStream<Uint8Array>): Promise<void> {
+    const reader = body.getReader();
+    try {
+      for (;;) {
+        if (pending.done) return void reader.cancel().catch(() => {});
+        const next = await reader.read();
+        if (next.done) break;
+        for (const part of payloads(next.value)) {
+          while (pending.credit < part.byteLength && !pending.done) {
+            await new Promise<void>((resolve) => {
+              pending.creditWaiter = resolve;
+            });
+          }
+          if (pending.done) return void reader.cancel().catch(() => {});
+          pending.credit -= part.byteLength;
+          await this.writer.write(encodeFrame(id, FrameKind.DATA, undefined, part));
+        }
+      }
+      if (!pending.done) this.send(encodeFrame(id, FrameKind.END));
+    } catch (error) {
+      // The caller's content failed (or the pipe broke): the agent drops what it wrote.
+      if (!pending.done) {
+        this.send(encodeFrame(id, FrameKind.CANCEL));
+        this.finish(id, this.closed ? new AgentStoppedError(this.closed) : error);
+      }
+    }
+  }
+
+  private abortOn(signal: AbortSignal | undefined, id: number): void {
+    if (!signal) return;
+    const abort = () => {
+      if (!this.pending.has(id)) return;
+      this.send(encodeFrame(id, FrameKind.CANCEL));
+      this.finish(id, signal.reason);
+    };
+    signal.addEventListener("abort", abort, { once: true });
+  }
+
+  private cancel(id: number): void {
+    if (!this.pending.has(id)) return;
+    this.send(encodeFrame(id, FrameKind.CANCEL));
+    this.finish(id, new AgentStoppedError("cancelled"), true);
+  }
+
+  private send(frame: Uint8Array): void {
+    if (this.closed) return;
+    this.writer.write(frame).catch((error) => void this.close(`its stdin failed: ${String(error)}`));
+  }
+
+  private async readLoop(): Promise<void> {
+    const decoder = new FrameDecoder();
+    const reader = this.connection.readable.getReader();
+    let reason = "its output ended";
+    try {
+      for (;;) {
+        const next = await reader.read();
+        if (next.done) break;
+        for (const frame of decoder.push(next.value)) this.dispatch(frame);
+        if (this.closed) break;
+      }
+    } catch (error) {
+      reason = `its output failed: ${String(error)}`;
+    }
+    void reader.cancel().catch(() => {});
+    await this.close(reason);
+  }
+
+  private dispatch(frame: Frame): void {
+    if (frame.kind === FrameKind.HELLO) {
+      const version = (frame.header as { version?: number } | undefined)?.version;
+      if (version === AGENT_VERSION) this.helloSeen?.();
+      else this.helloFailed?.(new AgentUnavailableError(`it speaks version ${version}, not ${AGENT_VERSION}`));
+      return;
+    }
+    const pending = this.pending.get(frame.id);
+    if (!pending) return;
+    switch (frame.kind) {
+      case FrameKind.CREDIT:
+        pending.credit += (frame.header as { n: number }).n;
+        pending.creditWaiter?.();
+        return;
+      case FrameKind.HEAD:
+        pending.head?.resolve(frame.header);
+        pending.head = undefined;
+        return;
+      case FrameKind.DATA:
+        pending.inbox.push(frame.payload);
+        pending.inboxWaiter?.();
+        return;
+      case FrameKind.RESULT:
+        pending.head?.resolve(undefined);
+        pending.result.resolve(frame.header);
+        this.finish(frame.id);
+        return;
+      case FrameKind.ERROR: {
+        const { code, detail } = frame.header as { code: string; detail: string };
+        this.finish(frame.id, new AgentRequestError(code, detail));
+        return;
+      }
+    }
+  }
+
+  /** Ends a request: its waiters wake, its body ends (with `error`, if any). */
+  private finish(id: number, error?: unknown, quiet = false): void {
+    const pending = this.pending.get(id);
+    if (!pending) return;
+    this.pending.delete(id);
+    pending.done = error === undefined || quiet ? {} : { error };
+    if (error !== undefined) {
+      pending.head?.reject(error);
+      pending.result.reject(error);
+    }
+    pending.creditWaiter?.();
+    pending.inboxWaiter?.();
+  }
+}

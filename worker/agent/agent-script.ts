@@ -1,0 +1,272 @@
+import { FILE_OPERATIONS } from "./file-operations";
+
+/**
+ * The resident agent: one long-lived Python process per container
+ * (`python3 -c AGENT_SCRIPT ROOT`) that answers file operations and streams
+ * change events over its stdin/stdout (the framing is in agent-protocol.ts).
+ * Python because it is in every image (an old snapshot included) and its
+ * start, not its work, was the cost of the per-call helper: resident, a stat
+ * is a round trip on the pipe. Each request runs on its own thread, so a
+ * large download never holds back a stat; each stream flows only as far as
+ * the other side granted (CREDIT), so neither holds a whole file.
+ *
+ * The operations are the helper's own ({@link FILE_OPERATIONS}): every path
+ * resolved beneath a descriptor of ROOT, never followed out of it. ROOT's
+ * descriptor is opened again when the folder itself was replaced.
+ * Change events come from inotify through ctypes, in inotifywait's line
+ * format, so the Worker parses them as before.
+ */
+export const AGENT_SCRIPT = String.raw`
+# cloud-ide resident agent (the name tests and people find it by: pgrep -f "cloud-ide[ ]resident agent")
+import sys, os, time
+root = os.path.normpath(sys.argv[1] or "/")
+rootfd = None
+${FILE_OPERATIONS}
+import collections, re, select, threading
+
+# Frames, both ways: u32 length of the rest, u32 request id, u8 kind, u32 header length, JSON header, payload.
+OPEN, DATA, END, CANCEL, CREDIT, HEAD, RESULT, ERROR, HELLO = 1, 2, 3, 4, 5, 6, 7, 8, 9
+WINDOW = 1 << 20  # bytes of a request's stream either side may send before the other grants more
+MAX_PAYLOAD = 256 * 1024
+VERSION = 1
+
+class Cancelled(BaseException):
+    """The Worker cancelled the request (or went away): unwinds it, and a save removes its temporary file."""
+
+send_lock = threading.Lock()
+stdout = sys.stdout.buffer
+
+def send(rid, kind, header=None, payload=b""):
+    """Writes one frame; a Worker that went away (EPIPE) cancels the request that tried."""
+    head = b"" if header is None else json.dumps(header, separators=(",", ":")).encode()
+    prefix = struct.pack(">IIBI", 9 + len(head) + len(payload), rid, kind, len(head))
+    with send_lock:
+        try:
+            stdout.write(prefix + head)
+            if payload:
+                stdout.write(payload)
+            stdout.flush()
+        except (BrokenPipeError, ValueError):
+            raise Cancelled()
+
+class Request:
+    """One request in flight: its body arriving (src for run_op) and its answer leaving (out for run_op),
+    each side flowing only as far as the other has granted (CREDIT)."""
+    def __init__(self, rid):
+        self.rid, self.cond = rid, threading.Condition()
+        self.inbox, self.ended, self.cancelled, self.credit = collections.deque(), False, False, WINDOW
+
+    def read(self, size=-1):
+        with self.cond:
+            while not self.inbox and not self.ended and not self.cancelled:
+                self.cond.wait()
+            if self.cancelled:
+                raise Cancelled()
+            if not self.inbox:
+                return b""
+            chunk = self.inbox.popleft()
+        send(self.rid, CREDIT, {"n": len(chunk)})
+        return chunk
+
+    def begin(self, st):
+        send(self.rid, HEAD, st)
+
+    def write(self, data):
+        view = memoryview(data)
+        while len(view):
+            n = min(len(view), MAX_PAYLOAD)
+            with self.cond:
+                while self.credit < n and not self.cancelled:
+                    self.cond.wait()
+                if self.cancelled:
+                    raise Cancelled()
+                self.credit -= n
+            send(self.rid, DATA, None, bytes(view[:n]))
+            view = view[n:]
+
+    def flush(self):
+        pass
+
+requests = {}
+requests_lock = threading.Lock()
+root_lock = threading.Lock()
+root_id = None
+
+def ensure_root():
+    """A descriptor of root, opened again when root was replaced (a restore); old ones stay open for
+    requests still using them."""
+    global rootfd, root_id
+    st = os.stat(root, follow_symlinks=False)
+    if (st.st_dev, st.st_ino) != root_id:
+        with root_lock:
+            fd = os.open(root, DIR_FLAGS | os.O_NOFOLLOW)
+            st = os.fstat(fd)
+            rootfd, root_id = fd, (st.st_dev, st.st_ino)
+
+def answer(rid, kind, header):
+    try:
+        send(rid, kind, header)
+    except Cancelled:
+        pass
+
+def serve(req, op, args):
+    try:
+        ensure_root()
+        if op == "ping":
+            result = {"pid": os.getpid()}
+        elif op == "watch":
+            result = watch(req, args)
+        elif op == "run":
+            result = run_command(args)
+        else:
+            result = run_op(op, args, req, req)
+        answer(req.rid, RESULT, result)
+    except Cancelled:
+        answer(req.rid, ERROR, {"code": "ECANCELED", "detail": "The request was cancelled"})
+    except (Fail, OSError) as e:
+        answer(req.rid, ERROR, error_json(e))
+    except Exception as e:  # a bug here must answer its caller, not leave it waiting
+        answer(req.rid, ERROR, {"code": "EIO", "detail": "agent: %s: %s" % (type(e).__name__, e)})
+    finally:
+        with requests_lock:
+            requests.pop(req.rid, None)
+
+# Change events: inotify through ctypes, the events and line format of
+# inotifywait -m -r -e create,modify,close_write,attrib,delete,move --format '%e\t%w%f'.
+IN_EVENTS = [(0x2, "MODIFY"), (0x4, "ATTRIB"), (0x8, "CLOSE_WRITE"), (0x40, "MOVED_FROM"), (0x80, "MOVED_TO"),
+             (0x100, "CREATE"), (0x200, "DELETE")]
+WATCH_MASK = 0x2 | 0x4 | 0x8 | 0x40 | 0x80 | 0x100 | 0x200
+IN_Q_OVERFLOW, IN_IGNORED, IN_ISDIR = 0x4000, 0x8000, 0x40000000
+IN_NONBLOCK, IN_CLOEXEC = 0o4000, 0o2000000
+
+def watch(req, args):
+    """Watches the folder at ARGS[0] and every folder beneath it except those matching the regex ARGS[1];
+    HEAD once every folder is watched, then lines of events as DATA until cancelled."""
+    top, exclude = args[0].rstrip("/") or "/", re.compile(args[1]) if args[1] else None
+    if libc is None:
+        raise Fail("ENOSYS", "No libc for inotify")
+    ifd = libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
+    if ifd < 0:
+        raise oserror(ctypes.get_errno())
+    paths = {}
+
+    def add_tree(path):
+        # Reached through descriptors beneath root (never a link), each folder watched by its descriptor.
+        try:
+            fd = open_path(path, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            return
+        try:
+            for rel, dirs, files, dirfd in os.fwalk(".", dir_fd=fd, follow_symlinks=False):
+                full = path if rel == "." else path + rel[1:]
+                dirs[:] = [d for d in dirs if not (exclude and exclude.search(full + "/" + d))]
+                wd = libc.inotify_add_watch(ifd, ("/proc/self/fd/%d" % dirfd).encode(), WATCH_MASK)
+                if wd >= 0:
+                    paths[wd] = full
+        except OSError:
+            pass  # a folder removed meanwhile
+        finally:
+            os.close(fd)
+
+    try:
+        add_tree(top)
+        req.begin(None)
+        while True:
+            with req.cond:
+                if req.cancelled:
+                    raise Cancelled()
+            if not select.select([ifd], [], [], 0.25)[0]:
+                continue
+            try:
+                data = os.read(ifd, 256 * 1024)
+            except BlockingIOError:
+                continue
+            lines, offset = [], 0
+            while offset + 16 <= len(data):
+                wd, mask, cookie, length = struct.unpack_from("iIII", data, offset)
+                name = data[offset + 16:offset + 16 + length].rstrip(b"\0").decode("utf-8", "surrogateescape")
+                offset += 16 + length
+                if mask & IN_Q_OVERFLOW:
+                    lines.append("Q_OVERFLOW\t")
+                    continue
+                if mask & IN_IGNORED:
+                    paths.pop(wd, None)
+                    continue
+                base = paths.get(wd)
+                if base is None or not mask & WATCH_MASK:
+                    continue
+                full = base + "/" + name if name else base + "/"
+                if exclude and exclude.search(full.rstrip("/")):
+                    continue
+                if mask & IN_ISDIR and mask & (0x80 | 0x100):
+                    add_tree(full)
+                flags = [label for bit, label in IN_EVENTS if mask & bit]
+                if mask & IN_ISDIR:
+                    flags.append("ISDIR")
+                lines.append(",".join(flags) + "\t" + full)
+            if lines:
+                req.write(("\n".join(lines) + "\n").encode("utf-8", "surrogateescape"))
+    finally:
+        os.close(ifd)
+
+def run_command(argv):
+    """Runs ARGV to completion in "/" (a short command: no stdin, output kept whole)."""
+    import subprocess
+    done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, cwd="/")
+    return {"exitCode": done.returncode, "stdout": done.stdout.decode("utf-8", "replace"),
+            "stderr": done.stderr.decode("utf-8", "replace")}
+
+def read_exact(stream, n):
+    data = stream.read(n)
+    if data is None or len(data) < n:
+        raise EOFError()
+    return data
+
+def main():
+    stdin = sys.stdin.buffer
+    send(0, HELLO, {"version": VERSION, "pid": os.getpid()})
+    try:
+        while True:
+            length, rid, kind, hlen = struct.unpack(">IIBI", read_exact(stdin, 13))
+            body = read_exact(stdin, length - 9)
+            header = json.loads(body[:hlen]) if hlen else None
+            payload = body[hlen:]
+            if kind == OPEN:
+                req = Request(rid)
+                with requests_lock:
+                    requests[rid] = req
+                threading.Thread(target=serve, args=(req, header["op"], header["args"]), daemon=True).start()
+                continue
+            with requests_lock:
+                req = requests.get(rid)
+            if req is None:
+                continue  # already answered
+            with req.cond:
+                if kind == DATA:
+                    req.inbox.append(payload)
+                elif kind == END:
+                    req.ended = True
+                elif kind == CANCEL:
+                    req.cancelled = True
+                elif kind == CREDIT:
+                    req.credit += header["n"]
+                req.cond.notify_all()
+    except EOFError:
+        pass
+    # The Worker went away: what is in flight is cancelled (a save leaves the old file), then exit.
+    with requests_lock:
+        pending = list(requests.values())
+    for req in pending:
+        with req.cond:
+            req.cancelled = True
+            req.cond.notify_all()
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline:
+        with requests_lock:
+            if not requests:
+                break
+        time.sleep(0.01)
+    os._exit(0)
+
+main()
+`;
