@@ -2,7 +2,7 @@ import type { BackupsApi } from "../api/backups";
 import { useAction } from "../hooks/useAction";
 import type { StatusView } from "./workspace-status-model";
 
-/** What support needs to know about the workspace, behind a click: id, kernel, image, last save. */
+/** What support needs to know about the workspace, behind a click: id, kernel, image, how files reach it, last save. */
 export function WorkspaceDetails({
   workspaceId,
   status,
@@ -58,6 +58,18 @@ export function WorkspaceDetails({
             </button>
           )}
           {action.error && <span className="status-error"> {action.error}</span>}
+        </dd>
+        <dt>File access</dt>
+        <dd data-testid="details-file-access">
+          {status.agent === "fallback" ? (
+            <span className="status-error">
+              one process per operation (slower): the file agent could not start in this container
+            </span>
+          ) : status.agent === "resident" ? (
+            "the resident file agent"
+          ) : (
+            "not running"
+          )}
         </dd>
         <dt>Machine</dt>
         <dd data-testid="details-machine">{status.system?.machine ?? "not running"}</dd>

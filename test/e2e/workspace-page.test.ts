@@ -29,6 +29,8 @@ describe("the workspace page", () => {
     const started = runContainers().filter((name) => !before.has(name));
     expect(started).toHaveLength(1);
     expect(kernel).toBe(dockerExec(started[0] as string, ["uname", "-a"]));
+    // Files reach it through its resident agent, and the details say so (a fallback would say why it is slower).
+    await page.getByTestId("details-file-access").filter({ hasText: "the resident file agent" }).waitFor();
     expect(await page.getByTestId("workspace-id").textContent()).toBe(id);
     expect(await page.getByTestId("workspace-name").inputValue()).toBe(id);
     expect(await page.getByTestId("workspace-name").locator("option:checked").textContent()).toBe("test workspace");
