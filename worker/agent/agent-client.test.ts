@@ -145,6 +145,19 @@ describe("the resident agent", { timeout: 60_000 }, () => {
     expect(Buffer.from(await new Response(read.body).arrayBuffer()).equals(content)).toBe(true);
   });
 
+  it("answers a listing larger than a frame and its window (as DATA), then a stat on the same agent", async () => {
+    // 12,000 entries of long names: about 1.5 MB of JSON, more than a frame may hold or a window may carry.
+    mkdirSync(at("many"));
+    const names = Array.from({ length: 12_000 }, (_, i) => `${String(i).padStart(5, "0")}-${"n".repeat(90)}`);
+    for (const name of names) writeFileSync(at(`many/${name}`), "");
+    const before = await pid();
+    const list = (await client.call("list", [at("many")])) as { entries: { name: string; type: string }[] };
+    expect(list.entries.map((e) => e.name).sort()).toEqual(names);
+    expect(JSON.stringify(list).length).toBeGreaterThan(WINDOW + MAX_PAYLOAD);
+    expect(await client.call("stat", [at("src/a.txt")])).toMatchObject({ type: "file" });
+    expect(await pid()).toBe(before);
+  });
+
   it("answers a stat while a large read waits for its reader", async () => {
     writeFileSync(at("big"), Buffer.alloc(WINDOW * 4, "b"));
     const slow = await client.open("read", [at("big")]);

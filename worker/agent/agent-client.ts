@@ -151,6 +151,8 @@ interface Pending {
   creditWaiter?: () => void;
   /** DATA received and not yet read. */
   inbox: Uint8Array[];
+  /** A call's: DATA is its answer (one too large for a header), taken in as it comes. */
+  collect?: boolean;
   inboxWaiter?: () => void;
   head?: { resolve(value: unknown): void; reject(error: unknown): void };
   result: { resolve(value: unknown): void; reject(error: unknown): void };
@@ -201,6 +203,7 @@ class AgentSession {
 
   call(op: string, args: string[], options: RequestOptions): Promise<unknown> {
     const { id, pending } = this.request(op, args, options);
+    pending.collect = true;
     const done = new Promise<unknown>((resolve, reject) => {
       pending.result = { resolve, reject };
     });
@@ -348,13 +351,24 @@ class AgentSession {
         return;
       case FrameKind.DATA:
         pending.inbox.push(frame.payload);
+        if (pending.collect) this.send(encodeFrame(frame.id, FrameKind.CREDIT, { n: frame.payload.byteLength }));
         pending.inboxWaiter?.();
         return;
-      case FrameKind.RESULT:
+      case FrameKind.RESULT: {
+        let answer = frame.header;
+        if (pending.collect && pending.inbox.length > 0) {
+          try {
+            answer = collected(pending.inbox);
+          } catch (error) {
+            this.finish(frame.id, new AgentRequestError("EPROTO", `its answer is not JSON: ${String(error)}`));
+            return;
+          }
+        }
         pending.head?.resolve(undefined);
-        pending.result.resolve(frame.header);
+        pending.result.resolve(answer);
         this.finish(frame.id);
         return;
+      }
       case FrameKind.ERROR: {
         const { code, detail } = frame.header as { code: string; detail: string };
         this.finish(frame.id, new AgentRequestError(code, detail));
@@ -376,4 +390,15 @@ class AgentSession {
     pending.creditWaiter?.();
     pending.inboxWaiter?.();
   }
+}
+
+/** A call's answer that came as DATA: the JSON of its bytes. */
+function collected(parts: Uint8Array[]): unknown {
+  const bytes = new Uint8Array(parts.reduce((n, part) => n + part.byteLength, 0));
+  let offset = 0;
+  for (const part of parts) {
+    bytes.set(part, offset);
+    offset += part.byteLength;
+  }
+  return JSON.parse(new TextDecoder().decode(bytes));
 }

@@ -11,6 +11,9 @@
  * request early. A stream's sender may have WINDOW bytes unacknowledged; the
  * receiver grants more with CREDIT ({n}) as its reader consumes them, so one
  * slow reader holds back only its own request. HELLO (id 0) says the agent is up.
+ * A call's answer (a stat, a listing) is RESULT's header; one longer than
+ * MAX_HEADER (a folder of many entries) comes as DATA, and RESULT then has no
+ * header, so no frame ever grows with the answer.
  */
 export const FrameKind = {
   OPEN: 1,
@@ -29,6 +32,8 @@ export type FrameKind = (typeof FrameKind)[keyof typeof FrameKind];
 export const WINDOW = 1 << 20;
 /** The largest payload of one DATA frame; longer content goes as several. */
 export const MAX_PAYLOAD = 256 * 1024;
+/** The longest JSON header the agent sends; a longer answer goes as DATA. */
+export const MAX_HEADER = 64 * 1024;
 /** The version the agent's HELLO must carry. */
 export const AGENT_VERSION = 1;
 /** A frame longer than this is a broken stream, not a frame. */

@@ -28,6 +28,7 @@ import collections, re, select, threading
 OPEN, DATA, END, CANCEL, CREDIT, HEAD, RESULT, ERROR, HELLO = 1, 2, 3, 4, 5, 6, 7, 8, 9
 WINDOW = 1 << 20  # bytes of a request's stream either side may send before the other grants more
 MAX_PAYLOAD = 256 * 1024
+MAX_HEADER = 64 * 1024  # a call's answer longer than this goes as DATA, never as one oversized frame
 VERSION = 1
 
 class Cancelled(BaseException):
@@ -120,6 +121,12 @@ def serve(req, op, args):
             result = run_command(args)
         else:
             result = run_op(op, args, req, req)
+        if result is not None:
+            body = json.dumps(result, separators=(",", ":")).encode()
+            if len(body) > MAX_HEADER:
+                # A large answer (a folder of many entries) flows as DATA, as far as the Worker granted.
+                req.write(body)
+                result = None
         answer(req.rid, RESULT, result)
     except Cancelled:
         answer(req.rid, ERROR, {"code": "ECANCELED", "detail": "The request was cancelled"})
