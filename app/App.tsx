@@ -3,6 +3,10 @@ import { workspaceApi } from "./api";
 import { CommandsContext, useCommandRegistry } from "./commands/useCommands";
 import { useLocation } from "./hooks/useLocation";
 import { IdeLayout } from "./ide/IdeLayout";
+import { JoinPage } from "./members/JoinPage";
+import { MembersApi } from "./members/members-api";
+import { ShareButton } from "./members/SharePanel";
+import { useWorkspaceAccess } from "./members/useWorkspaceAccess";
 import { SignIn } from "./session/SignIn";
 import { UserMenu } from "./session/UserMenu";
 import { useSession } from "./session/useSession";
@@ -18,19 +22,40 @@ function workspaceFromPath(pathname: string): string | undefined {
   return /^\/workspaces\/([^/]+)/.exec(pathname)?.[1];
 }
 
+/** `/join/{workspace}#{token}`: an invite link (the token stays in the fragment, never sent in a request line). */
+function inviteFromPath(pathname: string): { workspace: string; token: string } | undefined {
+  const workspace = /^\/join\/([a-z0-9]+)\/?$/.exec(pathname)?.[1];
+  return workspace ? { workspace, token: window.location.hash.slice(1) } : undefined;
+}
+
 export function App() {
-  const { session, signIn, signOut } = useSession();
+  const { session, signIn, signOut, refresh } = useSession();
   const { path, navigate } = useLocation();
 
   if (session.state === "loading") return <div className="loading" aria-busy="true" />;
+  const invite = inviteFromPath(path);
+  if (invite) {
+    const user = session.state === "signed-in" ? session.user : undefined;
+    return (
+      <JoinPage
+        workspace={invite.workspace}
+        token={invite.token}
+        signedInAs={user && user.via !== "guest" ? user.id : undefined}
+        onJoined={(workspace) => {
+          void refresh().then(() => navigate(`/workspaces/${workspace}`));
+        }}
+      />
+    );
+  }
   if (session.state === "signed-out") return <SignIn onSignIn={signIn} notice={session.error} />;
 
   const workspaceId = workspaceFromPath(path);
-  const userMenu = <UserMenu userId={session.user.id} onSignOut={signOut} />;
+  const guest = session.user.via === "guest";
+  const userMenu = <UserMenu userId={session.user.name ?? session.user.id} onSignOut={signOut} />;
   return workspaceId ? (
     <WorkspacePage key={workspaceId} workspaceId={workspaceId} userMenu={userMenu} navigate={navigate} />
   ) : (
-    <ListPage userMenu={userMenu} navigate={navigate} />
+    <ListPage userMenu={userMenu} navigate={navigate} guest={guest} />
   );
 }
 
@@ -39,7 +64,7 @@ interface PageProps {
   navigate: (to: string) => void;
 }
 
-function ListPage({ userMenu, navigate }: PageProps) {
+function ListPage({ userMenu, navigate, guest }: PageProps & { guest: boolean }) {
   const workspaces = useWorkspaces();
   return (
     <div className="page">
@@ -48,7 +73,7 @@ function ListPage({ userMenu, navigate }: PageProps) {
         <span className="spacer" />
         {userMenu}
       </header>
-      <WorkspaceList workspaces={workspaces} onOpen={(id) => navigate(`/workspaces/${id}`)} />
+      <WorkspaceList workspaces={workspaces} onOpen={(id) => navigate(`/workspaces/${id}`)} canCreate={!guest} />
     </div>
   );
 }
@@ -61,6 +86,8 @@ function WorkspacePage({ workspaceId, userMenu, navigate }: PageProps & { worksp
   const status = useSyncExternalStore(statusModel.subscribe, statusModel.getSnapshot);
   const workspaces = useWorkspaces();
   const name = workspaces.workspaces?.find((w) => w.id === workspaceId)?.name;
+  const access = useWorkspaceAccess(workspaceId);
+  const members = useMemo(() => new MembersApi(workspaceId), [workspaceId]);
   const running = status.state === "running";
   // Woken from the header (or another tab): sleeping terminals reconnect now.
   useEffect(() => {
@@ -78,9 +105,11 @@ function WorkspacePage({ workspaceId, userMenu, navigate }: PageProps & { worksp
           workspaces={workspaces.workspaces ?? []}
           onSwitch={(id) => navigate(id ? `/workspaces/${id}` : "/")}
           userMenu={userMenu}
+          access={access}
+          share={access?.role === "owner" ? <ShareButton api={members} /> : undefined}
         />
         <LossNotice workspaceId={workspaceId} restored={status.restored} />
-        <IdeLayout api={api} onTerminalConnected={statusModel.poll} />
+        <IdeLayout api={api} onTerminalConnected={statusModel.poll} readOnly={access?.role === "viewer"} />
       </div>
     </CommandsContext>
   );

@@ -1,3 +1,5 @@
+import { EditorState, Prec } from "@codemirror/state";
+import { EditorView } from "@codemirror/view";
 import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import type { WorkspaceApi } from "../api/workspace";
 import { useRegisterCommands } from "../commands/useCommands";
@@ -19,11 +21,23 @@ import { TerminalPanel } from "../terminal/TerminalPanel";
 import { Sidebar } from "./Sidebar";
 import { useWorkspaceFiles } from "./useWorkspaceFiles";
 
+/** A viewer's buffers: shown, not editable (highest: these facets take their first value, and each buffer gives its own). */
+const VIEW_ONLY = Prec.highest([EditorState.readOnly.of(true), EditorView.editable.of(false)]);
+
 /**
  * The workspace's four panes: side by side on a desktop (SplitLayout), as
  * tabs on phones and tablets (TabbedLayout).
  */
-export function IdeLayout({ api, onTerminalConnected }: { api: WorkspaceApi; onTerminalConnected?: () => void }) {
+export function IdeLayout({
+  api,
+  onTerminalConnected,
+  readOnly = false,
+}: {
+  api: WorkspaceApi;
+  onTerminalConnected?: () => void;
+  /** A viewer's page: the editor takes no typing (the server refuses their writes anyway). */
+  readOnly?: boolean;
+}) {
   const files = useWorkspaceFiles(api.files);
   const { editor, activePath } = files;
   const compact = useMediaQuery(COMPACT_LAYOUT);
@@ -37,7 +51,8 @@ export function IdeLayout({ api, onTerminalConnected }: { api: WorkspaceApi; onT
   const toggleMaximized = (pane: PaneId) => setMaximized((current) => (current === pane ? undefined : pane));
   const showFiles = useCallback(() => setTab("files"), []);
   useEditorCommands(editor);
-  const lsp = useLanguageServices(api, editor);
+  const lsp = useLanguageServices(api, editor, !readOnly);
+  useEffect(() => (readOnly ? editor.addExtensions(() => VIEW_ONLY) : undefined), [editor, readOnly]);
   useRegisterCommands(
     () => [
       {

@@ -12,12 +12,14 @@ import { LanguageServices } from "./language-services";
 export function useLanguageServices(
   api: WorkspaceApi,
   editor: EditorModel,
+  /** Off for a viewer: a language server's socket sends it document changes, an editor's to make. */
+  enabled = true,
 ): { services: LanguageServices; action: Action } {
   const services = useMemo(
     () => new LanguageServices({ workspaceId: api.files.workspaceId, editor, files: api.files }),
     [api, editor],
   );
-  useEffect(() => services.start(), [services]);
+  useEffect(() => (enabled ? services.start() : undefined), [services, enabled]);
   const action = useAction();
   const { run } = action;
   useRegisterCommands(() => {

@@ -52,5 +52,5 @@ export function useSession() {
     [session],
   );
 
-  return { session, signIn, signOut };
+  return { session, signIn, signOut, refresh };
 }

@@ -209,6 +209,8 @@ export class TerminalConnection implements ITerminalAddon {
       this.asleepReason = message.reason;
     } else if (message.type === "error") {
       this.terminal?.write(`\r\n\x1b[31m[${message.message}]\x1b[0m\r\n`);
+    } else if (message.type === "read-only") {
+      this.terminal?.write(`\r\n\x1b[33m[${message.message}]\x1b[0m\r\n`);
     }
   }
 

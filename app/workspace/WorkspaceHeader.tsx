@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import type { WorkspaceAccess } from "../../protocol/members";
 import type { WorkspaceSummary } from "../../protocol/workspaces";
 import type { WorkspaceApi } from "../api/workspace";
 import { NetworkButton } from "../network/NetworkButton";
@@ -18,10 +19,25 @@ interface Props {
   /** Opens another workspace, or the list when given "". */
   onSwitch: (id: string) => void;
   userMenu: ReactNode;
+  /** The caller's role here: a member's page says the workspace is shared, and as what. */
+  access?: WorkspaceAccess;
+  /** The owner's Share button. */
+  share?: ReactNode;
 }
 
 /** The workspace's name (a switcher) and state; its details (id, kernel, image, last save) behind a click. */
-export function WorkspaceHeader({ api, name, status, onRetry, onPoll, workspaces, onSwitch, userMenu }: Props) {
+export function WorkspaceHeader({
+  api,
+  name,
+  status,
+  onRetry,
+  onPoll,
+  workspaces,
+  onSwitch,
+  userMenu,
+  access,
+  share,
+}: Props) {
   const workspaceId = api.id;
   return (
     <header className="workspace-header">
@@ -43,6 +59,15 @@ export function WorkspaceHeader({ api, name, status, onRetry, onPoll, workspaces
         ))}
         <option value="">All workspaces…</option>
       </select>
+      {access?.shared && (
+        <span
+          className="shared-mark"
+          data-testid="shared-mark"
+          title="Someone else owns this workspace and shared it with you"
+        >
+          Shared · {access.role}
+        </span>
+      )}
       <StatusBadge state={status.state} phase={status.phase} />
       <WorkspaceDetails workspaceId={workspaceId} status={status} backups={api.backups} onChanged={onRetry} />
       {status.state === "failed" && (
@@ -54,6 +79,7 @@ export function WorkspaceHeader({ api, name, status, onRetry, onPoll, workspaces
         </span>
       )}
       <span className="spacer" />
+      {share}
       <NetworkButton api={api} />
       <LifecycleControls api={api} status={status} onWake={onRetry} onChanged={onPoll} />
       {userMenu}

@@ -10,10 +10,12 @@ import type { useWorkspaces } from "./useWorkspaces";
 interface Props {
   workspaces: ReturnType<typeof useWorkspaces>;
   onOpen: (id: string) => void;
+  /** False for a guest, who may use the one workspace they were invited to and make none. */
+  canCreate?: boolean;
 }
 
 /** The workspace switcher: create, rename, delete (with confirmation), open. */
-export function WorkspaceList({ workspaces, onOpen }: Props) {
+export function WorkspaceList({ workspaces, onOpen, canCreate = true }: Props) {
   const [name, setName] = useState("");
   const [template, setTemplate] = useState<WorkspaceTemplate | "git">("vite-react");
   const [url, setUrl] = useState("");
@@ -44,46 +46,48 @@ export function WorkspaceList({ workspaces, onOpen }: Props) {
   return (
     <main className="workspace-list" data-testid="workspace-list">
       <h1>Workspaces</h1>
-      <form className="create-workspace" onSubmit={create}>
-        <label htmlFor="new-workspace-name">New workspace</label>
-        <input
-          id="new-workspace-name"
-          placeholder="Name"
-          maxLength={100}
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-        />
-        <select
-          aria-label="Start from"
-          value={template}
-          onChange={(e) => setTemplate(e.target.value as WorkspaceTemplate | "git")}
-        >
-          <option value="vite-react">Vite + React app</option>
-          <option value="empty">Empty (to import an archive)</option>
-          <option value="git">A Git repository</option>
-        </select>
-        {template === "git" && (
-          <>
-            <input
-              aria-label="Git URL"
-              data-testid="new-workspace-git-url"
-              placeholder="https://github.com/owner/repo.git"
-              value={url}
-              onChange={(e) => setUrl(e.target.value)}
-            />
-            <input
-              aria-label="Branch (optional)"
-              data-testid="new-workspace-git-branch"
-              placeholder="branch (optional)"
-              value={branch}
-              onChange={(e) => setBranch(e.target.value)}
-            />
-          </>
-        )}
-        <button type="submit" disabled={name.trim().length === 0 || (template === "git" && url.trim() === "")}>
-          Create
-        </button>
-      </form>
+      {canCreate && (
+        <form className="create-workspace" onSubmit={create}>
+          <label htmlFor="new-workspace-name">New workspace</label>
+          <input
+            id="new-workspace-name"
+            placeholder="Name"
+            maxLength={100}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+          />
+          <select
+            aria-label="Start from"
+            value={template}
+            onChange={(e) => setTemplate(e.target.value as WorkspaceTemplate | "git")}
+          >
+            <option value="vite-react">Vite + React app</option>
+            <option value="empty">Empty (to import an archive)</option>
+            <option value="git">A Git repository</option>
+          </select>
+          {template === "git" && (
+            <>
+              <input
+                aria-label="Git URL"
+                data-testid="new-workspace-git-url"
+                placeholder="https://github.com/owner/repo.git"
+                value={url}
+                onChange={(e) => setUrl(e.target.value)}
+              />
+              <input
+                aria-label="Branch (optional)"
+                data-testid="new-workspace-git-branch"
+                placeholder="branch (optional)"
+                value={branch}
+                onChange={(e) => setBranch(e.target.value)}
+              />
+            </>
+          )}
+          <button type="submit" disabled={name.trim().length === 0 || (template === "git" && url.trim() === "")}>
+            Create
+          </button>
+        </form>
+      )}
       {(error ?? workspaces.error) && (
         <p className="form-error" role="alert">
           {error ?? workspaces.error}
@@ -143,6 +147,15 @@ function WorkspaceItem({ workspace, status, onOpen, onRename, onDelete }: ItemPr
           <button type="button" className="workspace-open" onClick={onOpen}>
             {workspace.name}
           </button>
+          {workspace.shared && (
+            <span
+              className="shared-mark"
+              data-testid="shared-mark"
+              title={`Shared with you by ${workspace.shared.owner}`}
+            >
+              Shared · {workspace.shared.role}
+            </span>
+          )}
           {status && <StatusBadge state={status.state} />}
           <span className="workspace-meta" data-testid="workspace-last-saved">
             {status?.lastSavedAt ? `saved ${ago(Date.now() - Date.parse(status.lastSavedAt))}` : "not saved yet"} ·
@@ -158,7 +171,7 @@ function WorkspaceItem({ workspace, status, onOpen, onRename, onDelete }: ItemPr
                 Keep
               </button>
             </span>
-          ) : (
+          ) : workspace.shared ? null : (
             <span className="workspace-actions">
               <button type="button" onClick={() => setMode("rename")}>
                 Rename

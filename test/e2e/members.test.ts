@@ -1,0 +1,117 @@
+/**
+ * Two people, one workspace (issue 24), in two browser contexts: the owner
+ * makes an invite link in the Share panel, a guest opens it, names
+ * themselves, and lands in the workspace marked as shared; as a viewer they
+ * see the file and the owner's terminal but can type in neither.
+ */
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, openPage, reload } from "../support/browser";
+import { putFile } from "../support/files";
+import { createWorkspace, openWorkspace, ownerApi } from "../support/session";
+import { connected, screen, typeLine, waitForScreen } from "../support/terminal-page";
+
+let browser: Browser;
+let id: string;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  id = await createWorkspace("pair", "empty");
+  expect((await ownerApi(`/api/workspaces/${id}/wake`, { method: "POST" })).status).toBe(200);
+  expect((await putFile(id, "notes.txt", "shared notes\n")).status).toBe(200);
+  // A first page load makes the dev server transform the whole app, which on a loaded machine can
+  // outlast the page's own wait: done here, once, so the test's pages load what is ready.
+  const { page } = await openPage(browser, "/");
+  await loaded(page, '[data-testid="sign-in"], [data-testid="workspace-list"]');
+  await page.context().close();
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+/**
+ * Waits until a page shows `selector`. A fresh page loads the whole app from the dev server, which on
+ * a loaded machine can take longer than one wait, or fail (the page then says it could not load its
+ * code): such a load is tried again, three times at most.
+ */
+async function loaded(page: Page, selector: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const shown = await page
+      .locator(selector)
+      .first()
+      .waitFor({ timeout: 60_000 })
+      .then(
+        () => true,
+        () => false,
+      );
+    if (shown) return;
+    if (attempt === 4)
+      throw new Error(`the page never showed ${selector}; it shows: ${await page.locator("body").textContent()}`);
+    await reload(page);
+  }
+}
+
+const editorText = (page: Page) => page.locator('[data-testid="code-editor"] .cm-content').textContent();
+
+describe("an invited viewer", () => {
+  it("opens the owner's link, names themselves, sees the shared workspace and cannot type in it", async () => {
+    const { page: owner, errors: ownerErrors } = await openWorkspace(browser, id);
+    await connected(owner);
+    await owner.getByTestId("share-button").click();
+    await owner.getByLabel("Invite role").selectOption("viewer");
+    await owner.getByRole("button", { name: "Make an invite link" }).click();
+    const url = await owner.getByTestId("invite-url").inputValue();
+    expect(url).toContain(`/join/${id}#`);
+
+    // The guest: another browser context, nobody signed in.
+    const { page: guest, errors: guestErrors } = await openPage(browser, new URL(url).pathname + new URL(url).hash);
+    await loaded(guest, '[data-testid="join-invitation"]');
+    expect(await guest.getByTestId("join-invitation").textContent()).toContain("pair");
+    await guest.getByLabel("Your name (the others see it)").fill("Grace Hopper");
+    await guest.getByRole("button", { name: "Join" }).click();
+    await guest.waitForURL(`**/workspaces/${id}`);
+    expect(await guest.getByTestId("shared-mark").textContent()).toBe("Shared · viewer");
+    expect(await guest.getByTestId("user-id").textContent()).toBe("Grace Hopper");
+    // No Share button for a member.
+    expect(await guest.getByTestId("share-button").count()).toBe(0);
+
+    // The file opens, and typing changes nothing.
+    await guest.locator('[data-testid="file-tree"] [data-path="notes.txt"]').click();
+    await expect.poll(() => editorText(guest), { timeout: 30_000 }).toContain("shared notes");
+    await guest.locator('[data-testid="code-editor"] .cm-content').click();
+    await guest.keyboard.type("typed by the viewer");
+    expect(await guest.locator('[data-testid="code-editor"] .cm-content').getAttribute("contenteditable")).toBe(
+      "false",
+    );
+    expect(await editorText(guest)).not.toContain("typed by the viewer");
+
+    // The owner's terminal shows in the guest's page; the guest's keystrokes are refused.
+    await connected(guest);
+    await typeLine(owner, "echo owner-says-$((20+3))");
+    await waitForScreen(guest, /owner-says-23/);
+    await typeLine(guest, "echo guest-says-hello");
+    await waitForScreen(guest, /this terminal is read-only/);
+    await typeLine(owner, "echo owner-again-$((30+4))");
+    await waitForScreen(owner, /owner-again-34/);
+    expect(await screen(owner)).not.toContain("guest-says-hello");
+
+    // The owner's Share panel lists the guest.
+    await owner.getByTestId("share-button").click();
+    await owner.getByTestId("share-button").click();
+    await owner.getByTestId("member-list").getByText("Grace Hopper").waitFor();
+
+    // The guest's list: this workspace only, marked as shared, and nothing to create.
+    await guest.goto(new URL("/", url).toString());
+    await guest.getByTestId("workspace-list").waitFor();
+    const items = guest.getByTestId("workspace-item");
+    expect(await items.count()).toBe(1);
+    expect(await items.first().getByTestId("shared-mark").textContent()).toBe("Shared · viewer");
+    expect(await guest.getByLabel("New workspace").count()).toBe(0);
+
+    expect(ownerErrors).toEqual([]);
+    expect(guestErrors).toEqual([]);
+    await owner.context().close();
+    await guest.context().close();
+  }, 240_000);
+});
