@@ -105,6 +105,7 @@ describe("an invited viewer", () => {
     await guest.goto(new URL("/", url).toString());
     await guest.getByTestId("workspace-list").waitFor();
     const items = guest.getByTestId("workspace-item");
+    await items.first().waitFor();
     expect(await items.count()).toBe(1);
     expect(await items.first().getByTestId("shared-mark").textContent()).toBe("Shared · viewer");
     expect(await guest.getByLabel("New workspace").count()).toBe(0);
