@@ -84,6 +84,35 @@ export interface WorkspaceStatus {
   error?: ErrorBody;
 }
 
+/**
+ * The machine sizes a workspace may choose: Cloudflare Containers' instance
+ * types, with vCPU, memory (GiB) and disk (GB). Locally the memory and CPU
+ * are Docker limits; disk is not limited.
+ */
+export const MACHINES = {
+  "standard-1": { vcpu: 0.5, memoryGiB: 4, diskGB: 8 },
+  "standard-2": { vcpu: 1, memoryGiB: 6, diskGB: 12 },
+  "standard-3": { vcpu: 2, memoryGiB: 8, diskGB: 16 },
+  "standard-4": { vcpu: 4, memoryGiB: 12, diskGB: 20 },
+} as const;
+
+export type Machine = keyof typeof MACHINES;
+
+export function isMachine(value: unknown): value is Machine {
+  return typeof value === "string" && Object.hasOwn(MACHINES, value);
+}
+
+/** `GET /api/workspaces/{id}/settings`; `PUT` takes the same body. */
+export interface WorkspaceSettings {
+  /** The machine its containers start on (the deployment's `SANDBOX_INSTANCE_TYPE` until one is chosen). */
+  machine: string;
+}
+
+/** `PUT /api/workspaces/{id}/settings` */
+export interface WorkspaceSettingsRequest {
+  machine: Machine;
+}
+
 /** `POST /api/workspaces/{id}/save` and `.../stop` */
 export interface SaveResult {
   snapshotId: string;

@@ -6,7 +6,7 @@ import type { InviteInfo, MemberRole } from "../protocol/members";
 import type { EgressLogEntry } from "../protocol/network";
 import { MAX_SECRETS } from "../protocol/network";
 import type { Role } from "../protocol/roles";
-import type { WorkspaceStatus } from "../protocol/workspace";
+import type { Machine, WorkspaceSettings, WorkspaceStatus } from "../protocol/workspace";
 import { DEFAULT_TEMPLATE, type WorkspaceSummary, type WorkspaceTemplate } from "../protocol/workspaces";
 import type { Activity } from "./activity";
 import { AlarmScheduler } from "./alarms";
@@ -38,13 +38,15 @@ import { PREVIEW_HEADER } from "./preview-host";
 import { previewNotFound } from "./previews/pages";
 import { SWEEP_TASK, WorkspacePreviews } from "./previews/workspace-previews";
 import { WORKSPACE_ROOT } from "./sandbox/environment";
-import { sandboxInstanceType } from "./sandbox/instance-type";
+import { type InstanceType, sandboxInstanceType } from "./sandbox/instance-type";
 import { ContainerSandbox } from "./sandbox/sandbox";
 import { WorkspaceSearch } from "./search/workspace-search";
 import { endsWithSession, SessionSockets } from "./session-sockets";
 import { seedTemplate } from "./templates";
 import { WORKSPACE_ROUTES } from "./workspace-routes";
 
+/** Storage key of the chosen machine size. */
+const MACHINE_KEY = "machine";
 /**
  * One workspace: a Durable Object that owns one container (through the
  * sandbox adapter, worker/sandbox/). It records its owner when created.
@@ -56,6 +58,8 @@ import { WORKSPACE_ROUTES } from "./workspace-routes";
  */
 export class Workspace extends DurableObject<Env> {
   private owner: string | undefined;
+  /** The machine size the owner chose (`PUT .../settings`); unset: the deployment's. */
+  private chosenMachine: Machine | undefined;
   /** Who else may use it, and as what, and the invite links that admit them (worker/members/). */
   protected readonly members: WorkspaceMembers;
   /** The one alarm of this object, shared by named tasks (worker/alarms.ts). */
@@ -107,7 +111,7 @@ export class Workspace extends DurableObject<Env> {
         return {
           image: this.image(),
           enableInternet,
-          instance: sandboxInstanceType(this.env.SANDBOX_INSTANCE_TYPE),
+          instance: this.machine(),
           ...(intercept ? { outbound: this.outbound() } : {}),
         };
       },
@@ -163,6 +167,7 @@ export class Workspace extends DurableObject<Env> {
     });
     void ctx.blockConcurrencyWhile(async () => {
       this.owner = await ctx.storage.get<string>("owner");
+      this.chosenMachine = await ctx.storage.get<Machine>(MACHINE_KEY);
       await this.members.load();
       await this.network.load();
       await this.lifecycle.load();
@@ -311,6 +316,20 @@ export class Workspace extends DurableObject<Env> {
     return this.env.BACKUPS;
   }
 
+  /** The machine size its containers start on: the owner's choice, else the deployment's. */
+  private machine(): InstanceType {
+    return this.chosenMachine ?? sandboxInstanceType(this.env.SANDBOX_INSTANCE_TYPE);
+  }
+
+  /** Keeps a new machine size; a running workspace restarts on it (save, stop, start: files kept). */
+  private async updateSettings(machine: Machine): Promise<WorkspaceSettings> {
+    const changed = machine !== this.machine();
+    this.chosenMachine = machine;
+    await this.ctx.storage.put(MACHINE_KEY, machine);
+    if (changed && this.sandbox.running) await this.lifecycle.restart();
+    return { machine };
+  }
+
   /** The image a new container starts from (a test subclass may name one that cannot start). */
   protected image(): string {
     return this.sandbox.image;
@@ -382,6 +401,8 @@ export class Workspace extends DurableObject<Env> {
         destroy: () => this.destroy(),
         reset: () => this.reset(),
         gitCredentials: () => this.listGitCredentials(),
+        settings: async () => ({ machine: this.machine() }),
+        updateSettings: (machine) => this.updateSettings(machine),
       },
       backups: {
         health: () => this.backups.health(),

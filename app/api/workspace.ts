@@ -1,5 +1,12 @@
 import type { TerminalInfo } from "../../protocol/terminal";
-import type { ImportResult, SaveResult, WorkspaceStatus } from "../../protocol/workspace";
+import type {
+  ImportResult,
+  Machine,
+  SaveResult,
+  WorkspaceSettings,
+  WorkspaceSettingsRequest,
+  WorkspaceStatus,
+} from "../../protocol/workspace";
 import type {
   CreateWorkspaceRequest,
   WorkspaceNameRequest,
@@ -90,6 +97,14 @@ export class WorkspaceApi {
   /** Saves, then stops the container. */
   stop(): Promise<SaveResult> {
     return apiJson(workspacePath(this.id, "/stop"), { method: "POST", idempotent: true });
+  }
+
+  /** A new machine size; a running workspace restarts on it with its files. */
+  setMachine(machine: Machine): Promise<WorkspaceSettings> {
+    return apiJson(
+      workspacePath(this.id, "/settings"),
+      jsonBody("PUT", { machine } satisfies WorkspaceSettingsRequest),
+    );
   }
 
   /** After a failed restore: a new workspace from its template. */

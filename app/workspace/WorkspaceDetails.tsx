@@ -1,3 +1,4 @@
+import { MACHINES, type Machine } from "../../protocol/workspace";
 import type { BackupsApi } from "../api/backups";
 import { useAction } from "../hooks/useAction";
 import type { StatusView } from "./workspace-status-model";
@@ -7,11 +8,14 @@ export function WorkspaceDetails({
   workspaceId,
   status,
   backups,
+  onMachine,
   onChanged,
 }: {
   workspaceId: string;
   status: StatusView;
   backups?: BackupsApi;
+  /** Chooses a new machine size (the workspace restarts on it). */
+  onMachine?: (machine: Machine) => Promise<unknown>;
   onChanged?: () => Promise<void>;
 }) {
   const action = useAction();
@@ -72,7 +76,35 @@ export function WorkspaceDetails({
           )}
         </dd>
         <dt>Machine</dt>
-        <dd data-testid="details-machine">{status.system?.machine ?? "not running"}</dd>
+        <dd data-testid="details-machine">
+          {status.system && onMachine ? (
+            <select
+              aria-label="Machine size"
+              data-testid="machine-select"
+              value={status.system.machine}
+              disabled={action.busy !== undefined}
+              onChange={(event) => {
+                const machine = event.target.value as Machine;
+                if (!window.confirm(`Restart on ${machine}? Your files are kept; running programs stop.`)) return;
+                void action.run(async () => {
+                  await onMachine(machine);
+                  await onChanged?.();
+                }, "Restarting…");
+              }}
+            >
+              {!(status.system.machine in MACHINES) && (
+                <option value={status.system.machine}>{status.system.machine}</option>
+              )}
+              {Object.entries(MACHINES).map(([name, spec]) => (
+                <option key={name} value={name}>
+                  {name}: {spec.vcpu} vCPU, {spec.memoryGiB} GiB memory, {spec.diskGB} GB disk
+                </option>
+              ))}
+            </select>
+          ) : (
+            (status.system?.machine ?? "not running")
+          )}
+        </dd>
         <dt>Last backup</dt>
         <dd data-testid="details-last-backup">
           {status.backup?.lastAt ? new Date(status.backup.lastAt).toLocaleString() : "none yet"}

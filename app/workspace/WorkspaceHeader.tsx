@@ -69,7 +69,13 @@ export function WorkspaceHeader({
         </span>
       )}
       <StatusBadge state={status.state} phase={status.phase} />
-      <WorkspaceDetails workspaceId={workspaceId} status={status} backups={api.backups} onChanged={onRetry} />
+      <WorkspaceDetails
+        workspaceId={workspaceId}
+        status={status}
+        backups={api.backups}
+        onMachine={(machine) => api.setMachine(machine)}
+        onChanged={onRetry}
+      />
       {status.state === "failed" && (
         <span className="status-error" role="alert" data-testid="container-error">
           {status.error?.message ?? "The container failed."}{" "}

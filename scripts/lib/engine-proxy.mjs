@@ -7,7 +7,8 @@
 //     gateway) could use it;
 //   - an app container gets the memory, CPU and process limits of the
 //     sandbox's instance type (scripts/lib/instance-types.mjs): workerd sets
-//     none;
+//     none. The type is the workspace's machine size when its start says so
+//     (CLOUD_IDE_MACHINE in the container's environment), else the configured one;
 //   - the sidecar learns the egress gate (egress-gate.mjs: the only way to
 //     workerd's egress listener, with a token the app cannot read) and this
 //     machine's addresses, which no workspace may reach.
@@ -20,6 +21,7 @@ import net from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEgressGate } from "./egress-gate.mjs";
+import { dockerLimits, INSTANCE_TYPES } from "./instance-types.mjs";
 
 const CREATE_PATH = /^(?:\/v[\d.]+)?\/containers\/create(?:\?|$)/;
 /**
@@ -37,11 +39,26 @@ const MAX_BODY = 1024 * 1024 * 1024;
  * @typedef {{ Memory: number, MemorySwap: number, NanoCpus: number, PidsLimit: number }} Limits
  */
 
+/** The machine env var the Worker starts a container with (worker/lifecycle/lifecycle.ts). */
+const MACHINE_ENV = "CLOUD_IDE_MACHINE=";
+
+/**
+ * The limits of the machine size a container's environment names, if any.
+ * @param {unknown} env Docker's `Env` (["NAME=value", ...])
+ * @returns {Limits | undefined}
+ */
+function machineLimits(env) {
+  if (!Array.isArray(env)) return undefined;
+  const entry = env.findLast((item) => typeof item === "string" && item.startsWith(MACHINE_ENV));
+  const machine = entry?.slice(MACHINE_ENV.length);
+  return machine && Object.hasOwn(INSTANCE_TYPES, machine) ? dockerLimits(machine) : undefined;
+}
+
 /**
  * The create request to send instead of `body`.
  * @param {string} name the container's name (`?name=`)
  * @param {Record<string, any>} body Docker's ContainerCreate body
- * @param {Limits} limits for app containers
+ * @param {Limits} limits for app containers that name no machine size
  * @param {string[]} sidecarEnv added to a sidecar's environment
  */
 export function rewriteCreate(name, body, limits, sidecarEnv = []) {
@@ -53,7 +70,7 @@ export function rewriteCreate(name, body, limits, sidecarEnv = []) {
     hostConfig.PortBindings = bindings;
     if (sidecarEnv.length > 0) return { ...body, Env: [...(body.Env ?? []), ...sidecarEnv], HostConfig: hostConfig };
   } else if (name.startsWith("workerd-") && String(hostConfig.NetworkMode ?? "").startsWith("container:")) {
-    Object.assign(hostConfig, limits);
+    Object.assign(hostConfig, machineLimits(body.Env) ?? limits);
   }
   return { ...body, HostConfig: hostConfig };
 }

@@ -34,6 +34,21 @@ describe("what the engine proxy changes in the containers workerd creates", () =
     });
   });
 
+  it("gives an app container the limits of the machine size its start names", () => {
+    const app = {
+      Image: "cloudflare-dev/sandbox:1",
+      Env: ["PATH=/usr/bin", "CLOUD_IDE_MACHINE=standard-3"],
+      HostConfig: { NetworkMode: "container:workerd-ide-Workspace-1-proxy" },
+    };
+    expect(rewriteCreate("workerd-ide-Workspace-1", app, limits).HostConfig).toMatchObject({
+      Memory: 8192 * 1024 * 1024,
+      NanoCpus: 2_000_000_000,
+    });
+    // An unknown name gets the configured type's limits, as a container that names none.
+    const unknown = { ...app, Env: ["CLOUD_IDE_MACHINE=huge"] };
+    expect(rewriteCreate("workerd-ide-Workspace-1", unknown, limits).HostConfig).toMatchObject(limits);
+  });
+
   it("leaves other containers alone (workerd's snapshot copy helpers)", () => {
     const helper = { Image: "x", Entrypoint: ["/bin/cp"], HostConfig: { Binds: ["a:/src:ro"] } };
     expect(rewriteCreate("", helper, limits)).toEqual(helper);

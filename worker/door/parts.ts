@@ -5,7 +5,7 @@
  */
 import type { BackupList, BackupRecord, RestoreResult } from "../../protocol/backups";
 import type { GitCredentials } from "../../protocol/git";
-import type { WorkspaceStatus } from "../../protocol/workspace";
+import type { Machine, WorkspaceSettings, WorkspaceStatus } from "../../protocol/workspace";
 import type { WorkspaceSummary } from "../../protocol/workspaces";
 import type { WorkspaceBackups } from "../backups/workspace-backups";
 import type { FileWatcher } from "../files/file-watcher";
@@ -51,6 +51,9 @@ export interface WorkspaceParts {
     /** Starts fresh after a snapshot failed to restore (the next start gets the template again). */
     reset(): Promise<void>;
     gitCredentials(): Promise<GitCredentials>;
+    settings(): Promise<WorkspaceSettings>;
+    /** A new machine size: kept; a running workspace restarts on it with its files. */
+    updateSettings(machine: Machine): Promise<WorkspaceSettings>;
   };
   /** The workspace's backups in R2 (worker/backups/). */
   backups: {

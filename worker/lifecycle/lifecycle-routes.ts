@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ErrorCode } from "../../protocol/errors";
 import { MAX_FILE_BODY_BYTES } from "../../protocol/files";
-import type { WorkspaceStatus } from "../../protocol/workspace";
+import { MACHINES, type Machine, type WorkspaceSettingsRequest, type WorkspaceStatus } from "../../protocol/workspace";
 import { checkWorkspaceName, type WorkspaceNameRequest } from "../../protocol/workspaces";
 import type { WorkspaceParts } from "../door/parts";
 import { type Body, defineRoute, type Route } from "../door/route";
@@ -22,6 +22,8 @@ import { exportArchive, importArchive } from "./archive";
  *   POST   /reset       after a snapshot failed to restore: forget it; the next start is from the template
  *   GET    /export      /workspace as a streamed tar.gz download
  *   POST   /import[?replace=true]  a tar.gz body unpacked into an empty /workspace (or replacing it), then saved
+ *   GET    /settings    WorkspaceSettings: the machine size
+ *   PUT    /settings    {machine}: kept; a running workspace restarts on it with its files
  */
 /**
  * The status the routes answer: the lifecycle's, the backups' health and, while
@@ -37,6 +39,8 @@ async function statusOf(workspace: WorkspaceParts, state: Promise<WorkspaceStatu
   };
 }
 
+const machines = Object.keys(MACHINES) as [Machine, ...Machine[]];
+const machine = z.enum(machines, { error: `machine must be one of ${machines.join(", ")}.` });
 const name = z
   .unknown()
   .optional()
@@ -113,6 +117,22 @@ export const LIFECYCLE_ROUTES: Route[] = [
       await workspace.record.reset();
       return new Response(null, { status: 204 });
     },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/settings",
+    role: "viewer",
+    wake: "never",
+    input: { query: none },
+    handle: async ({ workspace }) => Response.json(await workspace.record.settings()),
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/settings",
+    role: "editor",
+    wake: "never",
+    input: { body: { json: z.object({ machine }) satisfies Body<WorkspaceSettingsRequest> } },
+    handle: async ({ body, workspace }) => Response.json(await workspace.record.updateSettings(body.machine)),
   }),
   defineRoute({
     method: "GET",
