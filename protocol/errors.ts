@@ -96,6 +96,16 @@ export const ErrorCode = {
   INVITE_UNUSABLE: "INVITE_UNUSABLE",
   /** A guest's display name that is not one (empty, too long, control characters). */
   INVALID_DISPLAY_NAME: "INVALID_DISPLAY_NAME",
+  /** An agent token that cannot be made: a bad name or scope (the message says which). */
+  INVALID_AGENT_TOKEN: "INVALID_AGENT_TOKEN",
+  /** The MCP endpoint without a valid agent token: none, malformed, unknown, expired, revoked, or another workspace's. */
+  AGENT_TOKEN_REFUSED: "AGENT_TOKEN_REFUSED",
+  /** The workspace already has the most live agent tokens it may hold: revoke one first. */
+  TOO_MANY_AGENT_TOKENS: "TOO_MANY_AGENT_TOKENS",
+  /** An exact-replacement edit whose text does not occur in the file: nothing was changed. */
+  EDIT_NO_MATCH: "EDIT_NO_MATCH",
+  /** An exact-replacement edit whose text occurs more than once: nothing was changed. */
+  EDIT_AMBIGUOUS: "EDIT_AMBIGUOUS",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -164,6 +174,11 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   INVALID_INVITE: 400,
   INVITE_UNUSABLE: 410,
   INVALID_DISPLAY_NAME: 400,
+  INVALID_AGENT_TOKEN: 400,
+  AGENT_TOKEN_REFUSED: 401,
+  TOO_MANY_AGENT_TOKENS: 409,
+  EDIT_NO_MATCH: 409,
+  EDIT_AMBIGUOUS: 409,
 };
 
 /**

@@ -5,6 +5,7 @@
  *   /ws/...   WebSocket upgrades, same rules
  *   /api/workspaces/{id}/... and /ws/workspaces/{id}/...: forwarded to that
  *             Workspace, whose dispatcher serves its features' routes (worker/door/)
+ *   /mcp/workspaces/{id}  agents' MCP endpoint: an agent token, never a session
  *   anything else: the React app (static assets, SPA fallback)
  */
 import { Hono } from "hono";
@@ -19,6 +20,7 @@ import { answerError, drainBody, errorResponse } from "./http";
 import { previewDomainProblem } from "./preview-domain";
 import { handlePreviewRequest, previewHostLabel, withoutPreviewHeader } from "./preview-host";
 import { inviteRoutes } from "./routes/invites";
+import { mcpRoutes } from "./routes/mcp";
 import { sessionListRoutes, sessionRoutes } from "./routes/session";
 import { workspaceRoutes } from "./routes/workspaces";
 import { securityHeaders } from "./security-headers";
@@ -33,6 +35,12 @@ const app = new Hono<AppEnv>();
 app.use("*", securityHeaders);
 
 app.get("/api/health", (c) => c.json({ ok: true }));
+
+// Agents' MCP endpoint: a bearer token, never a session (so none of the session checks below).
+app.route("/mcp/workspaces", mcpRoutes);
+app.all("/mcp/*", () => {
+  throw notFound("No such MCP endpoint: it is /mcp/workspaces/{id}.");
+});
 
 app.use("/api/*", sameOriginOnly);
 app.use("/ws/*", sameOriginOnly);

@@ -4,6 +4,7 @@
  * dispatcher serves whatever is listed here.
  */
 import { BACKUP_ROUTES } from "./backups/backup-routes";
+import { AGENT_ROUTES } from "./agents/agent-routes";
 import type { Route } from "./door/route";
 import { FILE_ROUTES } from "./files/file-routes";
 import { GIT_ROUTES } from "./git/git-routes";
@@ -26,4 +27,5 @@ export const WORKSPACE_ROUTES: readonly Route[] = [
   ...NETWORK_ROUTES,
   ...BACKUP_ROUTES,
   ...MEMBER_ROUTES,
+  ...AGENT_ROUTES,
 ];

@@ -5,10 +5,14 @@ import type { GitCredentials } from "../protocol/git";
 import type { InviteInfo, MemberRole } from "../protocol/members";
 import type { EgressLogEntry } from "../protocol/network";
 import { MAX_SECRETS } from "../protocol/network";
+import { previewUrl } from "../protocol/previews";
 import type { Role } from "../protocol/roles";
 import type { Machine, WorkspaceSettings, WorkspaceStatus } from "../protocol/workspace";
 import { DEFAULT_TEMPLATE, type WorkspaceSummary, type WorkspaceTemplate } from "../protocol/workspaces";
 import type { Activity } from "./activity";
+import { AgentGateway } from "./agents/agent-gateway";
+import { AGENT_HEADER } from "./agents/agent-header";
+import { WorkspaceFiles } from "./agents/file-tools";
 import { AlarmScheduler } from "./alarms";
 import { restartTerminals } from "./backups/directory-archive";
 import { runSetupRecipe } from "./backups/setup-recipe";
@@ -26,6 +30,7 @@ import { gitCredentials, gitSecret, gitSecretName } from "./git/git-credentials"
 import { GitHubDeviceFlow } from "./git/github-device-flow";
 import { ownerIdentity } from "./git/identity";
 import { SourceControl } from "./git/source-control";
+import { errorResponse } from "./http";
 import { Lifecycle, type StartPlan } from "./lifecycle/lifecycle";
 import { type LifecycleSettings, lifecycleSettings, platformTimeoutMs } from "./lifecycle/settings";
 import { LanguageServers } from "./lsp/language-servers";
@@ -88,6 +93,8 @@ export class Workspace extends DurableObject<Env> {
   protected readonly network: WorkspaceNetwork;
   /** The user's files in R2, versioned, apart from the system (worker/backups/). */
   protected readonly backups: WorkspaceBackups;
+  /** Agents: their tokens, the MCP endpoint and the log of their calls (worker/agents/). */
+  protected readonly agents: AgentGateway;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -136,6 +143,19 @@ export class Workspace extends DurableObject<Env> {
     this.search = new WorkspaceSearch(this.sandbox);
     this.git = new GitCli(this.sandbox);
     this.scm = new SourceControl(this.git, this.files);
+    this.agents = new AgentGateway({
+      storage: ctx.storage,
+      workspaceId: () => ctx.id.name ?? "",
+      touch: () => this.lifecycle.activity.touch(),
+      tools: (origin) => ({
+        files: new WorkspaceFiles(this.files, (operation) => this.lifecycle.shared(operation)),
+        search: this.search,
+        git: this.git,
+        scm: this.scm,
+        sandbox: this.sandbox,
+        previews: () => this.agentPreviews(origin),
+      }),
+    });
     this.previews = new WorkspacePreviews({
       storage: ctx.storage,
       sandbox: this.sandbox,
@@ -264,6 +284,7 @@ export class Workspace extends DurableObject<Env> {
   private async destroy(): Promise<void> {
     const owner = this.owner;
     await this.members.forgetAll();
+    this.agents.endAll();
     await this.languageServers.dispose();
     this.sandbox.announceDeletion();
     await this.lifecycle.retire();
@@ -357,6 +378,16 @@ export class Workspace extends DurableObject<Env> {
     if (request.headers.has(PREVIEW_HEADER)) {
       return this.owner ? this.previews.fetch(request) : previewNotFound();
     }
+    // An agent's MCP request: its bearer token is its permission (checked in the gateway), never a session.
+    if (request.headers.has(AGENT_HEADER)) {
+      if (!this.owner) {
+        await request.body?.cancel().catch(() => {});
+        return errorResponse(
+          new AppError(ErrorCode.AGENT_TOKEN_REFUSED, "This agent token is not valid for this workspace."),
+        );
+      }
+      return this.agents.serve(request);
+    }
     this.door ??= {
       routes: WORKSPACE_ROUTES,
       roleOf: (caller) => this.roleOf(caller),
@@ -395,6 +426,7 @@ export class Workspace extends DurableObject<Env> {
       languageServers: this.languageServers,
       members: this.members,
       sockets: this.sessionSockets,
+      agents: this.agents,
       identity: () => ownerIdentity(this.owner ?? ""),
       record: {
         rename: (name) => this.rename(name),
@@ -518,6 +550,23 @@ export class Workspace extends DurableObject<Env> {
         "Cache-Control": "no-store",
       },
     });
+  }
+
+  // Agents (worker/agents/): worker/agents/agent-routes.ts declares their routes.
+
+  /** What listens, each port with a fresh owner grant (5 minutes, never a share link) for an agent. */
+  private async agentPreviews(origin: URL): Promise<{ port: number; url: string; expiresAt: string }[]> {
+    const ports = await this.previews.listeningPorts();
+    return Promise.all(
+      ports.map(async ({ port }) => {
+        const grant = await this.previews.openOwner(port);
+        return {
+          port,
+          url: previewUrl({ port, workspaceId: this.id, token: grant.token }, this.env.PREVIEW_DOMAIN, origin.protocol),
+          expiresAt: new Date(grant.expiresAt).toISOString(),
+        };
+      }),
+    );
   }
 
   /** Closes the sockets opened with these sessions of the caller, a member or the owner (all when null): they ended. */

@@ -14,6 +14,7 @@ import type {
   WorkspaceTemplate,
 } from "../../protocol/workspaces";
 import { BackupsApi } from "./backups";
+import { AgentsApi } from "./agents";
 import { FilesApi } from "./files";
 import { GitApi } from "./git";
 import { apiFetch, apiJson, jsonBody, workspacePath } from "./http";
@@ -69,9 +70,11 @@ export class WorkspaceApi {
   readonly network: NetworkApi;
   readonly search: SearchApi;
   readonly backups: BackupsApi;
+  readonly agents: AgentsApi;
 
   constructor(readonly id: string) {
     this.backups = new BackupsApi(id);
+    this.agents = new AgentsApi(id);
     this.search = new SearchApi(id);
     this.files = new FilesApi(id);
     this.git = new GitApi(id);

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { ErrorCode } from "../../protocol/errors";
 import { isWorkspaceId } from "../../protocol/ids";
+import { AGENT_HEADER } from "../agents/agent-header";
 import type { AppEnv } from "../app-env";
 import { AppError } from "../errors";
 import { CALLER_HEADER, SESSION_HEADER } from "./dispatch";
@@ -19,6 +20,8 @@ export async function forwardToWorkspace(c: Context<AppEnv>): Promise<Response> 
   const request = new Request(c.req.raw);
   request.headers.set(CALLER_HEADER, user.id);
   request.headers.set(SESSION_HEADER, user.sessionId);
+  // Only the MCP route may mark a request as an agent's (worker/routes/mcp.ts).
+  request.headers.delete(AGENT_HEADER);
   // A refused upgrade is logged by worker/index.ts, as every refused upgrade is.
   return c.env.Workspace.getByName(id).fetch(request);
 }

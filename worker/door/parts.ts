@@ -8,6 +8,7 @@ import type { GitCredentials } from "../../protocol/git";
 import type { Machine, WorkspaceSettings, WorkspaceStatus } from "../../protocol/workspace";
 import type { WorkspaceSummary } from "../../protocol/workspaces";
 import type { WorkspaceBackups } from "../backups/workspace-backups";
+import type { AgentGateway } from "../agents/agent-gateway";
 import type { FileWatcher } from "../files/file-watcher";
 import type { Files } from "../files/sandbox-files";
 import type { GitCli } from "../git/git-cli";
@@ -41,6 +42,8 @@ export interface WorkspaceParts {
   members: WorkspaceMembers;
   /** Open sockets by the session that opened them: ending a session closes them. */
   sockets: SessionSockets;
+  /** Agent tokens, the MCP endpoint and the agents' activity log (worker/agents/). */
+  agents: AgentGateway;
   /** The owner's name and email, for git commits when git has none configured. */
   identity(): { name: string; email: string };
   /** The workspace's own record. */

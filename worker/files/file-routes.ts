@@ -388,7 +388,7 @@ function checked(value: unknown, name: string): string {
 }
 
 /** `.NAME.KIND-TOKEN` beside the target: same filesystem, so the final rename is atomic. */
-function temporaryPath(path: string, kind: "save" | "upload", token = randomToken()): string {
+export function temporaryPath(path: string, kind: "save" | "upload", token = randomToken()): string {
   const parent = parentPath(path);
   const name = `.${baseName(path)}.${kind}-${token}`;
   return parent === "." ? name : `${parent}/${name}`;

@@ -23,6 +23,8 @@
  *   POST /api/workspaces/{id}/test-hooks/members  {user, role}
  *        gives another user a role in the workspace (role null: none), as
  *        members will (issue 24): the door's tests check each route's role with it
+ *   POST /api/workspaces/{id}/agent-tokens/{tokenId}/expire  {inMs}
+ *        the agent token expires in inMs milliseconds (0: now)
  *
  * Its Workspace answers GitHub's device sign-in itself (fake-github.ts).
  * Its Outbound entrypoint answers hosts under egress.test itself
@@ -150,6 +152,11 @@ export class Workspace extends ProductionWorkspace {
       return true;
     });
   }
+
+  /** An agent token that expires in `inMs`, without waiting minutes. */
+  expireAgentToken(caller: string, tokenId: string, inMs: number): Promise<RpcResult<boolean>> {
+    return this.call(caller, () => this.agents.tokens.setExpiry(tokenId, Date.now() + inMs));
+  }
 }
 
 /** Timings from a test, each in milliseconds. */
@@ -204,6 +211,14 @@ hooks.post("/api/workspaces/:id/test-hooks/backups/:backupId/corrupt", async (c)
   return c.body(null, 204);
 });
 
+hooks.post("/api/workspaces/:id/agent-tokens/:tokenId/expire", async (c) => {
+  const body = (await c.req.json().catch(() => ({}))) as { inMs?: unknown };
+  const inMs = typeof body.inMs === "number" && body.inMs >= 0 ? body.inMs : 0;
+  const result = await testStub(c).expireAgentToken(c.get("user").id, c.req.param("tokenId"), inMs);
+  if (!unwrap(result as RpcResult<boolean>)) throw notFound("No such agent token.");
+  return c.body(null, 204);
+});
+
 hooks.post("/api/workspaces/:id/test-hooks/members", async (c) => {
   const body = (await c.req.json().catch(() => ({}))) as { user?: unknown; role?: unknown };
   if (typeof body.user !== "string" || body.user === "")
@@ -233,7 +248,7 @@ hooks.get("/api/test-hooks/routes", (c) =>
 hooks.onError((error, c) => answerError(error, c.req.raw));
 
 const HOOK_PATH =
-  /^\/api\/workspaces\/[^/]+\/(test-hooks\/(lifecycle|members)|test-hooks\/invites\/[^/]+\/expire|test-hooks\/backups(\/[^/]+\/corrupt)?|previews\/\d+\/shares\/[^/]+\/expire)$/;
+  /^\/api\/workspaces\/[^/]+\/(test-hooks\/(lifecycle|members)|test-hooks\/invites\/[^/]+\/expire|test-hooks\/backups(\/[^/]+\/corrupt)?|previews\/\d+\/shares\/[^/]+\/expire|agent-tokens\/[^/]+\/expire)$/;
 
 export default {
   fetch(request, env, ctx) {
