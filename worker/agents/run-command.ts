@@ -10,6 +10,8 @@ import type { ToolOutput } from "./tools";
 export const COMMAND_OUTPUT_MAX_BYTES = 30_000;
 /** After the timeout's TERM, a command that is still there gets KILL this much later. */
 const KILL_AFTER_SECONDS = 5;
+/** `timeout --kill-after=$1 $2 bash -lc $3`, stderr into stdout (exec: same process, so it can still be signalled). */
+const RUN = 'exec timeout --kill-after="$1" "$2" bash -lc "$3" 2>&1';
 
 export interface CommandRequest {
   command: string;
@@ -36,8 +38,9 @@ export async function runCommand(
   if (stat.type !== "directory") throw new AppError(ErrorCode.NOT_A_DIRECTORY, `cwd "${folder}" is not a folder.`);
   signal.throwIfAborted();
   const started = Date.now();
+  // stderr goes into stdout's pipe inside the container, so the two keep the order they were written in.
   const process = await sandbox.spawn(
-    ["timeout", `--kill-after=${KILL_AFTER_SECONDS}`, String(timeoutSeconds), "bash", "-lc", command],
+    ["sh", "-c", RUN, "sh", String(KILL_AFTER_SECONDS), String(timeoutSeconds), command],
     { cwd: containerPath(folder), env: { ...SHELL_ENV, TERM: "dumb" }, stderr: "combined" },
   );
   // A revoked token or a client that went away ends the command too.
