@@ -3,8 +3,9 @@
  * Adding a route is one declaration in its feature's table; the Workspace's
  * dispatcher serves whatever is listed here.
  */
-import { BACKUP_ROUTES } from "./backups/backup-routes";
+
 import { AGENT_ROUTES } from "./agents/agent-routes";
+import { BACKUP_ROUTES } from "./backups/backup-routes";
 import type { Route } from "./door/route";
 import { FILE_ROUTES } from "./files/file-routes";
 import { GIT_ROUTES } from "./git/git-routes";

@@ -7,8 +7,8 @@ import type { BackupList, BackupRecord, RestoreResult } from "../../protocol/bac
 import type { GitCredentials } from "../../protocol/git";
 import type { Machine, WorkspaceSettings, WorkspaceStatus } from "../../protocol/workspace";
 import type { WorkspaceSummary } from "../../protocol/workspaces";
-import type { WorkspaceBackups } from "../backups/workspace-backups";
 import type { AgentGateway } from "../agents/agent-gateway";
+import type { WorkspaceBackups } from "../backups/workspace-backups";
 import type { FileWatcher } from "../files/file-watcher";
 import type { Files } from "../files/sandbox-files";
 import type { GitCli } from "../git/git-cli";
