@@ -1,7 +1,13 @@
-import type { AgentActivity, AgentScope, AgentTokenList, CreatedAgentToken } from "../../protocol/agents";
+import type {
+  AgentActivity,
+  AgentScope,
+  AgentTokenList,
+  CreateAgentTokenRequest,
+  CreatedAgentToken,
+} from "../../protocol/agents";
 import { apiJson, jsonBody, workspacePath } from "./http";
 
-/** The browser side of `/api/workspaces/{id}/agent-tokens` and `/agent-activity` (worker/routes/agents.ts). */
+/** The browser side of `/api/workspaces/{id}/agent-tokens` and `/agent-activity` (worker/agents/agent-routes.ts). */
 export class AgentsApi {
   constructor(readonly workspaceId: string) {}
 
@@ -11,7 +17,10 @@ export class AgentsApi {
 
   /** The answer carries the token's secret: the only time it is shown. */
   create(name: string, scope: AgentScope, ttlSeconds: number): Promise<CreatedAgentToken> {
-    return apiJson(workspacePath(this.workspaceId, "/agent-tokens"), jsonBody("POST", { name, scope, ttlSeconds }));
+    return apiJson(
+      workspacePath(this.workspaceId, "/agent-tokens"),
+      jsonBody("POST", { name, scope, ttlSeconds } satisfies CreateAgentTokenRequest),
+    );
   }
 
   revoke(tokenId: string): Promise<void> {

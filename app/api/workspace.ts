@@ -13,8 +13,8 @@ import type {
   WorkspaceSummary,
   WorkspaceTemplate,
 } from "../../protocol/workspaces";
-import { BackupsApi } from "./backups";
 import { AgentsApi } from "./agents";
+import { BackupsApi } from "./backups";
 import { FilesApi } from "./files";
 import { GitApi } from "./git";
 import { apiFetch, apiJson, jsonBody, workspacePath } from "./http";

@@ -7,10 +7,10 @@
 import { ErrorCode } from "../../protocol/errors";
 import { AppError } from "../errors";
 import { fileError } from "../files/file-errors";
-import { temporaryPath } from "../files/file-routes";
 import type { Files, SandboxFileStat } from "../files/sandbox-files";
+import { temporaryPath } from "../files/temporary-path";
 import { checkWorkspacePath, containerPath, parentPath } from "../files/workspace-path";
-import type { ToolOutput } from "./tools";
+import type { ToolOutput } from "./tool-output";
 
 /** A file larger than this is not read whole (the answer says how to read it). */
 export const READ_MAX_BYTES = 8 * 1024 * 1024;

@@ -4,7 +4,7 @@ import { containerPath } from "../files/workspace-path";
 import { SHELL_ENV } from "../sandbox/environment";
 import type { Sandbox } from "../sandbox/sandbox";
 import type { WorkspaceFiles } from "./file-tools";
-import type { ToolOutput } from "./tools";
+import type { ToolOutput } from "./tool-output";
 
 /** A command's output beyond this is cut to its last this-many bytes (the answer says so). */
 export const COMMAND_OUTPUT_MAX_BYTES = 30_000;

@@ -1,7 +1,7 @@
 import type { SearchEvent } from "../../protocol/search";
 import { parseSearchQuery } from "../search/search-query";
 import type { WorkspaceSearch } from "../search/workspace-search";
-import type { ToolOutput } from "./tools";
+import type { ToolOutput } from "./tool-output";
 
 export interface SearchArgs {
   query: string;

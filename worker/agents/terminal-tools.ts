@@ -6,7 +6,7 @@
 import { notFound } from "../errors";
 import { SHELL_ENV, WORKSPACE_ROOT } from "../sandbox/environment";
 import type { Sandbox } from "../sandbox/sandbox";
-import type { ToolOutput } from "./tools";
+import type { ToolOutput } from "./tool-output";
 
 const TMUX = { cwd: WORKSPACE_ROOT, env: SHELL_ENV };
 

@@ -20,6 +20,7 @@ import { editFile, listDirectory, readFile, type WorkspaceFiles, writeFile } fro
 import { runCommand } from "./run-command";
 import { searchWorkspace } from "./search-tool";
 import { readTerminal, sendTerminalInput } from "./terminal-tools";
+import type { ToolOutput } from "./tool-output";
 
 /** What a tool handler may use: the workspace's features, and the call's abort signal. */
 export interface ToolContext {
@@ -34,8 +35,7 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
-/** A tool's answer: text blocks for the model (a note such as a truncation is its own block). */
-export type ToolOutput = string | string[];
+export type { ToolOutput };
 
 export interface AgentTool {
   name: string;

@@ -14,6 +14,7 @@ import { check, flag, none, refusal } from "../door/schema";
 import { AppError } from "../errors";
 import { fileError } from "./file-errors";
 import type { SandboxFileStat } from "./sandbox-files";
+import { temporaryPath } from "./temporary-path";
 import { baseName, checkWorkspacePath, containerPath, parentPath } from "./workspace-path";
 
 /**
@@ -385,17 +386,6 @@ function checked(value: unknown, name: string): string {
   const result = checkWorkspacePath(typeof value === "string" ? value : undefined);
   if (!result.ok) throw new AppError(ErrorCode.INVALID_PATH, `${name}: ${result.reason}`);
   return result.path;
-}
-
-/** `.NAME.KIND-TOKEN` beside the target: same filesystem, so the final rename is atomic. */
-export function temporaryPath(path: string, kind: "save" | "upload", token = randomToken()): string {
-  const parent = parentPath(path);
-  const name = `.${baseName(path)}.${kind}-${token}`;
-  return parent === "." ? name : `${parent}/${name}`;
-}
-
-function randomToken(): string {
-  return crypto.randomUUID().replaceAll("-", "").slice(0, 16);
 }
 
 /** Runs a file operation, turning Linux errors into HTTP errors about `path`. */
