@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { ErrorCode } from "../../protocol/errors";
+import { AgentsDialog } from "../agents/AgentsDialog";
 import type { WorkspaceApi } from "../api/workspace";
 import { BackupsPanel } from "../backups/BackupsPanel";
 import { useRegisterCommands } from "../commands/useCommands";
@@ -23,7 +24,8 @@ const PROCESSES_NOTE =
 
 /**
  * Save now, "saved N minutes ago", and the workspace menu: stop, export,
- * import. A failed restore offers its two ways out: start fresh or import.
+ * import, backups, agents (secondary actions live in the menu, so the header
+ * fits a phone). A failed restore offers its two ways out: start fresh or import.
  */
 export function LifecycleControls({ api, status, onWake, onChanged }: Props) {
   const action = useAction();
@@ -31,6 +33,7 @@ export function LifecycleControls({ api, status, onWake, onChanged }: Props) {
   const fileInput = useRef<HTMLInputElement>(null);
   const menu = useRef<HTMLDetailsElement>(null);
   const [backupsOpen, setBackupsOpen] = useState(false);
+  const [agentsOpen, setAgentsOpen] = useState(false);
   /** A menu closes once one of its items is chosen. */
   const choose = (item: () => void) => () => {
     if (menu.current) menu.current.open = false;
@@ -62,7 +65,14 @@ export function LifecycleControls({ api, status, onWake, onChanged }: Props) {
 
   const running = status.state === "running" || status.state === "saving";
   useRegisterCommands(
-    () => [{ id: "workspace.save", title: "Save the workspace now", enabled: () => running && !busy, run: save }],
+    () => [
+      { id: "workspace.save", title: "Save the workspace now", enabled: () => running && !busy, run: save },
+      {
+        id: "agents.toggle",
+        title: "Agents: MCP access tokens and agent activity",
+        run: () => setAgentsOpen((shown) => !shown),
+      },
+    ],
     [running, busy],
   );
   const restoreFailed = status.state === "failed" && status.error?.code === ErrorCode.SNAPSHOT_RESTORE_FAILED;
@@ -140,6 +150,15 @@ export function LifecycleControls({ api, status, onWake, onChanged }: Props) {
           <button
             type="button"
             role="menuitem"
+            onClick={choose(() => setAgentsOpen(true))}
+            data-testid="agents-open"
+            title="Let a coding agent (Claude Code, Cursor, …) work in this workspace over MCP"
+          >
+            Agents (MCP tokens, activity)…
+          </button>
+          <button
+            type="button"
+            role="menuitem"
             onClick={choose(stop)}
             disabled={!running || busy !== undefined}
             data-testid="stop"
@@ -155,6 +174,7 @@ export function LifecycleControls({ api, status, onWake, onChanged }: Props) {
           )}
         </div>
       </details>
+      {agentsOpen && <AgentsDialog api={api.agents} onClose={() => setAgentsOpen(false)} />}
       {backupsOpen && (
         <BackupsPanel api={api.backups} onWake={onWake} onChanged={onChanged} onClose={() => setBackupsOpen(false)} />
       )}

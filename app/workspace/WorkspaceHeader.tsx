@@ -1,7 +1,6 @@
 import type { ReactNode } from "react";
 import type { WorkspaceAccess } from "../../protocol/members";
 import type { WorkspaceSummary } from "../../protocol/workspaces";
-import { AgentsButton } from "../agents/AgentsButton";
 import type { WorkspaceApi } from "../api/workspace";
 import { NetworkButton } from "../network/NetworkButton";
 import { LifecycleControls } from "./LifecycleControls";
@@ -87,7 +86,6 @@ export function WorkspaceHeader({
       )}
       <span className="spacer" />
       {share}
-      <AgentsButton api={api} />
       <NetworkButton api={api} />
       <LifecycleControls api={api} status={status} onWake={onRetry} onChanged={onPoll} />
       {userMenu}

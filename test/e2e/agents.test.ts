@@ -35,7 +35,9 @@ describe("the Agents panel", () => {
     await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
     page.on("dialog", (dialog) => void dialog.accept());
 
-    await page.getByTestId("agents-button").click();
+    // The Agents panel is a secondary action: in the workspace menu, as backups are (the header fits a phone).
+    await page.getByTestId("workspace-menu").click();
+    await page.getByTestId("agents-open").click();
     const panel = page.getByTestId("agents-panel");
     await panel.getByText("No agent tokens").waitFor();
     await panel.getByTestId("agent-token-name").fill("laptop agent");

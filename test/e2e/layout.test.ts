@@ -211,6 +211,17 @@ describe("on a phone (390x844) and a tablet (820x1180), with touch", () => {
     expect(await page.getByTestId("pane-editor").isVisible()).toBe(true);
     expect(await toolbarProblems(page, TOOLBARS.join(", "))).toEqual([]);
     await page.screenshot({ path: join(SCREENSHOTS, "390x844-editor.png") });
+
+    // Secondary actions (backups, agents) are in the workspace menu; what they open fits the phone.
+    await page.getByTestId("workspace-menu").tap();
+    await page.getByTestId("agents-open").tap();
+    const agents = page.getByTestId("agents-panel");
+    await agents.getByText("No agent tokens").waitFor();
+    const box = await agents.boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= 390, JSON.stringify(box)).toBe(true);
+    expect(await toolbarProblems(page, TOOLBARS.join(", "))).toEqual([]);
+    await agents.getByRole("button", { name: "Close the agents panel" }).tap();
+    await agents.waitFor({ state: "detached" });
     expect(errors).toEqual([]);
     await page.context().close();
   }, 180_000);
