@@ -45,7 +45,7 @@ describe("the workspace's route table", () => {
     expect(new Set(names).size).toBe(names.length);
   });
 
-  it("gives the owner alone: deleting the workspace, its members and invites, network policy and secrets", () => {
+  it("gives the owner alone: deleting the workspace, its members and invites, network policy, secrets and agent tokens", () => {
     // The roles of issue 24: an editor does everything the owner does but these.
     const owners = WORKSPACE_ROUTES.filter((route) => route.role === "owner")
       .map(label)
@@ -68,6 +68,11 @@ describe("the workspace's route table", () => {
         "GET /api/workspaces/{id}/members",
         "PUT /api/workspaces/{id}/members/:memberId",
         "DELETE /api/workspaces/{id}/members/:memberId",
+        // Agent tokens are credentials; what they did is listed with them.
+        "POST /api/workspaces/{id}/agent-tokens",
+        "GET /api/workspaces/{id}/agent-tokens",
+        "DELETE /api/workspaces/{id}/agent-tokens/:tokenId",
+        "GET /api/workspaces/{id}/agent-activity",
       ].sort(),
     );
   });
