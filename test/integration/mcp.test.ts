@@ -209,6 +209,9 @@ describe("tools", () => {
       const range = await call(reader, "read_file", { path: "src/app.ts", startLine: 2, endLine: 2 });
       expect(range.text).toBe("const b = 3;\n\n[src/app.ts: lines 2-2 of 2]");
       expect((await call(reader, "list_directory", { path: "src" })).text).toBe("app.ts  26 bytes");
+      // A file without a final newline reads back as it is.
+      await call(writer, "write_file", { path: "src/bare.txt", content: "no newline" });
+      expect((await call(reader, "read_file", { path: "src/bare.txt" })).text).toBe("no newline");
     } finally {
       controller.abort();
     }

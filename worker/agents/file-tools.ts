@@ -100,7 +100,8 @@ export async function readFile(
     shown += next;
     through = line;
   }
-  if (first === 1 && through === total) return shown;
+  // The whole file: its exact text (whether it ends with a newline is the file's, not ours).
+  if (first === 1 && through === total) return text;
   const more = through < last ? ` (cut at ${READ_MAX_CHARS} characters; continue with startLine=${through + 1})` : "";
   return [shown, `[${path}: lines ${first}-${through} of ${total}${more}]`];
 }
