@@ -170,6 +170,14 @@ describe("tools", () => {
     expect(sub.text).toContain("/workspace/sub");
     const inSub = await call(writer, "run_command", { command: "pwd", cwd: "sub" });
     expect(inSub.text).toContain("/workspace/sub\n");
+    // A folder that is not there, or not a folder, runs nothing and says so.
+    const missing = await call(writer, "run_command", { command: "touch ran-in-missing", cwd: "nowhere" });
+    expect(missing.isError).toBe(true);
+    expect(missing.text).toMatch(/^FILE_NOT_FOUND/);
+    await call(writer, "run_command", { command: "echo x > sub/file" });
+    const notFolder = await call(writer, "run_command", { command: "touch ran-in-file", cwd: "sub/file" });
+    expect(notFolder.text).toMatch(/^NOT_A_DIRECTORY/);
+    expect((await call(writer, "run_command", { command: "ls -d ran-in-* 2>/dev/null | wc -l" })).text).toMatch(/^0\n/);
   });
 
   it("edits a file, and the files API and the change stream see it", async () => {

@@ -1,7 +1,7 @@
 import { ErrorCode } from "../../protocol/errors";
 import { AppError } from "../errors";
 import { containerPath } from "../files/workspace-path";
-import { SHELL_ENV } from "../sandbox/environment";
+import { SHELL_ENV, WORKSPACE_ROOT } from "../sandbox/environment";
 import type { Sandbox } from "../sandbox/sandbox";
 import type { WorkspaceFiles } from "./file-tools";
 import type { ToolOutput } from "./tool-output";
@@ -10,8 +10,20 @@ import type { ToolOutput } from "./tool-output";
 export const COMMAND_OUTPUT_MAX_BYTES = 30_000;
 /** After the timeout's TERM, a command that is still there gets KILL this much later. */
 const KILL_AFTER_SECONDS = 5;
-/** `timeout --kill-after=$1 $2 bash -lc $3`, stderr into stdout (exec: same process, so it can still be signalled). */
-const RUN = 'exec timeout --kill-after="$1" "$2" bash -lc "$3" 2>&1';
+/**
+ * In the folder $4 (checked here, in the same exec as the command: a
+ * separate check cost a second process start), `timeout --kill-after=$1 $2
+ * bash -lc $3`, stderr into stdout (exec: same process, so it can still be
+ * signalled). A folder that is not one, or resolves outside /workspace, is
+ * answered as the line `$5 REASON` (a fresh nonce) and nothing runs. The
+ * check is for a clear error, not a boundary: the command itself runs as
+ * root in the container and may go anywhere in it.
+ */
+const RUN = `[ -e "$4" ] || { echo "$5 missing"; exit 0; }
+[ -d "$4" ] || { echo "$5 not-a-folder"; exit 0; }
+cd -P -- "$4" || { echo "$5 missing"; exit 0; }
+case "$(pwd -P)" in ${WORKSPACE_ROOT}|${WORKSPACE_ROOT}/*) ;; *) echo "$5 outside"; exit 0;; esac
+exec timeout --kill-after="$1" "$2" bash -lc "$3" 2>&1`;
 
 export interface CommandRequest {
   command: string;
@@ -24,8 +36,9 @@ export interface CommandRequest {
  * --kill-after` around `bash -lc`, so the command and every process it
  * started (timeout signals its whole process group) end at the timeout. Only
  * the last {@link COMMAND_OUTPUT_MAX_BYTES} of its output are kept while it
- * runs, so a flood costs no memory. The working folder is checked through
- * the files layer first (inside /workspace, links included).
+ * runs, so a flood costs no memory. The working folder's path is checked as
+ * the files API checks paths, then where it resolves (links included) in the
+ * command's own exec.
  */
 export async function runCommand(
   sandbox: Sandbox,
@@ -34,14 +47,13 @@ export async function runCommand(
   signal: AbortSignal,
 ): Promise<ToolOutput> {
   const folder = files.checkPath(cwd);
-  const stat = await files.attempt(() => files.files.stat(containerPath(folder)), folder);
-  if (stat.type !== "directory") throw new AppError(ErrorCode.NOT_A_DIRECTORY, `cwd "${folder}" is not a folder.`);
   signal.throwIfAborted();
+  const nonce = `cloud-ide-cwd-${crypto.randomUUID()}`;
   const started = Date.now();
   // stderr goes into stdout's pipe inside the container, so the two keep the order they were written in.
   const process = await sandbox.spawn(
-    ["sh", "-c", RUN, "sh", String(KILL_AFTER_SECONDS), String(timeoutSeconds), command],
-    { cwd: containerPath(folder), env: { ...SHELL_ENV, TERM: "dumb" }, stderr: "combined" },
+    ["sh", "-c", RUN, "sh", String(KILL_AFTER_SECONDS), String(timeoutSeconds), command, containerPath(folder), nonce],
+    { cwd: WORKSPACE_ROOT, env: { ...SHELL_ENV, TERM: "dumb" }, stderr: "combined" },
   );
   // A revoked token or a client that went away ends the command too.
   const stop = () => void process.kill("TERM");
@@ -49,6 +61,7 @@ export async function runCommand(
   try {
     const output = await keepTail(process.stdout as ReadableStream<Uint8Array>, COMMAND_OUTPUT_MAX_BYTES);
     const exitCode = await process.exitCode;
+    folderProblem(new TextDecoder().decode(output.kept.subarray(0, 200)), nonce, folder);
     const seconds = (Date.now() - started) / 1000;
     signal.throwIfAborted();
     const timedOut = (exitCode === 124 || exitCode === 137) && seconds >= timeoutSeconds;
@@ -65,6 +78,16 @@ export async function runCommand(
   } finally {
     signal.removeEventListener("abort", stop);
   }
+}
+
+/** The check's answer (the script's first line with the nonce) as the files API's error for that folder. */
+function folderProblem(head: string, nonce: string, folder: string): void {
+  if (!head.startsWith(`${nonce} `)) return;
+  const reason = head.slice(nonce.length + 1).trim();
+  if (reason === "outside")
+    throw new AppError(ErrorCode.PATH_OUTSIDE_WORKSPACE, `cwd "${folder}" resolves outside /workspace.`);
+  if (reason === "not-a-folder") throw new AppError(ErrorCode.NOT_A_DIRECTORY, `cwd "${folder}" is not a folder.`);
+  throw new AppError(ErrorCode.FILE_NOT_FOUND, `cwd "${folder}" does not exist.`);
 }
 
 /** Reads a stream to its end, keeping only its last `max` bytes and counting them all. */
