@@ -34,6 +34,9 @@ describe("the Agents panel", () => {
     const { page, errors } = await openWorkspace(browser, id);
     await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
     page.on("dialog", (dialog) => void dialog.accept());
+    // After the container's start: Chromium fails requests in flight while Docker adds its network
+    // interfaces, and a token's creation is not repeated on its own (see app/api/http.ts).
+    await page.locator('[data-testid="container-state"][data-state="running"]').waitFor({ timeout: 120_000 });
 
     // The Agents panel is a secondary action: in the workspace menu, as backups are (the header fits a phone).
     await page.getByTestId("workspace-menu").click();
