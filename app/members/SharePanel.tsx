@@ -16,8 +16,16 @@ export function ShareButton({ api }: { api: MembersApi }) {
   const [open, setOpen] = useState(false);
   return (
     <span className="share-menu">
-      <button type="button" data-testid="share-button" aria-expanded={open} onClick={() => setOpen(!open)}>
-        Share
+      <button
+        type="button"
+        data-testid="share-button"
+        aria-label="Share"
+        title="Share this workspace"
+        aria-expanded={open}
+        onClick={() => setOpen(!open)}
+      >
+        <span aria-hidden="true">⇪</span>
+        <span className="label"> Share</span>
       </button>
       {open && <SharePanel api={api} onClose={() => setOpen(false)} />}
     </span>
