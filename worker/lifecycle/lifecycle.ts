@@ -448,11 +448,9 @@ export class Lifecycle {
     // a backup restores it before anyone sees the container.
     // The machine size also goes in the environment: the local engine proxy
     // (scripts/lib/engine-proxy.mjs) gives the container its limits from it.
-    const env = instance ? { CLOUD_IDE_MACHINE: instance } : undefined;
+    const common = { enableInternet, instance, ...(instance ? { env: { CLOUD_IDE_MACHINE: instance } } : {}) };
     const options: ContainerStartupOptions =
-      plan.from === "snapshot"
-        ? { containerSnapshot: { id: plan.snapshot.id }, enableInternet, instance, ...(env ? { env } : {}) }
-        : { image, enableInternet, instance, ...(env ? { env } : {}) };
+      plan.from === "snapshot" ? { containerSnapshot: { id: plan.snapshot.id }, ...common } : { image, ...common };
     // A start can fail on its way up: right after a container vanished the
     // engine may still tear the old one down, and a slow local Docker engine
     // can miss workerd's wait for the network sidecar. Try a few times.
