@@ -194,8 +194,9 @@ export async function startEngineProxy({ env, limits, log = () => {}, egressGate
     const deleted = req.method === "POST" ? DELETED_KILL.exec(req.url ?? "")?.[1] : undefined;
     if (deleted && !deleted.endsWith("-proxy")) {
       // Not passed on: the container is about to be removed, or already is.
+      // Answered as Docker answers a kill (204): workerd throws on any other status.
       await readBody(req);
-      res.writeHead(200, { "content-length": "0" }).end();
+      res.writeHead(204).end();
       removeSidecarOf(decodeURIComponent(deleted));
       return;
     }
