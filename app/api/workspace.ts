@@ -102,12 +102,15 @@ export class WorkspaceApi {
     return apiJson(workspacePath(this.id, "/stop"), { method: "POST", idempotent: true });
   }
 
-  /** A new machine size; a running workspace restarts on it with its files. */
+  /**
+   * A new machine size; a running workspace restarts on it with its files. Idempotent (the same
+   * size again changes nothing), so it is tried again when the container's start drops it in flight.
+   */
   setMachine(machine: Machine): Promise<WorkspaceSettings> {
-    return apiJson(
-      workspacePath(this.id, "/settings"),
-      jsonBody("PUT", { machine } satisfies WorkspaceSettingsRequest),
-    );
+    return apiJson(workspacePath(this.id, "/settings"), {
+      ...jsonBody("PUT", { machine } satisfies WorkspaceSettingsRequest),
+      idempotent: true,
+    });
   }
 
   /** After a failed restore: a new workspace from its template. */

@@ -1,7 +1,19 @@
+import { useState } from "react";
 import { MACHINES, type Machine } from "../../protocol/workspace";
 import type { BackupsApi } from "../api/backups";
 import { useAction } from "../hooks/useAction";
 import type { StatusView } from "./workspace-status-model";
+
+type MachineSpec = (typeof MACHINES)[Machine];
+
+function machineSpec(spec: MachineSpec): string {
+  return `${spec.vcpu} vCPU, ${spec.memoryGiB} GiB memory, ${spec.diskGB} GB disk`;
+}
+
+/** What a size change does, said before it happens: the workspace restarts (saved first, files kept). */
+function machineConfirmation(machine: Machine): string {
+  return `Change the machine to ${machine} (${machineSpec(MACHINES[machine])})? This restarts the workspace: it is saved first and your files are kept, but running programs (terminal processes, dev servers) stop.`;
+}
 
 /** What support needs to know about the workspace, behind a click: id, kernel, image, how files reach it, last save. */
 export function WorkspaceDetails({
@@ -19,6 +31,11 @@ export function WorkspaceDetails({
   onChanged?: () => Promise<void>;
 }) {
   const action = useAction();
+  // Its own action: its busy state and error show beside the size, not beside the image.
+  const machineAction = useAction();
+  // The size being moved to shows in the select until the restart is done (or failed).
+  const [pending, setPending] = useState<Machine>();
+  const busy = action.busy !== undefined || machineAction.busy !== undefined;
   const upgrade = () => {
     if (
       !window.confirm(
@@ -57,7 +74,7 @@ export function WorkspaceDetails({
             <span data-testid="image-current">{status.system.current ? " (current)" : " (an older image)"}</span>
           )}
           {status.system && !status.system.current && backups && (
-            <button type="button" data-testid="upgrade" disabled={action.busy !== undefined} onClick={upgrade}>
+            <button type="button" data-testid="upgrade" disabled={busy} onClick={upgrade}>
               {action.busy ?? "Move to the current image"}
             </button>
           )}
@@ -81,15 +98,18 @@ export function WorkspaceDetails({
             <select
               aria-label="Machine size"
               data-testid="machine-select"
-              value={status.system.machine}
-              disabled={action.busy !== undefined}
+              value={pending ?? status.system.machine}
+              disabled={busy}
               onChange={(event) => {
                 const machine = event.target.value as Machine;
-                if (!window.confirm(`Restart on ${machine}? Your files are kept; running programs stop.`)) return;
-                void action.run(async () => {
-                  await onMachine(machine);
-                  await onChanged?.();
-                }, "Restarting…");
+                if (!window.confirm(machineConfirmation(machine))) return;
+                setPending(machine);
+                void machineAction
+                  .run(async () => {
+                    await onMachine(machine);
+                    await onChanged?.();
+                  }, `Restarting on ${machine}…`)
+                  .finally(() => setPending(undefined));
               }}
             >
               {!(status.system.machine in MACHINES) && (
@@ -97,12 +117,25 @@ export function WorkspaceDetails({
               )}
               {Object.entries(MACHINES).map(([name, spec]) => (
                 <option key={name} value={name}>
-                  {name}: {spec.vcpu} vCPU, {spec.memoryGiB} GiB memory, {spec.diskGB} GB disk
+                  {name}: {machineSpec(spec)}
                 </option>
               ))}
             </select>
           ) : (
             (status.system?.machine ?? "not running")
+          )}
+          {/* Outside the select: the workspace is not running for part of the restart. */}
+          {machineAction.busy && (
+            <span role="status" data-testid="machine-busy">
+              {" "}
+              {machineAction.busy}
+            </span>
+          )}
+          {machineAction.error && (
+            <span className="status-error" role="alert" data-testid="machine-error">
+              {" "}
+              {machineAction.error}
+            </span>
           )}
         </dd>
         <dt>Last backup</dt>
