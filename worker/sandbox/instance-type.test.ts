@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { INSTANCE_TYPES as LOCAL_TYPES } from "../../scripts/lib/instance-types.mjs";
 import { MACHINES } from "../../protocol/workspace";
+import { INSTANCE_TYPES as LOCAL_TYPES } from "../../scripts/lib/instance-types.mjs";
 import { sandboxInstanceType } from "./instance-type";
 
 describe("the sandbox's instance type", () => {
