@@ -115,6 +115,42 @@ describe("the resident agent", { timeout: 60_000 }, () => {
     for (const child of processes) child.kill("SIGKILL");
   });
 
+  it("runs a command: its output streamed with stderr in order, its env, its exit code; a cancel ends its group", async () => {
+    const ran = await client.open("command", [
+      JSON.stringify({ GREETING: "hi" }),
+      "sh",
+      "-c",
+      'echo "$GREETING"; echo oops >&2; head -c 3000000 /dev/zero | tr "\\0" x; echo; exit 3',
+    ]);
+    const output = await text(ran.body);
+    expect(output.startsWith("hi\noops\n")).toBe(true);
+    // More than the window: it flowed as the reader granted.
+    expect(output.length).toBe("hi\noops\n".length + 3_000_000 + 1);
+    expect(await ran.result).toEqual({ exitCode: 3 });
+
+    const marker = at("started");
+    const controller = new AbortController();
+    const long = await client.open("command", ["{}", "sh", "-c", `sleep 300 & echo $! > ${marker}; wait`], {
+      signal: controller.signal,
+    });
+    for (let i = 0; i < 100 && !existsSync(marker); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const child = Number(readFileSync(marker, "utf8"));
+    const alive = () => {
+      try {
+        process.kill(child, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(alive()).toBe(true);
+    controller.abort(new Error("stopped by the test"));
+    await expect(text(long.body)).rejects.toThrow("stopped by the test");
+    // The background sleep, in the command's process group, ends too.
+    for (let i = 0; i < 100 && alive(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(alive()).toBe(false);
+  });
+
   it("answers the file operations with the helper's results and Linux errors", async () => {
     const stat = (await client.call("stat", [at("src/a.txt")])) as { type: string; size: number; etag: string };
     expect(stat).toMatchObject({ type: "file", size: 6 });

@@ -50,6 +50,8 @@ export interface AgentStream {
   head: unknown;
   /** The DATA that follows; errors with the request's ERROR, cancelling it cancels the request. */
   body: ReadableStream<Uint8Array>;
+  /** RESULT's header once the request ended (a command's exit code); rejects with its ERROR. */
+  result: Promise<unknown>;
 }
 
 const HELLO_TIMEOUT_MS = 20_000;
@@ -216,6 +218,11 @@ class AgentSession {
     const head = new Promise<unknown>((resolve, reject) => {
       pending.head = { resolve, reject };
     });
+    const result = new Promise<unknown>((resolve, reject) => {
+      pending.result = { resolve, reject };
+    });
+    // Awaited only by callers that want the end (a command's exit code).
+    result.catch(() => {});
     this.abortOn(options.signal, id);
     const value = await head;
     const body = new ReadableStream<Uint8Array>(
@@ -237,7 +244,7 @@ class AgentSession {
       },
       { highWaterMark: 0 },
     );
-    return { head: value, body };
+    return { head: value, body, result };
   }
 
   async close(reason: string): Promise<void> {

@@ -29,7 +29,7 @@ OPEN, DATA, END, CANCEL, CREDIT, HEAD, RESULT, ERROR, HELLO = 1, 2, 3, 4, 5, 6, 
 WINDOW = 1 << 20  # bytes of a request's stream either side may send before the other grants more
 MAX_PAYLOAD = 256 * 1024
 MAX_HEADER = 64 * 1024  # a call's answer longer than this goes as DATA, never as one oversized frame
-VERSION = 1
+VERSION = 2
 
 class Cancelled(BaseException):
     """The Worker cancelled the request (or went away): unwinds it, and a save removes its temporary file."""
@@ -119,6 +119,8 @@ def serve(req, op, args):
             result = watch(req, args)
         elif op == "run":
             result = run_command(args)
+        elif op == "command":
+            result = stream_command(req, args)
         else:
             result = run_op(op, args, req, req)
         if result is not None:
@@ -222,6 +224,42 @@ def run_command(argv):
     done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, cwd="/")
     return {"exitCode": done.returncode, "stdout": done.stdout.decode("utf-8", "replace"),
             "stderr": done.stderr.decode("utf-8", "replace")}
+
+def stream_command(req, args):
+    """Runs ARGS[1:] in "/" with ARGS[0] (JSON) added to the environment, stderr into stdout, streamed as DATA
+    as the Worker grants; answers its exit code. A cancel ends its whole process group (TERM, KILL 5 s later)."""
+    import signal, subprocess
+    env = dict(os.environ)
+    env.update(json.loads(args[0]))
+    p = subprocess.Popen(args[1:], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         cwd="/", env=env, start_new_session=True)
+    def end_on_cancel():
+        with req.cond:
+            while not req.cancelled and p.poll() is None:
+                req.cond.wait(0.5)
+            if not req.cancelled:
+                return
+        for sig, grace in ((signal.SIGTERM, 5), (signal.SIGKILL, 0)):
+            try:
+                os.killpg(p.pid, sig)
+            except OSError:
+                return
+            deadline = time.time() + grace
+            while p.poll() is None and time.time() < deadline:
+                time.sleep(0.05)
+            if p.poll() is not None:
+                return
+    threading.Thread(target=end_on_cancel, daemon=True).start()
+    req.begin(None)
+    try:
+        while True:
+            chunk = os.read(p.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            req.write(chunk)
+    finally:
+        p.stdout.close()
+    return {"exitCode": p.wait()}
 
 def read_exact(stream, n):
     data = stream.read(n)

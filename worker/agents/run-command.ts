@@ -51,33 +51,27 @@ export async function runCommand(
   const nonce = `cloud-ide-cwd-${crypto.randomUUID()}`;
   const started = Date.now();
   // stderr goes into stdout's pipe inside the container, so the two keep the order they were written in.
-  const process = await sandbox.spawn(
+  // A revoked token or a client that went away (`signal`) ends the command too.
+  const process = await sandbox.command(
     ["sh", "-c", RUN, "sh", String(KILL_AFTER_SECONDS), String(timeoutSeconds), command, containerPath(folder), nonce],
-    { cwd: WORKSPACE_ROOT, env: { ...SHELL_ENV, TERM: "dumb" }, stderr: "combined" },
+    { env: { ...SHELL_ENV, TERM: "dumb" }, signal },
   );
-  // A revoked token or a client that went away ends the command too.
-  const stop = () => void process.kill("TERM");
-  signal.addEventListener("abort", stop, { once: true });
-  try {
-    const output = await keepTail(process.stdout as ReadableStream<Uint8Array>, COMMAND_OUTPUT_MAX_BYTES);
-    const exitCode = await process.exitCode;
-    folderProblem(new TextDecoder().decode(output.kept.subarray(0, 200)), nonce, folder);
-    const seconds = (Date.now() - started) / 1000;
-    signal.throwIfAborted();
-    const timedOut = (exitCode === 124 || exitCode === 137) && seconds >= timeoutSeconds;
-    const status = timedOut
-      ? `Killed after the ${timeoutSeconds} s timeout (exit code ${exitCode}).`
-      : `Exit code ${exitCode}.`;
-    const notes = [status];
-    if (output.total > output.kept.byteLength) {
-      notes.push(
-        `[output truncated: ${output.total} bytes in all, only the last ${output.kept.byteLength} are shown; redirect to a file and read it in ranges to see more]`,
-      );
-    }
-    return [new TextDecoder().decode(output.kept), notes.join("\n")];
-  } finally {
-    signal.removeEventListener("abort", stop);
+  const output = await keepTail(process.output, COMMAND_OUTPUT_MAX_BYTES);
+  const exitCode = await process.exitCode;
+  folderProblem(new TextDecoder().decode(output.kept.subarray(0, 200)), nonce, folder);
+  const seconds = (Date.now() - started) / 1000;
+  signal.throwIfAborted();
+  const timedOut = (exitCode === 124 || exitCode === 137) && seconds >= timeoutSeconds;
+  const status = timedOut
+    ? `Killed after the ${timeoutSeconds} s timeout (exit code ${exitCode}).`
+    : `Exit code ${exitCode}.`;
+  const notes = [status];
+  if (output.total > output.kept.byteLength) {
+    notes.push(
+      `[output truncated: ${output.total} bytes in all, only the last ${output.kept.byteLength} are shown; redirect to a file and read it in ranges to see more]`,
+    );
   }
+  return [new TextDecoder().decode(output.kept), notes.join("\n")];
 }
 
 /** The check's answer (the script's first line with the nonce) as the files API's error for that folder. */

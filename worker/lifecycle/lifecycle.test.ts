@@ -7,7 +7,14 @@ import { describe, expect, it } from "vitest";
 import type { BackupReason, BackupRecord } from "../../protocol/backups";
 import { AlarmScheduler } from "../alarms";
 import { AppError } from "../errors";
-import type { ExecOptions, RunResult, SandboxControl, SandboxProcess, SpawnedProcess } from "../sandbox/sandbox";
+import type {
+  CommandProcess,
+  ExecOptions,
+  RunResult,
+  SandboxControl,
+  SandboxProcess,
+  SpawnedProcess,
+} from "../sandbox/sandbox";
 import { type FileBackups, Lifecycle, type LifecycleDeps, type StartOptions, type StartTimings } from "./lifecycle";
 import { canTransition } from "./state";
 
@@ -106,6 +113,9 @@ class FakeSandbox implements SandboxControl {
     throw new Error("not used");
   }
   spawn(): Promise<SpawnedProcess> {
+    throw new Error("not used");
+  }
+  command(): Promise<CommandProcess> {
     throw new Error("not used");
   }
   tcpPort(): Fetcher {

@@ -63,6 +63,20 @@ export interface SpawnedProcess extends SandboxProcess {
   kill(signal?: "TERM" | "INT" | "KILL" | "HUP"): Promise<void>;
 }
 
+/** A command from {@link Sandbox.command}: its output (stderr into stdout) and its exit code. */
+export interface CommandProcess {
+  output: ReadableStream<Uint8Array>;
+  /** A signal's end reads as the shell's 128 + its number. */
+  exitCode: Promise<number>;
+}
+
+export interface CommandOptions {
+  /** Added to the image's environment. */
+  env?: Readonly<Record<string, string>>;
+  /** Aborting it ends the command and what it started (TERM). */
+  signal?: AbortSignal;
+}
+
 export interface RunResult {
   exitCode: number;
   stdout: string;
@@ -81,6 +95,12 @@ export interface Sandbox {
   stdout(argv: string[], options?: ExecOptions): Promise<string>;
   /** Starts a long-lived command that can be killed on its own (language servers, searches, watchers). */
   spawn(argv: string[], options?: ExecOptions): Promise<SpawnedProcess>;
+  /**
+   * Runs a command that ends by itself in "/", its output streamed as it
+   * comes: through the resident agent when it runs (no process start per
+   * command), else by its own exec. It wakes the container.
+   */
+  command(argv: string[], options?: CommandOptions): Promise<CommandProcess>;
   /** A TCP port inside the container, for fetch() (HTTP or a WebSocket upgrade). It does not wake the container. */
   tcpPort(port: number): Fetcher;
   /** Starts or wakes the container when it does not run, or waits for its start in progress. */
@@ -198,6 +218,27 @@ export class ContainerSandbox implements SandboxControl {
       return this.run(argv, { wake: false });
     }
     return (await this.agent.call("run", argv)) as RunResult;
+  }
+
+  async command(argv: string[], { env = {}, signal }: CommandOptions = {}): Promise<CommandProcess> {
+    signal?.throwIfAborted();
+    let viaAgent = this.running;
+    if (viaAgent) await this.agent.start().catch(() => (viaAgent = false));
+    if (viaAgent) {
+      const stream = await this.agent.open("command", [JSON.stringify(env), ...argv], { signal });
+      const exitCode = stream.result.then((result) => {
+        const code = (result as { exitCode: number }).exitCode;
+        // Python's returncode is minus the signal that ended the process.
+        return code < 0 ? 128 - code : code;
+      });
+      return { output: stream.body, exitCode };
+    }
+    const process = await this.spawn(argv, { env, stderr: "combined" });
+    const stop = () => void process.kill("TERM");
+    signal?.addEventListener("abort", stop, { once: true });
+    const exitCode = process.exitCode.finally(() => signal?.removeEventListener("abort", stop));
+    exitCode.catch(() => {});
+    return { output: process.stdout as ReadableStream<Uint8Array>, exitCode };
   }
 
   /** Starts the agent in the background (a container that answers exec a moment later is waited for). */
