@@ -106,6 +106,8 @@ export const ErrorCode = {
   EDIT_NO_MATCH: "EDIT_NO_MATCH",
   /** An exact-replacement edit whose text occurs more than once: nothing was changed. */
   EDIT_AMBIGUOUS: "EDIT_AMBIGUOUS",
+  /** The agent panel's conversation is busy: a turn runs, or an approval waits. */
+  AGENT_BUSY: "AGENT_BUSY",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -179,6 +181,7 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   TOO_MANY_AGENT_TOKENS: 409,
   EDIT_NO_MATCH: 409,
   EDIT_AMBIGUOUS: 409,
+  AGENT_BUSY: 409,
 };
 
 /**
