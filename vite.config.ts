@@ -10,11 +10,22 @@ import { devServerGuards } from "./scripts/lib/dev-server-guards.mjs";
 const port = Number(process.env.PORT ?? 5173);
 const hmrPort = Number(process.env.HMR_PORT ?? port + 1);
 
-/** Variables that differ under `vite dev`: local preview hostnames and a test's Access team. */
+/**
+ * Variables that differ under `vite dev`: local preview hostnames, a test's
+ * Access team and a test's scripted agent model (test/support/scripted-model.ts).
+ */
 function devVars(): Record<string, string> {
   const vars: Record<string, string> = { PREVIEW_DOMAIN: `localhost:${port}` };
-  if (process.env.ACCESS_TEAM_DOMAIN) vars.ACCESS_TEAM_DOMAIN = process.env.ACCESS_TEAM_DOMAIN;
-  if (process.env.ACCESS_AUD) vars.ACCESS_AUD = process.env.ACCESS_AUD;
+  for (const name of [
+    "ACCESS_TEAM_DOMAIN",
+    "ACCESS_AUD",
+    "AGENT_OPENAI_BASE_URL",
+    "AGENT_MODEL",
+    "AGENT_OPENAI_API_KEY",
+  ] as const) {
+    const value = process.env[name];
+    if (value) vars[name] = value;
+  }
   return vars;
 }
 

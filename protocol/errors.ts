@@ -108,6 +108,10 @@ export const ErrorCode = {
   EDIT_AMBIGUOUS: "EDIT_AMBIGUOUS",
   /** The agent panel's conversation is busy: a turn runs, or an approval waits. */
   AGENT_BUSY: "AGENT_BUSY",
+  /** The agent panel has no model: the message says what the deployer must set. */
+  AGENT_NOT_CONFIGURED: "AGENT_NOT_CONFIGURED",
+  /** The agent's model failed to answer (unreachable, refused the key, a bad answer): the message says how. */
+  AGENT_MODEL_FAILED: "AGENT_MODEL_FAILED",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -182,6 +186,8 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   EDIT_NO_MATCH: 409,
   EDIT_AMBIGUOUS: 409,
   AGENT_BUSY: 409,
+  AGENT_NOT_CONFIGURED: 503,
+  AGENT_MODEL_FAILED: 502,
 };
 
 /**

@@ -4,6 +4,7 @@
  * dispatcher serves whatever is listed here.
  */
 
+import { AGENT_CHAT_ROUTES } from "./agents/agent-chat-routes";
 import { AGENT_ROUTES } from "./agents/agent-routes";
 import { BACKUP_ROUTES } from "./backups/backup-routes";
 import type { Route } from "./door/route";
@@ -29,4 +30,5 @@ export const WORKSPACE_ROUTES: readonly Route[] = [
   ...BACKUP_ROUTES,
   ...MEMBER_ROUTES,
   ...AGENT_ROUTES,
+  ...AGENT_CHAT_ROUTES,
 ];

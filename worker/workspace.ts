@@ -10,6 +10,7 @@ import type { Role } from "../protocol/roles";
 import type { Machine, WorkspaceSettings, WorkspaceStatus } from "../protocol/workspace";
 import { DEFAULT_TEMPLATE, type WorkspaceSummary, type WorkspaceTemplate } from "../protocol/workspaces";
 import type { Activity } from "./activity";
+import { AgentChats } from "./agents/agent-chats";
 import { AgentGateway } from "./agents/agent-gateway";
 import { AGENT_HEADER } from "./agents/agent-header";
 import { WorkspaceFiles } from "./agents/file-tools";
@@ -95,6 +96,8 @@ export class Workspace extends DurableObject<Env> {
   protected readonly backups: WorkspaceBackups;
   /** Agents: their tokens, the MCP endpoint and the log of their calls (worker/agents/). */
   protected readonly agents: AgentGateway;
+  /** The agent panel's conversations, one per person (worker/agents/agent-chats.ts). */
+  protected readonly agentChats: AgentChats;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -143,19 +146,21 @@ export class Workspace extends DurableObject<Env> {
     this.search = new WorkspaceSearch(this.sandbox);
     this.git = new GitCli(this.sandbox);
     this.scm = new SourceControl(this.git, this.files);
+    const agentTools = (origin: URL) => ({
+      files: new WorkspaceFiles(this.files, (operation) => this.lifecycle.shared(operation)),
+      search: this.search,
+      git: this.git,
+      scm: this.scm,
+      sandbox: this.sandbox,
+      previews: () => this.agentPreviews(origin),
+    });
     this.agents = new AgentGateway({
       storage: ctx.storage,
       workspaceId: () => ctx.id.name ?? "",
       touch: () => this.lifecycle.activity.touch(),
-      tools: (origin) => ({
-        files: new WorkspaceFiles(this.files, (operation) => this.lifecycle.shared(operation)),
-        search: this.search,
-        git: this.git,
-        scm: this.scm,
-        sandbox: this.sandbox,
-        previews: () => this.agentPreviews(origin),
-      }),
+      tools: agentTools,
     });
+    this.agentChats = new AgentChats({ storage: ctx.storage, env, tools: agentTools });
     this.previews = new WorkspacePreviews({
       storage: ctx.storage,
       sandbox: this.sandbox,
@@ -285,6 +290,7 @@ export class Workspace extends DurableObject<Env> {
     const owner = this.owner;
     await this.members.forgetAll();
     this.agents.endAll();
+    this.agentChats.stopAll();
     await this.languageServers.dispose();
     this.sandbox.announceDeletion();
     await this.lifecycle.retire();
@@ -427,6 +433,7 @@ export class Workspace extends DurableObject<Env> {
       members: this.members,
       sockets: this.sessionSockets,
       agents: this.agents,
+      agentChats: this.agentChats,
       identity: () => ownerIdentity(this.owner ?? ""),
       record: {
         rename: (name) => this.rename(name),

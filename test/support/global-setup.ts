@@ -13,6 +13,7 @@ import { freePort, startDevServer } from "../../scripts/lib/dev-server.mjs";
 import { readDevVars } from "../../scripts/lib/dev-vars.mjs";
 import { setup } from "../../scripts/lib/setup.mjs";
 import { ACCESS_AUD, startAccessTeam } from "./access-team";
+import { SCRIPTED_MODEL_ID, SCRIPTED_MODEL_KEY, startScriptedModel } from "./scripted-model";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -39,9 +40,19 @@ export default async function globalSetup(project: TestProject) {
   // scripts/test.mjs names the log (and prints its tail when the tier fails); a bare `vitest run` gets one in tmp.
   const logFile = process.env.CLOUD_IDE_SERVER_LOG ?? join(mkdtempSync(join(tmpdir(), "cloud-ide-log-")), "server.log");
   const team = await startAccessTeam();
+  // The agent panel's model: no real one is reachable here, so a scripted one on loopback (its real provider).
+  const model = await startScriptedModel();
   const inspectorPort = await freePort();
   const server = await startDevServer(
-    { ...env, ACCESS_TEAM_DOMAIN: team.teamDomain, ACCESS_AUD, INSPECTOR_PORT: String(inspectorPort) },
+    {
+      ...env,
+      ACCESS_TEAM_DOMAIN: team.teamDomain,
+      ACCESS_AUD,
+      INSPECTOR_PORT: String(inspectorPort),
+      AGENT_OPENAI_BASE_URL: model.baseUrl,
+      AGENT_MODEL: SCRIPTED_MODEL_ID,
+      AGENT_OPENAI_API_KEY: SCRIPTED_MODEL_KEY,
+    },
     {
       verbose: Boolean(process.env.CLOUD_IDE_TEST_VERBOSE),
       logFile,
@@ -61,5 +72,6 @@ export default async function globalSetup(project: TestProject) {
   return async () => {
     await server.stop();
     await team.close();
+    await model.close();
   };
 }

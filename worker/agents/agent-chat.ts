@@ -8,7 +8,7 @@
  */
 import { generateText, type LanguageModel, type ModelMessage, type ToolApprovalResponse, type ToolSet } from "ai";
 import { ErrorCode } from "../../protocol/errors";
-import { AppError } from "../errors";
+import { AppError, describe } from "../errors";
 
 /** Model calls a turn may make (each tool round is one). */
 export const MAX_STEPS = 20;
@@ -25,10 +25,17 @@ export interface PendingApproval {
   input: unknown;
 }
 
-interface Saved {
+/** A line for the person, not the model (a stop, a failed model call), shown after `after` messages. */
+export interface ChatNotice {
+  after: number;
+  text: string;
+}
+
+export interface Saved {
   messages: ModelMessage[];
   pending: PendingApproval[];
   autoApprove: boolean;
+  notices?: ChatNotice[];
 }
 
 export interface ChatTurnTools {
@@ -44,18 +51,35 @@ export class AgentChat {
   constructor(
     private readonly storage: ChatStorage,
     private readonly key: string,
+    /** Told of every change (the panel's event stream), with whether a turn runs. */
+    private readonly changed: (saved: Saved, running: boolean) => void = () => {},
   ) {}
+
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
 
   async state(): Promise<Saved> {
     return (await this.storage.get<Saved>(this.key)) ?? { messages: [], pending: [], autoApprove: false };
   }
 
-  async setAutoApprove(on: boolean): Promise<void> {
-    await this.storage.put(this.key, { ...(await this.state()), autoApprove: on });
+  async setAutoApprove(on: boolean): Promise<Saved> {
+    const saved = { ...(await this.state()), autoApprove: on };
+    await this.save(saved);
+    return saved;
+  }
+
+  /** Forgets the conversation (auto-approve stays as it was). */
+  async clear(): Promise<Saved> {
+    if (this.running) throw new AppError(ErrorCode.AGENT_BUSY, "The agent is still working: stop it first.");
+    const saved: Saved = { messages: [], pending: [], autoApprove: (await this.state()).autoApprove };
+    await this.save(saved);
+    return saved;
   }
 
   /** The person's message, then a turn. */
   async send(text: string, turn: ChatTurnTools): Promise<Saved> {
+    if (this.running) throw new AppError(ErrorCode.AGENT_BUSY, "The agent is still working: stop it first.");
     const saved = await this.state();
     if (saved.pending.length > 0) {
       throw new AppError(ErrorCode.AGENT_BUSY, "Approve or reject the agent's pending action first.");
@@ -66,6 +90,7 @@ export class AgentChat {
 
   /** The person's choice on a pending approval; when none is left, the turn goes on. */
   async decide(approvalId: string, approved: boolean, turn: ChatTurnTools): Promise<Saved> {
+    if (this.running) throw new AppError(ErrorCode.AGENT_BUSY, "The agent is still working: stop it first.");
     const saved = await this.state();
     const pending = saved.pending.find((p) => p.approvalId === approvalId);
     if (!pending) throw new AppError(ErrorCode.NOT_FOUND, "No such pending approval: it was answered already.");
@@ -78,7 +103,7 @@ export class AgentChat {
     saved.messages.push({ role: "tool", content: [response] });
     saved.pending = saved.pending.filter((p) => p.approvalId !== approvalId);
     if (saved.pending.length > 0) {
-      await this.storage.put(this.key, saved);
+      await this.save(saved);
       return saved;
     }
     return this.turn(saved, turn);
@@ -96,6 +121,8 @@ export class AgentChat {
     const controller = new AbortController();
     this.running = controller;
     try {
+      // Kept before the model answers: a reload meanwhile shows the person's message.
+      await this.save(saved);
       const result = await generateText({
         model,
         system,
@@ -104,6 +131,7 @@ export class AgentChat {
         messages: saved.messages,
         stopWhen: ({ steps }) => steps.length >= MAX_STEPS,
         abortSignal: controller.signal,
+        maxRetries: 0,
       });
       saved.messages.push(...result.responseMessages);
       saved.pending = result.content.flatMap((part) =>
@@ -111,10 +139,27 @@ export class AgentChat {
           ? [{ approvalId: part.approvalId, toolName: part.toolCall.toolName, input: part.toolCall.input }]
           : [],
       );
-      await this.storage.put(this.key, saved);
+      this.running = undefined;
+      await this.save(saved);
       return saved;
+    } catch (error) {
+      // What the model did before the stop or the failure is lost; the person's message stays.
+      const stopped = controller.signal.aborted;
+      const text = stopped
+        ? "Stopped."
+        : `The model did not answer: ${describe(error)}. Check the model's configuration (AGENT_OPENAI_BASE_URL, AGENT_MODEL, the AGENT_OPENAI_API_KEY secret, or the AI binding), then send again.`;
+      saved.notices = [...(saved.notices ?? []), { after: saved.messages.length, text }];
+      this.running = undefined;
+      await this.save(saved);
+      if (stopped) return saved;
+      throw new AppError(ErrorCode.AGENT_MODEL_FAILED, text);
     } finally {
       this.running = undefined;
     }
+  }
+
+  private async save(saved: Saved): Promise<void> {
+    await this.storage.put(this.key, saved);
+    this.changed(saved, this.running !== undefined);
   }
 }

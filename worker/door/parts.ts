@@ -7,6 +7,7 @@ import type { BackupList, BackupRecord, RestoreResult } from "../../protocol/bac
 import type { GitCredentials } from "../../protocol/git";
 import type { Machine, WorkspaceSettings, WorkspaceStatus } from "../../protocol/workspace";
 import type { WorkspaceSummary } from "../../protocol/workspaces";
+import type { AgentChats } from "../agents/agent-chats";
 import type { AgentGateway } from "../agents/agent-gateway";
 import type { WorkspaceBackups } from "../backups/workspace-backups";
 import type { FileWatcher } from "../files/file-watcher";
@@ -44,6 +45,8 @@ export interface WorkspaceParts {
   sockets: SessionSockets;
   /** Agent tokens, the MCP endpoint and the agents' activity log (worker/agents/). */
   agents: AgentGateway;
+  /** The agent panel's conversations, each person's own (worker/agents/agent-chats.ts). */
+  agentChats: AgentChats;
   /** The owner's name and email, for git commits when git has none configured. */
   identity(): { name: string; email: string };
   /** The workspace's own record. */

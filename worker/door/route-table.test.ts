@@ -81,7 +81,9 @@ describe("the workspace's route table", () => {
     for (const route of WORKSPACE_ROUTES) {
       if (route.role === "owner") continue;
       // A language server's socket sends it document changes: an editor's (a viewer's page goes without).
-      const reads = route.method === "GET" && !route.path.startsWith("/lsp/");
+      // The agent panel's conversation is an editor's, its reads too: a viewer has no agent (it writes).
+      const editorsOwn = route.path.startsWith("/lsp/") || route.path.startsWith("/agent-chat");
+      const reads = route.method === "GET" && !editorsOwn;
       // A viewer's writes change nothing of the workspace: waking it to look, their own
       // preview pane's grant, stopping their own search.
       const harmless = [

@@ -1,0 +1,54 @@
+/**
+ * The agent panel: one person's conversation with the workspace's agent
+ * (`/api/workspaces/{id}/agent-chat...`, an editor's). The page shows an
+ * `AgentChatView`; every change to it also arrives on the events stream.
+ */
+
+/** What the panel shows, in order. */
+export type ChatEntry =
+  | { kind: "user"; text: string }
+  | { kind: "assistant"; text: string }
+  | {
+      kind: "tool";
+      toolCallId: string;
+      tool: string;
+      /** The tool's arguments as the model gave them (the command, the path and content, the edit). */
+      input: unknown;
+      /**
+       * pending: waits for the person (approvalId says which approval);
+       * rejected: the person said no, it never ran; done: it ran (output is what it answered).
+       */
+      status: "pending" | "rejected" | "done";
+      approvalId?: string;
+      output?: string;
+    }
+  /** A turn that ended without an answer: stopped, or the model failed (the message says what to do). */
+  | { kind: "notice"; text: string };
+
+export interface AgentChatView {
+  /** The model in use, or what the deployer must set for there to be one. */
+  model: { configured: true; label: string } | { configured: false; problem: string };
+  entries: ChatEntry[];
+  /** Writes and commands run without asking, in this conversation. */
+  autoApprove: boolean;
+  /** A turn runs now (Stop ends it). */
+  running: boolean;
+}
+
+/** `POST .../agent-chat/messages` */
+export interface SendChatMessageRequest {
+  text: string;
+}
+
+/** `POST .../agent-chat/approvals/{approvalId}` */
+export interface DecideApprovalRequest {
+  approved: boolean;
+}
+
+/** `PUT .../agent-chat/auto-approve` */
+export interface AutoApproveRequest {
+  on: boolean;
+}
+
+/** A message to the agent is at most this long. */
+export const MAX_CHAT_MESSAGE_LENGTH = 20_000;

@@ -1,0 +1,155 @@
+/**
+ * The agent panel's tool loop end to end: the IDE's real OpenAI-compatible
+ * provider talks to a scripted model on loopback (test/support/scripted-model.ts,
+ * set up for the whole tier), and the tools run in a real container.
+ * An approval waits; approve runs the real command; reject never does; the
+ * conversation survives a reload; it is each person's own; a viewer has none.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import type { AgentChatView, ChatEntry } from "../../protocol/agent-chat";
+import type { Role } from "../../protocol/roles";
+import { api } from "../support/api";
+import { shell, workspaceContainer } from "../support/files";
+import { createWorkspace, ownerApi } from "../support/session";
+import { accessUser } from "../support/users";
+
+let id: string;
+let container: string;
+
+beforeAll(async () => {
+  id = await createWorkspace("agent chat", "empty");
+  container = await workspaceContainer(id);
+});
+
+const chatPath = (suffix = "") => `/api/workspaces/${id}/agent-chat${suffix}`;
+
+async function chat(suffix: string, method: string, body?: unknown, headers?: Record<string, string>) {
+  const init: RequestInit = {
+    method,
+    headers: { ...(headers ?? {}), ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  };
+  return headers ? api(chatPath(suffix), init) : ownerApi(chatPath(suffix), init);
+}
+
+async function view(response: Response): Promise<AgentChatView> {
+  expect(response.status, await response.clone().text()).toBe(200);
+  return (await response.json()) as AgentChatView;
+}
+
+type ToolEntry = Extract<ChatEntry, { kind: "tool" }>;
+const tools = (v: AgentChatView) => v.entries.filter((e): e is ToolEntry => e.kind === "tool");
+
+function exists(path: string): boolean {
+  return shell(container, `test -e ${path} && echo yes || echo no`).trim() === "yes";
+}
+
+async function grant(user: string, role: Role): Promise<void> {
+  const response = await ownerApi(`/api/workspaces/${id}/test-hooks/members`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ user, role }),
+  });
+  expect(response.status).toBe(204);
+}
+
+describe("the agent panel", () => {
+  it("shows the model it uses, and answers a plain message", async () => {
+    await view(await chat("", "DELETE"));
+    const start = await view(await chat("", "GET"));
+    expect(start.model).toEqual({
+      configured: true,
+      label: expect.stringMatching(/^scripted-test-model at 127\.0\.0\.1:\d+$/),
+    });
+    expect(start.entries).toEqual([]);
+    const answered = await view(await chat("/messages", "POST", { text: "hello there" }));
+    expect(answered.entries).toEqual([
+      { kind: "user", text: "hello there" },
+      { kind: "assistant", text: "You said: hello there" },
+    ]);
+    expect(answered.running).toBe(false);
+  });
+
+  it("waits for approval before running a command, runs the real command on approve, and survives a reload", async () => {
+    await view(await chat("", "DELETE"));
+    const asked = await view(await chat("/messages", "POST", { text: "run: echo made > /workspace/approved.txt" }));
+    const [call] = tools(asked);
+    expect(call).toMatchObject({
+      tool: "run_command",
+      input: { command: "echo made > /workspace/approved.txt" },
+      status: "pending",
+      approvalId: expect.any(String),
+    });
+    // Nothing ran yet.
+    expect(exists("/workspace/approved.txt")).toBe(false);
+    // A reload: the conversation and its pending approval are still there.
+    const reloaded = await view(await chat("", "GET"));
+    expect(reloaded.entries).toEqual(asked.entries);
+    // A new message waits for the decision.
+    const busy = await chat("/messages", "POST", { text: "something else" });
+    expect(busy.status).toBe(409);
+    expect(await busy.json()).toMatchObject({ code: "AGENT_BUSY" });
+
+    const done = await view(
+      await chat(`/approvals/${encodeURIComponent(call?.approvalId ?? "")}`, "POST", { approved: true }),
+    );
+    expect(shell(container, "cat /workspace/approved.txt").trim()).toBe("made");
+    expect(tools(done)[0]).toMatchObject({ status: "done", output: expect.stringContaining("Exit code 0.") });
+    expect(done.entries.at(-1)).toMatchObject({ kind: "assistant", text: expect.stringContaining("Tool answered:") });
+    // Answered once: the same approval cannot run it again.
+    const again = await chat(`/approvals/${encodeURIComponent(call?.approvalId ?? "")}`, "POST", { approved: true });
+    expect(again.status).toBe(404);
+    expect((await view(await chat("", "GET"))).entries).toEqual(done.entries);
+  });
+
+  it("never runs a rejected command", async () => {
+    const asked = await view(await chat("/messages", "POST", { text: "run: touch /workspace/rejected.txt" }));
+    const call = tools(asked).at(-1);
+    expect(call).toMatchObject({ input: { command: "touch /workspace/rejected.txt" }, status: "pending" });
+    const done = await view(
+      await chat(`/approvals/${encodeURIComponent(call?.approvalId ?? "")}`, "POST", { approved: false }),
+    );
+    expect(tools(done).at(-1)).toMatchObject({ toolCallId: call?.toolCallId, status: "rejected" });
+    expect(done.entries.at(-1)?.kind).toBe("assistant");
+    expect(exists("/workspace/rejected.txt")).toBe(false);
+  });
+
+  it("shows a file write with its content, and runs it without asking on auto-approve", async () => {
+    await view(await chat("", "DELETE"));
+    const on = await view(await chat("/auto-approve", "PUT", { on: true }));
+    expect(on.autoApprove).toBe(true);
+    const done = await view(await chat("/messages", "POST", { text: "write notes/agent.txt: written by the agent" }));
+    expect(tools(done)[0]).toMatchObject({
+      tool: "write_file",
+      input: { path: "notes/agent.txt", content: "written by the agent" },
+      status: "done",
+    });
+    expect(shell(container, "cat /workspace/notes/agent.txt")).toBe("written by the agent");
+    expect((await view(await chat("/auto-approve", "PUT", { on: false }))).autoApprove).toBe(false);
+  });
+
+  it("is each person's own: an editor has a conversation of their own, a viewer none (403)", async () => {
+    await grant("chat-editor@example.com", "editor");
+    await grant("chat-viewer@example.com", "viewer");
+    const editor = await accessUser("chat-editor@example.com");
+    const theirs = await view(await chat("", "GET", undefined, editor));
+    expect(theirs.entries).toEqual([]);
+    const viewer = await accessUser("chat-viewer@example.com");
+    for (const [suffix, method, body] of [
+      ["", "GET", undefined],
+      ["/messages", "POST", { text: "run: touch /workspace/by-viewer.txt" }],
+      ["/auto-approve", "PUT", { on: true }],
+    ] as const) {
+      const refused = await chat(suffix, method, body, viewer);
+      expect(refused.status, `${method} ${suffix}`).toBe(403);
+      expect(await refused.json()).toMatchObject({ code: "FORBIDDEN" });
+    }
+    expect(exists("/workspace/by-viewer.txt")).toBe(false);
+  });
+
+  it("refuses an empty message with a code", async () => {
+    const refused = await chat("/messages", "POST", { text: "  " });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("text") });
+  });
+});

@@ -1,0 +1,121 @@
+import { z } from "zod";
+import {
+  type AutoApproveRequest,
+  type DecideApprovalRequest,
+  MAX_CHAT_MESSAGE_LENGTH,
+  type SendChatMessageRequest,
+} from "../../protocol/agent-chat";
+import { ErrorCode } from "../../protocol/errors";
+import { type Body, defineRoute, type Route } from "../door/route";
+import { none, refusal } from "../door/schema";
+
+/**
+ * `/api/workspaces/{id}/agent-chat...`: the agent panel, each person's own
+ * conversation (worker/agents/agent-chats.ts). An editor's: the agent
+ * changes files and runs commands, which a viewer may not. Every answer is
+ * the conversation as the panel shows it (AgentChatView).
+ *
+ *   GET    /agent-chat                       the conversation (after a reload too)
+ *   GET    /agent-chat/events                SSE: the conversation now, then each change (a turn's progress)
+ *   POST   /agent-chat/messages              {text}: the person's message; answers when the turn ends
+ *                                            (the agent answered, or waits for an approval)
+ *   POST   /agent-chat/approvals/{approvalId} {approved}: the person's choice; approve runs it, reject never does
+ *   POST   /agent-chat/stop                  ends the turn in flight
+ *   PUT    /agent-chat/auto-approve          {on}: writes and commands run without asking, in this conversation
+ *   DELETE /agent-chat                       forgets the conversation
+ *
+ * Only these routes, which the person's own page calls, answer an approval:
+ * nothing the agent reads or runs reaches them (tool output is data to the
+ * model, and the tools have no way to call the IDE's API as the person).
+ */
+const send = z.object({
+  text: z
+    .unknown()
+    .refine(
+      (text) => typeof text === "string" && text.trim().length > 0 && text.length <= MAX_CHAT_MESSAGE_LENGTH,
+      refusal(ErrorCode.BAD_REQUEST, `text must be a message of 1 to ${MAX_CHAT_MESSAGE_LENGTH} characters.`),
+    )
+    .transform((text) => text as string),
+}) satisfies Body<SendChatMessageRequest>;
+
+const decide = z.object({
+  approved: z
+    .unknown()
+    .refine(
+      (approved) => typeof approved === "boolean",
+      refusal(ErrorCode.BAD_REQUEST, "approved must be true (run it) or false (reject it)."),
+    )
+    .transform((approved) => approved as boolean),
+}) satisfies Body<DecideApprovalRequest>;
+
+const autoApprove = z.object({
+  on: z
+    .unknown()
+    .refine(
+      (on) => typeof on === "boolean",
+      refusal(ErrorCode.BAD_REQUEST, "on must be true (run writes and commands without asking) or false."),
+    )
+    .transform((on) => on as boolean),
+}) satisfies Body<AutoApproveRequest>;
+
+export const AGENT_CHAT_ROUTES: Route[] = [
+  defineRoute({
+    method: "GET",
+    path: "/agent-chat",
+    role: "editor",
+    wake: "never",
+    input: { query: none },
+    handle: async ({ caller, workspace }) => Response.json(await workspace.agentChats.view(caller.id)),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/agent-chat/events",
+    role: "editor",
+    wake: "never",
+    input: { query: none },
+    handle: ({ caller, workspace }) => workspace.agentChats.events(caller.id),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/agent-chat/messages",
+    role: "editor",
+    wake: "wake",
+    input: { body: { json: send } },
+    handle: async ({ body, caller, url, workspace }) =>
+      Response.json(await workspace.agentChats.send(caller.id, body.text, url)),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/agent-chat/approvals/:approvalId",
+    role: "editor",
+    wake: "wake",
+    input: { params: z.object({ approvalId: z.string().min(1).max(200) }), body: { json: decide } },
+    handle: async ({ params, body, caller, url, workspace }) =>
+      Response.json(await workspace.agentChats.decide(caller.id, params.approvalId, body.approved, url)),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/agent-chat/stop",
+    role: "editor",
+    wake: "never",
+    input: { body: { json: none, optional: true } },
+    handle: async ({ caller, workspace }) => Response.json(await workspace.agentChats.stop(caller.id)),
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/agent-chat/auto-approve",
+    role: "editor",
+    wake: "never",
+    input: { body: { json: autoApprove } },
+    handle: async ({ body, caller, workspace }) =>
+      Response.json(await workspace.agentChats.setAutoApprove(caller.id, body.on)),
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/agent-chat",
+    role: "editor",
+    wake: "never",
+    input: { query: none },
+    handle: async ({ caller, workspace }) => Response.json(await workspace.agentChats.clear(caller.id)),
+  }),
+];

@@ -1,0 +1,130 @@
+/**
+ * The agent panel's conversations in one workspace, one per person, kept in
+ * the Workspace Durable Object's storage (where the tools already live), and
+ * the event streams that show each person their own conversation live.
+ */
+import type { AgentChatView } from "../../protocol/agent-chat";
+import { ErrorCode } from "../../protocol/errors";
+import { AppError } from "../errors";
+import { AgentChat, type ChatStorage, type ChatTurnTools, type Saved } from "./agent-chat";
+import { type ChatModelEnv, chatModel } from "./chat-model";
+import { approvalFor, chatTools, DATA_RULE } from "./chat-tools";
+import { chatView } from "./chat-view";
+import type { ToolContext } from "./tools";
+
+export interface AgentChatsDeps {
+  storage: ChatStorage;
+  env: ChatModelEnv;
+  /** The workspace's features for the tools; `origin` is the IDE's (preview URLs use its scheme). */
+  tools: (origin: URL) => Omit<ToolContext, "signal">;
+}
+
+const SYSTEM = `You are a coding agent working in a person's cloud workspace (a Linux container; the project is in /workspace). Use the tools to read, search, edit files and run commands; keep answers short. ${DATA_RULE}`;
+
+/** Keeps an event stream open through proxies that drop idle connections. */
+const HEARTBEAT_MS = 25_000;
+
+export class AgentChats {
+  private readonly chats = new Map<string, AgentChat>();
+  private readonly streams = new Map<string, Set<WritableStreamDefaultWriter<Uint8Array>>>();
+
+  constructor(private readonly deps: AgentChatsDeps) {}
+
+  async view(user: string): Promise<AgentChatView> {
+    const chat = this.chat(user);
+    return this.render(await chat.state(), chat.busy);
+  }
+
+  async send(user: string, text: string, origin: URL): Promise<AgentChatView> {
+    const chat = this.chat(user);
+    return this.render(await chat.send(text, this.turn(origin)), chat.busy);
+  }
+
+  async decide(user: string, approvalId: string, approved: boolean, origin: URL): Promise<AgentChatView> {
+    const chat = this.chat(user);
+    return this.render(await chat.decide(approvalId, approved, this.turn(origin)), chat.busy);
+  }
+
+  async stop(user: string): Promise<AgentChatView> {
+    const chat = this.chat(user);
+    chat.stop();
+    return this.view(user);
+  }
+
+  async setAutoApprove(user: string, on: boolean): Promise<AgentChatView> {
+    const chat = this.chat(user);
+    return this.render(await chat.setAutoApprove(on), chat.busy);
+  }
+
+  async clear(user: string): Promise<AgentChatView> {
+    const chat = this.chat(user);
+    return this.render(await chat.clear(), chat.busy);
+  }
+
+  /** Stops every turn (the workspace is being deleted). */
+  stopAll(): void {
+    for (const chat of this.chats.values()) chat.stop();
+  }
+
+  /** An SSE response: the view now, then each change, until the page goes. */
+  async events(user: string): Promise<Response> {
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    const writer = writable.getWriter();
+    const streams = this.streams.get(user) ?? new Set();
+    this.streams.set(user, streams.add(writer));
+    const heartbeat = setInterval(() => this.write(user, writer, ": ping\n\n"), HEARTBEAT_MS);
+    writer.closed.catch(() => undefined).finally(() => clearInterval(heartbeat));
+    // Padding first: some proxies hold back the first bytes of a stream.
+    this.write(user, writer, `: ${" ".repeat(2048)}\nretry: 1000\n\n`);
+    this.write(user, writer, event(await this.view(user)));
+    return new Response(readable, {
+      headers: {
+        "Content-Type": "text/event-stream; charset=utf-8",
+        "Cache-Control": "no-cache, no-transform",
+        "X-Accel-Buffering": "no",
+      },
+    });
+  }
+
+  private chat(user: string): AgentChat {
+    let chat = this.chats.get(user);
+    if (!chat) {
+      chat = new AgentChat(this.deps.storage, `agent-chat:${user}`, (saved, running) =>
+        this.publish(user, this.render(saved, running)),
+      );
+      this.chats.set(user, chat);
+    }
+    return chat;
+  }
+
+  private turn(origin: URL): ChatTurnTools {
+    const model = chatModel(this.deps.env);
+    if (!model.ok) throw new AppError(ErrorCode.AGENT_NOT_CONFIGURED, model.problem);
+    return {
+      model: model.model,
+      system: SYSTEM,
+      tools: chatTools(this.deps.tools(origin)),
+      approval: (autoApprove) => approvalFor(autoApprove),
+    };
+  }
+
+  private render(saved: Saved, running: boolean): AgentChatView {
+    return chatView(saved, running, chatModel(this.deps.env));
+  }
+
+  private publish(user: string, view: AgentChatView): void {
+    for (const writer of this.streams.get(user) ?? []) this.write(user, writer, event(view));
+  }
+
+  private write(user: string, writer: WritableStreamDefaultWriter<Uint8Array>, text: string): void {
+    writer.write(new TextEncoder().encode(text)).catch(() => {
+      // The page went: forget its stream.
+      this.streams.get(user)?.delete(writer);
+      writer.abort().catch(() => undefined);
+    });
+  }
+}
+
+function event(view: AgentChatView): string {
+  return `event: view\ndata: ${JSON.stringify(view)}\n\n`;
+}

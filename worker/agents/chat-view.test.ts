@@ -1,0 +1,104 @@
+import { MockLanguageModelV4 } from "ai/test";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { AgentChat, type ChatStorage, type ChatTurnTools } from "./agent-chat";
+import { approvalFor, chatTools, DATA_RULE } from "./chat-tools";
+import { chatEntries } from "./chat-view";
+import type { AgentTool, ToolContext } from "./tools";
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
+const call = (id: string, text: string) => ({
+  content: [
+    { type: "text" as const, text: "Running it." },
+    { type: "tool-call" as const, toolCallId: id, toolName: "run_command", input: JSON.stringify({ text }) },
+  ],
+  finishReason: { unified: "tool-calls" as const, raw: undefined },
+  usage,
+  warnings: [],
+});
+const say = (text: string) => ({
+  content: [{ type: "text" as const, text }],
+  finishReason: { unified: "stop" as const, raw: undefined },
+  usage,
+  warnings: [],
+});
+
+function memoryStorage(): ChatStorage {
+  const map = new Map<string, unknown>();
+  return {
+    get: async <T>(key: string) => structuredClone(map.get(key)) as T | undefined,
+    put: async (key, value) => void map.set(key, structuredClone(value)),
+  };
+}
+
+function turnWith(model: MockLanguageModelV4): ChatTurnTools {
+  const registry: AgentTool[] = [
+    {
+      name: "run_command",
+      title: "run",
+      description: "run",
+      scope: "write",
+      input: z.object({ text: z.string() }),
+      summarize: () => "",
+      run: async (args) => `ran ${String(args.text)}`,
+    },
+  ];
+  return {
+    model,
+    system: DATA_RULE,
+    tools: chatTools({} as Omit<ToolContext, "signal">, registry),
+    approval: (auto) => approvalFor(auto, registry),
+  };
+}
+
+describe("the conversation as the panel shows it", () => {
+  it("shows the person's message, the agent's text, and each call pending, rejected or done with its output", async () => {
+    const model = new MockLanguageModelV4({
+      doGenerate: [call("c1", "make"), say("Not run."), call("c2", "ls"), say("Listed.")],
+    });
+    const turn = turnWith(model);
+    const chat = new AgentChat(memoryStorage(), "chat:u1");
+    const first = await chat.send("build it", turn);
+    expect(chatEntries(first)).toEqual([
+      { kind: "user", text: "build it" },
+      { kind: "assistant", text: "Running it." },
+      {
+        kind: "tool",
+        toolCallId: "c1",
+        tool: "run_command",
+        input: { text: "make" },
+        status: "pending",
+        approvalId: first.pending[0]?.approvalId,
+      },
+    ]);
+    const rejected = await chat.decide(first.pending[0]?.approvalId ?? "", false, turn);
+    expect(chatEntries(rejected).slice(2)).toEqual([
+      expect.objectContaining({ toolCallId: "c1", status: "rejected" }),
+      { kind: "assistant", text: "Not run." },
+    ]);
+    const second = await chat.send("list it", turn);
+    const approved = await chat.decide(second.pending[0]?.approvalId ?? "", true, turn);
+    const entries = chatEntries(approved);
+    expect(entries.find((e) => e.kind === "tool" && e.toolCallId === "c2")).toMatchObject({
+      status: "done",
+      output: expect.stringContaining("ran ls"),
+    });
+    expect(entries.at(-1)).toEqual({ kind: "assistant", text: "Listed." });
+  });
+
+  it("shows a stop and a failed model call as notices, and keeps the person's message", async () => {
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => {
+        throw new Error("connect ECONNREFUSED");
+      },
+    });
+    const chat = new AgentChat(memoryStorage(), "chat:u1");
+    await expect(chat.send("hello", turnWith(model))).rejects.toThrow(/did not answer: connect ECONNREFUSED/);
+    const entries = chatEntries(await chat.state());
+    expect(entries[0]).toEqual({ kind: "user", text: "hello" });
+    expect(entries[1]).toMatchObject({ kind: "notice", text: expect.stringContaining("AGENT_OPENAI_BASE_URL") });
+  });
+});
