@@ -13,6 +13,7 @@ import type {
   WorkspaceSummary,
   WorkspaceTemplate,
 } from "../../protocol/workspaces";
+import { AgentChatApi } from "./agent-chat";
 import { AgentsApi } from "./agents";
 import { BackupsApi } from "./backups";
 import { FilesApi } from "./files";
@@ -71,10 +72,12 @@ export class WorkspaceApi {
   readonly search: SearchApi;
   readonly backups: BackupsApi;
   readonly agents: AgentsApi;
+  readonly agentChat: AgentChatApi;
 
   constructor(readonly id: string) {
     this.backups = new BackupsApi(id);
     this.agents = new AgentsApi(id);
+    this.agentChat = new AgentChatApi(id);
     this.search = new SearchApi(id);
     this.files = new FilesApi(id);
     this.git = new GitApi(id);

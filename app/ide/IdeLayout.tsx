@@ -1,6 +1,8 @@
 import { EditorState, Prec } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
+import { AgentChatPanel } from "../agent-chat/AgentChatPanel";
+import { AGENT_CHAT_COMMAND } from "../agent-chat/agent-chat-command";
 import type { WorkspaceApi } from "../api/workspace";
 import { useRegisterCommands } from "../commands/useCommands";
 import type { PaneId } from "../components/Pane";
@@ -53,6 +55,28 @@ export function IdeLayout({
   useEditorCommands(editor);
   const lsp = useLanguageServices(api, editor, !readOnly);
   useEffect(() => (readOnly ? editor.addExtensions(() => VIEW_ONLY) : undefined), [editor, readOnly]);
+  // The agent panel: an editor's (a viewer's page has none; the server refuses them anyway).
+  const [agentOpen, setAgentOpen] = useState(false);
+  useRegisterCommands(
+    () =>
+      readOnly
+        ? []
+        : [
+            {
+              id: AGENT_CHAT_COMMAND,
+              title: "Agent: chat with an agent that works in this workspace",
+              run: () => setAgentOpen((open) => !open),
+            },
+          ],
+    [readOnly],
+  );
+  const agentPanel = agentOpen && !readOnly && (
+    <AgentChatPanel
+      api={api.agentChat}
+      onClose={() => setAgentOpen(false)}
+      onFileChanged={(path) => void editor.open(path).catch(() => undefined)}
+    />
+  );
   useRegisterCommands(
     () => [
       {
@@ -114,6 +138,7 @@ export function IdeLayout({
       <>
         <TabbedLayout panes={panes} active={tab} onActivate={setTab} />
         {pickers}
+        {agentPanel}
       </>
     );
   return (
@@ -125,6 +150,7 @@ export function IdeLayout({
         onMaximize={toggleMaximized}
       />
       {pickers}
+      {agentPanel}
     </>
   );
 }

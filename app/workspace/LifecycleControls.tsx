@@ -1,9 +1,11 @@
 import { useEffect, useRef, useState } from "react";
 import { ErrorCode } from "../../protocol/errors";
+import type { Role } from "../../protocol/roles";
+import { AGENT_CHAT_COMMAND } from "../agent-chat/agent-chat-command";
 import { AgentsDialog } from "../agents/AgentsDialog";
 import type { WorkspaceApi } from "../api/workspace";
 import { BackupsPanel } from "../backups/BackupsPanel";
-import { useRegisterCommands } from "../commands/useCommands";
+import { useCommands, useRegisterCommands } from "../commands/useCommands";
 import { download } from "../components/ContextMenu";
 import { useAction } from "../hooks/useAction";
 import { ago } from "../time";
@@ -17,6 +19,8 @@ interface Props {
   onWake: () => Promise<void>;
   /** Reloads the status without waking. */
   onChanged: () => Promise<void>;
+  /** The caller's role, once known: Agents… is the owner's, the agent panel an editor's. */
+  role?: Role;
 }
 
 const PROCESSES_NOTE =
@@ -27,8 +31,9 @@ const PROCESSES_NOTE =
  * import, backups, agents (secondary actions live in the menu, so the header
  * fits a phone). A failed restore offers its two ways out: start fresh or import.
  */
-export function LifecycleControls({ api, status, onWake, onChanged }: Props) {
+export function LifecycleControls({ api, status, onWake, onChanged, role }: Props) {
   const action = useAction();
+  const commands = useCommands();
   const busy = action.busy;
   const fileInput = useRef<HTMLInputElement>(null);
   const menu = useRef<HTMLDetailsElement>(null);
@@ -64,16 +69,22 @@ export function LifecycleControls({ api, status, onWake, onChanged }: Props) {
   };
 
   const running = status.state === "running" || status.state === "saving";
+  const isOwner = role === "owner";
+  const isEditor = role === "owner" || role === "editor";
   useRegisterCommands(
     () => [
       { id: "workspace.save", title: "Save the workspace now", enabled: () => running && !busy, run: save },
-      {
-        id: "agents.toggle",
-        title: "Agents: MCP access tokens and agent activity",
-        run: () => setAgentsOpen((shown) => !shown),
-      },
+      ...(isOwner
+        ? [
+            {
+              id: "agents.toggle",
+              title: "Agents: MCP access tokens and agent activity",
+              run: () => setAgentsOpen((shown) => !shown),
+            },
+          ]
+        : []),
     ],
-    [running, busy],
+    [running, busy, isOwner],
   );
   const restoreFailed = status.state === "failed" && status.error?.code === ErrorCode.SNAPSHOT_RESTORE_FAILED;
 
@@ -147,15 +158,28 @@ export function LifecycleControls({ api, status, onWake, onChanged }: Props) {
           >
             Backups…
           </button>
-          <button
-            type="button"
-            role="menuitem"
-            onClick={choose(() => setAgentsOpen(true))}
-            data-testid="agents-open"
-            title="Let a coding agent (Claude Code, Cursor, …) work in this workspace over MCP"
-          >
-            Agents (MCP tokens, activity)…
-          </button>
+          {isEditor && (
+            <button
+              type="button"
+              role="menuitem"
+              onClick={choose(() => commands.run(AGENT_CHAT_COMMAND))}
+              data-testid="agent-chat-open"
+              title="Chat with an agent that reads, edits and runs things here (it asks before it changes anything)"
+            >
+              Agent chat…
+            </button>
+          )}
+          {isOwner && (
+            <button
+              type="button"
+              role="menuitem"
+              onClick={choose(() => setAgentsOpen(true))}
+              data-testid="agents-open"
+              title="Let a coding agent (Claude Code, Cursor, …) work in this workspace over MCP"
+            >
+              Agents (MCP tokens, activity)…
+            </button>
+          )}
           <button
             type="button"
             role="menuitem"
@@ -174,7 +198,7 @@ export function LifecycleControls({ api, status, onWake, onChanged }: Props) {
           )}
         </div>
       </details>
-      {agentsOpen && <AgentsDialog api={api.agents} onClose={() => setAgentsOpen(false)} />}
+      {agentsOpen && isOwner && <AgentsDialog api={api.agents} onClose={() => setAgentsOpen(false)} />}
       {backupsOpen && (
         <BackupsPanel api={api.backups} onWake={onWake} onChanged={onChanged} onClose={() => setBackupsOpen(false)} />
       )}

@@ -87,7 +87,7 @@ export function WorkspaceHeader({
       <span className="spacer" />
       {share}
       <NetworkButton api={api} />
-      <LifecycleControls api={api} status={status} onWake={onRetry} onChanged={onPoll} />
+      <LifecycleControls api={api} status={status} onWake={onRetry} onChanged={onPoll} role={access?.role} />
       {userMenu}
     </header>
   );

@@ -1,0 +1,51 @@
+import type {
+  AgentChatView,
+  AutoApproveRequest,
+  DecideApprovalRequest,
+  SendChatMessageRequest,
+} from "../../protocol/agent-chat";
+import { apiJson, jsonBody, workspacePath } from "./http";
+
+/** The browser side of `/api/workspaces/{id}/agent-chat...` (worker/agents/agent-chat-routes.ts). */
+export class AgentChatApi {
+  constructor(readonly workspaceId: string) {}
+
+  view(): Promise<AgentChatView> {
+    return apiJson(workspacePath(this.workspaceId, "/agent-chat"));
+  }
+
+  /** The conversation now, then each change, as `view` events. */
+  eventsUrl(): string {
+    return workspacePath(this.workspaceId, "/agent-chat/events");
+  }
+
+  /** Answers when the turn ends: the agent answered, or waits for an approval. */
+  send(text: string): Promise<AgentChatView> {
+    return apiJson(
+      workspacePath(this.workspaceId, "/agent-chat/messages"),
+      jsonBody("POST", { text } satisfies SendChatMessageRequest),
+    );
+  }
+
+  decide(approvalId: string, approved: boolean): Promise<AgentChatView> {
+    return apiJson(
+      workspacePath(this.workspaceId, `/agent-chat/approvals/${encodeURIComponent(approvalId)}`),
+      jsonBody("POST", { approved } satisfies DecideApprovalRequest),
+    );
+  }
+
+  stop(): Promise<AgentChatView> {
+    return apiJson(workspacePath(this.workspaceId, "/agent-chat/stop"), { method: "POST", idempotent: true });
+  }
+
+  setAutoApprove(on: boolean): Promise<AgentChatView> {
+    return apiJson(workspacePath(this.workspaceId, "/agent-chat/auto-approve"), {
+      ...jsonBody("PUT", { on } satisfies AutoApproveRequest),
+      idempotent: true,
+    });
+  }
+
+  clear(): Promise<AgentChatView> {
+    return apiJson(workspacePath(this.workspaceId, "/agent-chat"), { method: "DELETE", idempotent: true });
+  }
+}
