@@ -60,7 +60,7 @@ export function AgentChatPanel({
       <header>
         <h2>Agent</h2>
         {view?.model.configured && (
-          <span className="agent-chat-model" title="The model (set by the deployer)">
+          <span className="agent-chat-model" title="The model (set by the deployer)" data-testid="agent-chat-model">
             {view.model.label}
           </span>
         )}

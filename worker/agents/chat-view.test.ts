@@ -102,3 +102,34 @@ describe("the conversation as the panel shows it", () => {
     expect(entries[1]).toMatchObject({ kind: "notice", text: expect.stringContaining("AGENT_OPENAI_BASE_URL") });
   });
 });
+
+describe("stopping a turn", () => {
+  it("ends the model call in flight, keeps the person's message with a 'Stopped.' notice, and frees the conversation", async () => {
+    let started: () => void = () => {};
+    const calling = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const model = new MockLanguageModelV4({
+      doGenerate: ({ abortSignal }) =>
+        new Promise((_resolve, reject) => {
+          started();
+          abortSignal?.addEventListener("abort", () => reject(abortSignal.reason), { once: true });
+        }),
+    });
+    const changes: boolean[] = [];
+    const chat = new AgentChat(memoryStorage(), "chat:u1", (_saved, running) => changes.push(running));
+    const turn = chat.send("think forever", turnWith(model));
+    await calling;
+    expect(chat.busy).toBe(true);
+    expect(chat.stop()).toBe(true);
+    const saved = await turn;
+    expect(chatEntries(saved)).toEqual([
+      { kind: "user", text: "think forever" },
+      { kind: "notice", text: "Stopped." },
+    ]);
+    expect(chat.busy).toBe(false);
+    // The page saw the turn start (running) and end.
+    expect(changes).toEqual([true, false]);
+    expect(chat.stop()).toBe(false);
+  });
+});

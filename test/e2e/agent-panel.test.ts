@@ -1,0 +1,96 @@
+/**
+ * The agent panel, as a person uses it, in Chromium: ask, see the command
+ * waiting for approval, approve it and see its result; reject another and
+ * see it never ran; a file the agent writes opens in the editor; the
+ * conversation is still there after a reload. The model is the scripted
+ * OpenAI-compatible one the tier starts (test/support/scripted-model.ts);
+ * the commands run in the workspace's real container.
+ */
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, reload } from "../support/browser";
+import { filesUrl } from "../support/files";
+import { createWorkspace, openWorkspace, ownerApi } from "../support/session";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+const editorText = (page: Page) => page.locator('[data-testid="code-editor"] .cm-content').textContent();
+
+async function openPanel(page: Page) {
+  await page.getByTestId("workspace-menu").click();
+  await page.getByTestId("agent-chat-open").click();
+  const panel = page.getByTestId("agent-chat");
+  await panel.waitFor();
+  return panel;
+}
+
+async function ask(page: Page, text: string) {
+  const panel = page.getByTestId("agent-chat");
+  await panel.getByTestId("agent-chat-input").fill(text);
+  await panel.getByTestId("agent-chat-send").click();
+}
+
+describe("the agent panel", () => {
+  it("asks before running a command, runs it on approve, never runs a rejected one, and keeps the conversation", async () => {
+    const id = await createWorkspace("agent panel", "empty");
+    const { page, errors } = await openWorkspace(browser, id);
+    // After the container's start: Chromium fails requests in flight while Docker adds its network
+    // interfaces, and a message to the agent is not repeated on its own (see app/api/http.ts).
+    await page.locator('[data-testid="container-state"][data-state="running"]').waitFor({ timeout: 120_000 });
+    const panel = await openPanel(page);
+    // The model the deployer set (here the tier's scripted one), once the conversation has loaded.
+    await panel
+      .getByTestId("agent-chat-model")
+      .getByText(/^scripted-test-model at 127\.0\.0\.1:\d+$/)
+      .waitFor();
+
+    // A command: shown, waiting for the person.
+    await ask(page, "run: echo from-the-panel > /workspace/approved.txt");
+    const first = panel.getByTestId("agent-chat-tool").nth(0);
+    await first.and(page.locator('[data-status="pending"]')).waitFor();
+    expect(await first.getByTestId("agent-chat-command").textContent()).toBe(
+      "$ echo from-the-panel > /workspace/approved.txt",
+    );
+    expect((await ownerApi(filesUrl(id, "/content", { path: "approved.txt" }))).status).toBe(404);
+    await first.getByTestId("agent-chat-approve").click();
+    await first.and(page.locator('[data-status="done"]')).waitFor();
+    expect(await first.getByTestId("agent-chat-output").textContent()).toContain("Exit code 0.");
+    await panel.getByTestId("agent-chat-assistant").getByText("Tool answered:").first().waitFor();
+    const approved = await ownerApi(filesUrl(id, "/content", { path: "approved.txt" }));
+    expect(await approved.text()).toBe("from-the-panel\n");
+
+    // Another: rejected, never run.
+    await ask(page, "run: touch /workspace/rejected.txt");
+    const second = panel.getByTestId("agent-chat-tool").nth(1);
+    await second.and(page.locator('[data-status="pending"]')).waitFor();
+    await second.getByTestId("agent-chat-reject").click();
+    await second.and(page.locator('[data-status="rejected"]')).waitFor();
+    expect((await ownerApi(filesUrl(id, "/content", { path: "rejected.txt" }))).status).toBe(404);
+
+    // A file the agent writes: the change shown before, the file open in the editor after.
+    await ask(page, "write notes.txt: written by the agent");
+    const third = panel.getByTestId("agent-chat-tool").nth(2);
+    await third.and(page.locator('[data-status="pending"]')).waitFor();
+    expect(await third.getByTestId("agent-chat-diff").textContent()).toBe("+ written by the agent");
+    await third.getByTestId("agent-chat-approve").click();
+    await third.and(page.locator('[data-status="done"]')).waitFor();
+    await expect.poll(() => editorText(page), { timeout: 30_000 }).toContain("written by the agent");
+
+    // After a reload, the conversation is the same.
+    await reload(page);
+    const again = await openPanel(page);
+    await again.getByTestId("agent-chat-tool").nth(2).waitFor();
+    expect(
+      await again
+        .getByTestId("agent-chat-tool")
+        .evaluateAll((tools) => tools.map((t) => t.getAttribute("data-status"))),
+    ).toEqual(["done", "rejected", "done"]);
+    expect(errors).toEqual([]);
+  });
+});
