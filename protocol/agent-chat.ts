@@ -43,6 +43,8 @@ export interface SendChatMessageRequest {
 /** `POST .../agent-chat/approvals/{approvalId}` */
 export interface DecideApprovalRequest {
   approved: boolean;
+  /** Approve with these arguments changed (such as `{command}` for run_command); checked against the tool's schema. */
+  input?: Record<string, unknown>;
 }
 
 /** `PUT .../agent-chat/auto-approve` */

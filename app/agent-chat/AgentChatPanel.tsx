@@ -21,10 +21,13 @@ const TOOL_TITLES: Record<string, string> = {
   list_previews: "List previews",
 };
 
+/** The argument a person may change before approving: the command, the file's content, the replacement. */
+const EDITABLE: Record<string, string> = { run_command: "command", write_file: "content", edit_file: "newText" };
+
 /**
  * The agent panel, beside the editor: the person's conversation with the
- * workspace's agent. Writes and commands wait for Approve or Reject (the
- * command or the change shown), unless auto-approve is on; Stop ends a turn.
+ * workspace's agent. Writes and commands wait for Approve, Reject or Edit
+ * (the command or the change shown), unless auto-approve is on; Stop ends a turn.
  */
 export function AgentChatPanel({
   api,
@@ -157,7 +160,7 @@ function Entry({
 }: {
   entry: ChatEntry;
   busy: boolean;
-  onDecide: (approvalId: string, approved: boolean) => Promise<void>;
+  onDecide: (approvalId: string, approved: boolean, input?: Record<string, unknown>) => Promise<void>;
 }) {
   switch (entry.kind) {
     case "user":
@@ -182,9 +185,12 @@ function ToolCall({
 }: {
   entry: ToolEntry;
   busy: boolean;
-  onDecide: (approvalId: string, approved: boolean) => Promise<void>;
+  onDecide: (approvalId: string, approved: boolean, input?: Record<string, unknown>) => Promise<void>;
 }) {
   const approvalId = entry.approvalId;
+  const field = EDITABLE[entry.tool];
+  const [edit, setEdit] = useState<string>();
+  const original = field ? (entry.input as Record<string, unknown> | undefined)?.[field] : undefined;
   return (
     <div className={`agent-chat-tool ${entry.status}`} data-testid="agent-chat-tool" data-status={entry.status}>
       <div className="agent-chat-tool-head">
@@ -193,8 +199,35 @@ function ToolCall({
           {entry.status === "pending" ? "waits for you" : entry.status === "rejected" ? "rejected: not run" : "done"}
         </span>
       </div>
-      <ToolInput entry={entry} />
-      {entry.status === "pending" && approvalId && (
+      {edit === undefined ? (
+        <ToolInput entry={entry} />
+      ) : (
+        <textarea
+          className="agent-chat-edit"
+          value={edit}
+          onChange={(e) => setEdit(e.target.value)}
+          aria-label={`The ${field} to approve`}
+          rows={Math.min(12, edit.split("\n").length + 1)}
+          data-testid="agent-chat-edit-input"
+        />
+      )}
+      {entry.status === "pending" && approvalId && edit !== undefined && field && (
+        <div className="agent-chat-decision">
+          <button
+            type="button"
+            className="primary"
+            disabled={busy}
+            onClick={() => void onDecide(approvalId, true, { [field]: edit }).then(() => setEdit(undefined))}
+            data-testid="agent-chat-approve-edited"
+          >
+            Approve edited
+          </button>
+          <button type="button" disabled={busy} onClick={() => setEdit(undefined)}>
+            Cancel
+          </button>
+        </div>
+      )}
+      {entry.status === "pending" && approvalId && edit === undefined && (
         <div className="agent-chat-decision">
           <button
             type="button"
@@ -213,6 +246,11 @@ function ToolCall({
           >
             Reject
           </button>
+          {field && typeof original === "string" && (
+            <button type="button" disabled={busy} onClick={() => setEdit(original)} data-testid="agent-chat-edit">
+              Edit
+            </button>
+          )}
         </div>
       )}
       {entry.output !== undefined && (

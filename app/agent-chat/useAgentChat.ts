@@ -13,7 +13,7 @@ export interface AgentChatState {
   /** An action of this page is in flight (a message, a decision). */
   waiting: boolean;
   send(text: string): Promise<boolean>;
-  decide(approvalId: string, approved: boolean): Promise<void>;
+  decide(approvalId: string, approved: boolean, input?: Record<string, unknown>): Promise<void>;
   stop(): Promise<void>;
   setAutoApprove(on: boolean): Promise<void>;
   clear(): Promise<void>;
@@ -77,7 +77,7 @@ export function useAgentChat(api: AgentChatApi, onFileChanged: (path: string) =>
     error,
     waiting,
     send: (text) => act(() => api.send(text)),
-    decide: async (approvalId, approved) => void (await act(() => api.decide(approvalId, approved))),
+    decide: async (approvalId, approved, input) => void (await act(() => api.decide(approvalId, approved, input))),
     // Stop answers at once, while the message it stops is still waited for.
     stop: async () => {
       await api.stop().then(show, (failure: unknown) => setError(errorMessage(failure)));

@@ -27,10 +27,11 @@ export class AgentChatApi {
     );
   }
 
-  decide(approvalId: string, approved: boolean): Promise<AgentChatView> {
+  /** `input`: approve with these arguments changed (the person's edit). */
+  decide(approvalId: string, approved: boolean, input?: Record<string, unknown>): Promise<AgentChatView> {
     return apiJson(
       workspacePath(this.workspaceId, `/agent-chat/approvals/${encodeURIComponent(approvalId)}`),
-      jsonBody("POST", { approved } satisfies DecideApprovalRequest),
+      jsonBody("POST", { approved, ...(input ? { input } : {}) } satisfies DecideApprovalRequest),
     );
   }
 

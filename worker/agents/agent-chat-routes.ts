@@ -19,7 +19,8 @@ import { none, refusal } from "../door/schema";
  *   GET    /agent-chat/events                SSE: the conversation now, then each change (a turn's progress)
  *   POST   /agent-chat/messages              {text}: the person's message; answers when the turn ends
  *                                            (the agent answered, or waits for an approval)
- *   POST   /agent-chat/approvals/{approvalId} {approved}: the person's choice; approve runs it, reject never does
+ *   POST   /agent-chat/approvals/{approvalId} {approved, input?}: the person's choice; approve runs it (with the
+ *                                            arguments the person edited, if any), reject never does
  *   POST   /agent-chat/stop                  ends the turn in flight
  *   PUT    /agent-chat/auto-approve          {on}: writes and commands run without asking, in this conversation
  *   DELETE /agent-chat                       forgets the conversation
@@ -46,6 +47,17 @@ const decide = z.object({
       refusal(ErrorCode.BAD_REQUEST, "approved must be true (run it) or false (reject it)."),
     )
     .transform((approved) => approved as boolean),
+  input: z
+    .unknown()
+    .optional()
+    .refine(
+      (input) => input === undefined || (typeof input === "object" && input !== null && !Array.isArray(input)),
+      refusal(
+        ErrorCode.BAD_REQUEST,
+        'input must be an object of the tool\'s arguments to change, such as {"command": "…"}.',
+      ),
+    )
+    .transform((input) => input as Record<string, unknown> | undefined),
 }) satisfies Body<DecideApprovalRequest>;
 
 const autoApprove = z.object({
@@ -91,7 +103,7 @@ export const AGENT_CHAT_ROUTES: Route[] = [
     wake: "wake",
     input: { params: z.object({ approvalId: z.string().min(1).max(200) }), body: { json: decide } },
     handle: async ({ params, body, caller, url, workspace }) =>
-      Response.json(await workspace.agentChats.decide(caller.id, params.approvalId, body.approved, url)),
+      Response.json(await workspace.agentChats.decide(caller.id, params.approvalId, body.approved, url, body.input)),
   }),
   defineRoute({
     method: "POST",

@@ -88,19 +88,39 @@ export class AgentChat {
     return this.turn(saved, turn);
   }
 
-  /** The person's choice on a pending approval; when none is left, the turn goes on. */
-  async decide(approvalId: string, approved: boolean, turn: ChatTurnTools): Promise<Saved> {
+  /**
+   * The person's choice on a pending approval; when none is left, the turn
+   * goes on. `edited`: approved with the arguments the person changed (the
+   * stored call is changed to them, so what runs and what the model sees
+   * afterwards is what the person approved).
+   */
+  async decide(
+    approvalId: string,
+    approved: boolean,
+    turn: ChatTurnTools,
+    edited?: Record<string, unknown>,
+  ): Promise<Saved> {
     if (this.running) throw new AppError(ErrorCode.AGENT_BUSY, "The agent is still working: stop it first.");
     const saved = await this.state();
     const pending = saved.pending.find((p) => p.approvalId === approvalId);
     if (!pending) throw new AppError(ErrorCode.NOT_FOUND, "No such pending approval: it was answered already.");
+    if (approved && edited) editCall(saved.messages, approvalId, edited);
     const response: ToolApprovalResponse = {
       type: "tool-approval-response",
       approvalId,
       approved,
       ...(approved ? {} : { reason: "The person rejected it in the agent panel." }),
     };
-    saved.messages.push({ role: "tool", content: [response] });
+    // All answers to one step's approvals go in one tool message: the AI SDK reads only the last one.
+    const last = saved.messages.at(-1);
+    if (last?.role === "tool" && last.content.every((part) => part.type === "tool-approval-response")) {
+      last.content.push(response);
+    } else {
+      saved.messages.push({ role: "tool", content: [response] });
+    }
+    if (approved && edited) {
+      saved.notices = [...(saved.notices ?? []), { after: saved.messages.length, text: "Approved as you edited it." }];
+    }
     saved.pending = saved.pending.filter((p) => p.approvalId !== approvalId);
     if (saved.pending.length > 0) {
       await this.save(saved);
@@ -161,5 +181,22 @@ export class AgentChat {
   private async save(saved: Saved): Promise<void> {
     await this.storage.put(this.key, saved);
     this.changed(saved, this.running !== undefined);
+  }
+}
+
+/** Replaces the arguments of the call an approval asks about. */
+function editCall(messages: ModelMessage[], approvalId: string, input: Record<string, unknown>): void {
+  let toolCallId: string | undefined;
+  for (const message of messages) {
+    if (message.role !== "assistant" || typeof message.content === "string") continue;
+    for (const part of message.content) {
+      if (part.type === "tool-approval-request" && part.approvalId === approvalId) toolCallId = part.toolCallId;
+    }
+  }
+  for (const message of messages) {
+    if (message.role !== "assistant" || typeof message.content === "string") continue;
+    for (const part of message.content) {
+      if (part.type === "tool-call" && part.toolCallId === toolCallId) part.input = input;
+    }
   }
 }

@@ -10,7 +10,7 @@ import { AgentChat, type ChatStorage, type ChatTurnTools, type Saved } from "./a
 import { type ChatModelEnv, chatModel } from "./chat-model";
 import { approvalFor, chatTools, DATA_RULE } from "./chat-tools";
 import { chatView } from "./chat-view";
-import type { ToolContext } from "./tools";
+import { AGENT_TOOLS, type ToolContext } from "./tools";
 
 export interface AgentChatsDeps {
   storage: ChatStorage;
@@ -40,9 +40,33 @@ export class AgentChats {
     return this.render(await chat.send(text, this.turn(origin)), chat.busy);
   }
 
-  async decide(user: string, approvalId: string, approved: boolean, origin: URL): Promise<AgentChatView> {
+  /** `edited`: the arguments the person changed, checked against the tool's schema before anything runs. */
+  async decide(
+    user: string,
+    approvalId: string,
+    approved: boolean,
+    origin: URL,
+    edited?: Record<string, unknown>,
+  ): Promise<AgentChatView> {
     const chat = this.chat(user);
-    return this.render(await chat.decide(approvalId, approved, this.turn(origin)), chat.busy);
+    let input: Record<string, unknown> | undefined;
+    if (approved && edited) {
+      const pending = (await chat.state()).pending.find((p) => p.approvalId === approvalId);
+      const tool = AGENT_TOOLS.find((t) => t.name === pending?.toolName);
+      if (pending && tool) {
+        const merged = { ...(pending.input as Record<string, unknown>), ...edited };
+        const checked = tool.input.safeParse(merged);
+        if (!checked.success) {
+          const issue = checked.error.issues[0];
+          throw new AppError(
+            ErrorCode.BAD_REQUEST,
+            `The edited ${tool.name} is not valid: ${issue?.path.join(".") || "input"}: ${issue?.message ?? "invalid"}. Nothing ran.`,
+          );
+        }
+        input = merged;
+      }
+    }
+    return this.render(await chat.decide(approvalId, approved, this.turn(origin), input), chat.busy);
   }
 
   async stop(user: string): Promise<AgentChatView> {

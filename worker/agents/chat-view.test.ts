@@ -34,7 +34,7 @@ function memoryStorage(): ChatStorage {
   };
 }
 
-function turnWith(model: MockLanguageModelV4): ChatTurnTools {
+function turnWith(model: MockLanguageModelV4, runs: string[] = []): ChatTurnTools {
   const registry: AgentTool[] = [
     {
       name: "run_command",
@@ -43,7 +43,10 @@ function turnWith(model: MockLanguageModelV4): ChatTurnTools {
       scope: "write",
       input: z.object({ text: z.string() }),
       summarize: () => "",
-      run: async (args) => `ran ${String(args.text)}`,
+      run: async (args) => {
+        runs.push(String(args.text));
+        return `ran ${String(args.text)}`;
+      },
     },
   ];
   return {
@@ -131,5 +134,50 @@ describe("stopping a turn", () => {
     // The page saw the turn start (running) and end.
     expect(changes).toEqual([true, false]);
     expect(chat.stop()).toBe(false);
+  });
+});
+
+describe("answering approvals", () => {
+  it("runs the approved one of two calls of a step, not the rejected one, once both are answered", async () => {
+    const runs: string[] = [];
+    const two = {
+      content: [
+        { type: "tool-call" as const, toolCallId: "a", toolName: "run_command", input: '{"text":"one"}' },
+        { type: "tool-call" as const, toolCallId: "b", toolName: "run_command", input: '{"text":"two"}' },
+      ],
+      finishReason: { unified: "tool-calls" as const, raw: undefined },
+      usage,
+      warnings: [],
+    };
+    const model = new MockLanguageModelV4({ doGenerate: [two, say("One ran.")] });
+    const turn = turnWith(model, runs);
+    const chat = new AgentChat(memoryStorage(), "chat:u1");
+    const { pending } = await chat.send("both", turn);
+    expect(pending.map((p) => p.input)).toEqual([{ text: "one" }, { text: "two" }]);
+    const half = await chat.decide(pending[0]?.approvalId ?? "", true, turn);
+    expect(runs).toEqual([]);
+    expect(half.pending).toHaveLength(1);
+    const done = await chat.decide(pending[1]?.approvalId ?? "", false, turn);
+    expect(runs).toEqual(["one"]);
+    expect(chatEntries(done).filter((e) => e.kind === "tool")).toMatchObject([
+      { toolCallId: "a", status: "done" },
+      { toolCallId: "b", status: "rejected" },
+    ]);
+  });
+
+  it("runs what the person edited, and shows the call as edited", async () => {
+    const runs: string[] = [];
+    const model = new MockLanguageModelV4({ doGenerate: [call("c1", "rm -rf build"), say("Done.")] });
+    const turn = turnWith(model, runs);
+    const chat = new AgentChat(memoryStorage(), "chat:u1");
+    const { pending } = await chat.send("clean", turn);
+    const done = await chat.decide(pending[0]?.approvalId ?? "", true, turn, { text: "rm -rf build/tmp" });
+    expect(runs).toEqual(["rm -rf build/tmp"]);
+    const entries = chatEntries(done);
+    expect(entries.find((e) => e.kind === "tool")).toMatchObject({
+      input: { text: "rm -rf build/tmp" },
+      status: "done",
+    });
+    expect(entries).toContainEqual({ kind: "notice", text: "Approved as you edited it." });
   });
 });
