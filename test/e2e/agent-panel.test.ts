@@ -1,8 +1,9 @@
 /**
  * The agent panel, as a person uses it, in Chromium: ask, see the command
  * waiting for approval, approve it and see its result; reject another and
- * see it never ran; a file the agent writes opens in the editor; the
- * conversation is still there after a reload. The model is the scripted
+ * see it never ran; edit one before approving it; a file the agent writes
+ * opens in the editor; the conversation is still there after a reload; the
+ * panel fits a phone. The model is the scripted
  * OpenAI-compatible one the tier starts (test/support/scripted-model.ts);
  * the commands run in the workspace's real container.
  */
@@ -73,9 +74,21 @@ describe("the agent panel", () => {
     await second.and(page.locator('[data-status="rejected"]')).waitFor();
     expect((await ownerApi(filesUrl(id, "/content", { path: "rejected.txt" }))).status).toBe(404);
 
+    // A command the person edits before approving: what runs is the edited one.
+    await ask(page, "run: touch /workspace/as-proposed.txt");
+    const edited = panel.getByTestId("agent-chat-tool").nth(2);
+    await edited.and(page.locator('[data-status="pending"]')).waitFor();
+    await edited.getByTestId("agent-chat-edit").click();
+    await edited.getByTestId("agent-chat-edit-input").fill("touch /workspace/as-edited.txt");
+    await edited.getByTestId("agent-chat-approve-edited").click();
+    await edited.and(page.locator('[data-status="done"]')).waitFor();
+    expect(await edited.getByTestId("agent-chat-command").textContent()).toBe("$ touch /workspace/as-edited.txt");
+    expect((await ownerApi(filesUrl(id, "/content", { path: "as-edited.txt" }))).status).toBe(200);
+    expect((await ownerApi(filesUrl(id, "/content", { path: "as-proposed.txt" }))).status).toBe(404);
+
     // A file the agent writes: the change shown before, the file open in the editor after.
     await ask(page, "write notes.txt: written by the agent");
-    const third = panel.getByTestId("agent-chat-tool").nth(2);
+    const third = panel.getByTestId("agent-chat-tool").nth(3);
     await third.and(page.locator('[data-status="pending"]')).waitFor();
     expect(await third.getByTestId("agent-chat-diff").textContent()).toBe("+ written by the agent");
     await third.getByTestId("agent-chat-approve").click();
@@ -85,12 +98,23 @@ describe("the agent panel", () => {
     // After a reload, the conversation is the same.
     await reload(page);
     const again = await openPanel(page);
-    await again.getByTestId("agent-chat-tool").nth(2).waitFor();
+    await again.getByTestId("agent-chat-tool").nth(3).waitFor();
     expect(
       await again
         .getByTestId("agent-chat-tool")
         .evaluateAll((tools) => tools.map((t) => t.getAttribute("data-status"))),
-    ).toEqual(["done", "rejected", "done"]);
+    ).toEqual(["done", "rejected", "done", "done"]);
+
+    // On a phone (390 px wide) the panel fits the screen, its message box and Send included.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const phone = page.getByTestId("agent-chat");
+    await phone.getByTestId("agent-chat-tool").nth(3).waitFor();
+    for (const part of [phone, phone.getByTestId("agent-chat-input"), phone.getByTestId("agent-chat-send")]) {
+      const box = await part.boundingBox();
+      expect(box?.x).toBeGreaterThanOrEqual(0);
+      expect((box?.x ?? 0) + (box?.width ?? 0)).toBeLessThanOrEqual(390);
+      expect((box?.y ?? 0) + (box?.height ?? 0)).toBeLessThanOrEqual(844);
+    }
     expect(errors).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@
  * The agent panel's tool loop end to end: the IDE's real OpenAI-compatible
  * provider talks to a scripted model on loopback (test/support/scripted-model.ts,
  * set up for the whole tier), and the tools run in a real container.
- * An approval waits; approve runs the real command; reject never does; the
+ * An approval waits; approve runs the real command (or the person's edit of it); reject never does; the
  * conversation survives a reload; it is each person's own; a viewer has none.
  */
 import { beforeAll, describe, expect, it } from "vitest";
@@ -112,6 +112,26 @@ describe("the agent panel", () => {
     expect(tools(done).at(-1)).toMatchObject({ toolCallId: call?.toolCallId, status: "rejected" });
     expect(done.entries.at(-1)?.kind).toBe("assistant");
     expect(exists("/workspace/rejected.txt")).toBe(false);
+  });
+
+  it("runs a command as the person edited it, and refuses an edit the tool cannot take", async () => {
+    await view(await chat("", "DELETE"));
+    const asked = await view(await chat("/messages", "POST", { text: "run: touch /workspace/proposed.txt" }));
+    const approval = `/approvals/${encodeURIComponent(tools(asked)[0]?.approvalId ?? "")}`;
+    const invalid = await chat(approval, "POST", { approved: true, input: { command: "" } });
+    expect(invalid.status).toBe(400);
+    expect(await invalid.json()).toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining("Nothing ran"),
+    });
+    expect(tools(await view(await chat("", "GET")))[0]?.status).toBe("pending");
+    const done = await view(
+      await chat(approval, "POST", { approved: true, input: { command: "touch /workspace/edited.txt" } }),
+    );
+    expect(tools(done)[0]).toMatchObject({ input: { command: "touch /workspace/edited.txt" }, status: "done" });
+    expect(done.entries).toContainEqual({ kind: "notice", text: "Approved as you edited it." });
+    expect(exists("/workspace/edited.txt")).toBe(true);
+    expect(exists("/workspace/proposed.txt")).toBe(false);
   });
 
   it("shows a file write with its content, and runs it without asking on auto-approve", async () => {
