@@ -16,9 +16,10 @@ export type ChatEntry =
       input: unknown;
       /**
        * pending: waits for the person (approvalId says which approval);
-       * rejected: the person said no, it never ran; done: it ran (output is what it answered).
+       * rejected: the person said no, it never ran; done: it ran (output is what it answered);
+       * failed: it could not run (output says why).
        */
-      status: "pending" | "rejected" | "done";
+      status: "pending" | "rejected" | "done" | "failed";
       approvalId?: string;
       output?: string;
     }

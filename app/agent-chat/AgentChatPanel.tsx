@@ -21,6 +21,13 @@ const TOOL_TITLES: Record<string, string> = {
   list_previews: "List previews",
 };
 
+const STATUS_LABELS: Record<ToolEntry["status"], string> = {
+  pending: "waits for you",
+  rejected: "rejected: not run",
+  done: "done",
+  failed: "failed",
+};
+
 /** The argument a person may change before approving: the command, the file's content, the replacement. */
 const EDITABLE: Record<string, string> = { run_command: "command", write_file: "content", edit_file: "newText" };
 
@@ -195,9 +202,7 @@ function ToolCall({
     <div className={`agent-chat-tool ${entry.status}`} data-testid="agent-chat-tool" data-status={entry.status}>
       <div className="agent-chat-tool-head">
         <strong>{TOOL_TITLES[entry.tool] ?? entry.tool}</strong>
-        <span className="agent-chat-tool-status">
-          {entry.status === "pending" ? "waits for you" : entry.status === "rejected" ? "rejected: not run" : "done"}
-        </span>
+        <span className="agent-chat-tool-status">{STATUS_LABELS[entry.status]}</span>
       </div>
       {edit === undefined ? (
         <ToolInput entry={entry} />

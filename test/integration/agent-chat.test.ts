@@ -130,7 +130,7 @@ describe("the agent panel", () => {
     );
     expect(tools(done)[0]).toMatchObject({ input: { command: "touch /workspace/edited.txt" }, status: "done" });
     expect(done.entries).toContainEqual({ kind: "notice", text: "Approved as you edited it." });
-    expect(exists("/workspace/edited.txt")).toBe(true);
+    expect(exists("/workspace/edited.txt"), JSON.stringify(tools(done)[0])).toBe(true);
     expect(exists("/workspace/proposed.txt")).toBe(false);
   });
 

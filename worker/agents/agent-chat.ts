@@ -184,13 +184,21 @@ export class AgentChat {
   }
 }
 
-/** Replaces the arguments of the call an approval asks about. */
+/**
+ * Replaces the arguments of the call an approval asks about, with arguments
+ * already checked against the tool's schema (its output: the AI SDK runs an
+ * approved call only if its arguments are what the schema makes of the
+ * approval's recorded input, so that input becomes the same).
+ */
 function editCall(messages: ModelMessage[], approvalId: string, input: Record<string, unknown>): void {
   let toolCallId: string | undefined;
   for (const message of messages) {
     if (message.role !== "assistant" || typeof message.content === "string") continue;
     for (const part of message.content) {
-      if (part.type === "tool-approval-request" && part.approvalId === approvalId) toolCallId = part.toolCallId;
+      if (part.type === "tool-approval-request" && part.approvalId === approvalId) {
+        toolCallId = part.toolCallId;
+        if ("inputSchemaInput" in part) Object.assign(part, { inputSchemaInput: input });
+      }
     }
   }
   for (const message of messages) {

@@ -63,7 +63,7 @@ export class AgentChats {
             `The edited ${tool.name} is not valid: ${issue?.path.join(".") || "input"}: ${issue?.message ?? "invalid"}. Nothing ran.`,
           );
         }
-        input = merged;
+        input = checked.data as Record<string, unknown>;
       }
     }
     return this.render(await chat.decide(approvalId, approved, this.turn(origin), input), chat.busy);

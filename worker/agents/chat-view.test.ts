@@ -165,19 +165,73 @@ describe("answering approvals", () => {
     ]);
   });
 
-  it("runs what the person edited, and shows the call as edited", async () => {
+  it("runs what the person edited (checked by the tool's schema, defaults filled in), and shows the call as edited", async () => {
     const runs: string[] = [];
+    const registry: AgentTool[] = [
+      {
+        name: "run_command",
+        title: "run",
+        description: "run",
+        scope: "write",
+        // A default, as the real tools have: the AI SDK checks the approved input against the schema's output.
+        input: z.object({ text: z.string(), cwd: z.string().default(".") }),
+        summarize: () => "",
+        run: async (args) => {
+          runs.push(`${String(args.text)} in ${String(args.cwd)}`);
+          return "ran";
+        },
+      },
+    ];
     const model = new MockLanguageModelV4({ doGenerate: [call("c1", "rm -rf build"), say("Done.")] });
-    const turn = turnWith(model, runs);
+    const turn: ChatTurnTools = {
+      model,
+      system: DATA_RULE,
+      tools: chatTools({} as Omit<ToolContext, "signal">, registry),
+      approval: (auto) => approvalFor(auto, registry),
+    };
     const chat = new AgentChat(memoryStorage(), "chat:u1");
     const { pending } = await chat.send("clean", turn);
-    const done = await chat.decide(pending[0]?.approvalId ?? "", true, turn, { text: "rm -rf build/tmp" });
-    expect(runs).toEqual(["rm -rf build/tmp"]);
+    expect(pending[0]?.input).toEqual({ text: "rm -rf build", cwd: "." });
+    const edited = registry[0]?.input.parse({ ...(pending[0]?.input as object), text: "rm -rf build/tmp" });
+    const done = await chat.decide(pending[0]?.approvalId ?? "", true, turn, edited);
+    expect(runs).toEqual(["rm -rf build/tmp in ."]);
     const entries = chatEntries(done);
     expect(entries.find((e) => e.kind === "tool")).toMatchObject({
-      input: { text: "rm -rf build/tmp" },
+      input: { text: "rm -rf build/tmp", cwd: "." },
       status: "done",
     });
     expect(entries).toContainEqual({ kind: "notice", text: "Approved as you edited it." });
+  });
+});
+
+describe("a call that cannot run", () => {
+  it("shows as failed, with why", async () => {
+    const registry: AgentTool[] = [
+      {
+        name: "run_command",
+        title: "run",
+        description: "run",
+        scope: "write",
+        input: z.object({ text: z.string() }),
+        summarize: () => "",
+        run: async () => {
+          throw new Error("the container is gone");
+        },
+      },
+    ];
+    const model = new MockLanguageModelV4({ doGenerate: [call("c1", "make"), say("It failed.")] });
+    const turn: ChatTurnTools = {
+      model,
+      system: DATA_RULE,
+      tools: chatTools({} as Omit<ToolContext, "signal">, registry),
+      approval: (auto) => approvalFor(auto, registry),
+    };
+    const chat = new AgentChat(memoryStorage(), "chat:u1");
+    const { pending } = await chat.send("build", turn);
+    const done = await chat.decide(pending[0]?.approvalId ?? "", true, turn);
+    expect(chatEntries(done).find((e) => e.kind === "tool")).toMatchObject({
+      status: "failed",
+      output: expect.stringContaining("the container is gone"),
+    });
   });
 });

@@ -25,7 +25,7 @@ export function chatEntries(saved: Saved): ChatEntry[] {
   });
   for (const pending of saved.pending) {
     const entry = approvals.get(pending.approvalId);
-    if (entry && entry.status !== "done" && entry.status !== "rejected") {
+    if (entry && entry.status === "pending") {
       entry.status = "pending";
       entry.approvalId = pending.approvalId;
     }
@@ -80,6 +80,9 @@ function addMessage(
         const output = part.output;
         if (output.type === "execution-denied") {
           entry.status = "rejected";
+        } else if (output.type === "error-text" || output.type === "error-json") {
+          entry.status = "failed";
+          entry.output = outputText(output);
         } else {
           entry.status = "done";
           entry.output = outputText(output);
