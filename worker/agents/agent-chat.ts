@@ -6,7 +6,14 @@
  * for an approval; only `decide`, which the panel's own route calls with the
  * person's choice, answers an approval. A stop ends the turn in flight.
  */
-import { generateText, type LanguageModel, type ModelMessage, type ToolApprovalResponse, type ToolSet } from "ai";
+import {
+  type ContentPart,
+  generateText,
+  type LanguageModel,
+  type ModelMessage,
+  type ToolApprovalResponse,
+  type ToolSet,
+} from "ai";
 import { ErrorCode } from "../../protocol/errors";
 import { AppError, describe } from "../errors";
 
@@ -143,6 +150,8 @@ export class AgentChat {
     try {
       // Kept before the model answers: a reload meanwhile shows the person's message.
       await this.save(saved);
+      // Each step as it ends, for the page only (what is kept is the turn's end).
+      const live = [...saved.messages];
       const result = await generateText({
         model,
         system,
@@ -152,6 +161,10 @@ export class AgentChat {
         stopWhen: ({ steps }) => steps.length >= MAX_STEPS,
         abortSignal: controller.signal,
         maxRetries: 0,
+        onStepEnd: (step) => {
+          live.push(...stepMessages(step.content));
+          this.changed({ ...saved, messages: live }, true);
+        },
       });
       saved.messages.push(...result.responseMessages);
       saved.pending = result.content.flatMap((part) =>
@@ -207,4 +220,35 @@ function editCall(messages: ModelMessage[], approvalId: string, input: Record<st
       if (part.type === "tool-call" && part.toolCallId === toolCallId) part.input = input;
     }
   }
+}
+
+/** A step's text, calls and their answers as model messages, to show a turn's progress. */
+function stepMessages(content: readonly ContentPart<ToolSet>[]): ModelMessage[] {
+  const said: Extract<ModelMessage, { role: "assistant" }>["content"] = [];
+  const answered: Extract<ModelMessage, { role: "tool" }>["content"] = [];
+  for (const part of content) {
+    if (part.type === "text") said.push({ type: "text", text: part.text });
+    else if (part.type === "tool-call") {
+      said.push({ type: "tool-call", toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+    } else if (part.type === "tool-result") {
+      const value = typeof part.output === "string" ? part.output : JSON.stringify(part.output ?? null);
+      answered.push({
+        type: "tool-result",
+        toolCallId: part.toolCallId,
+        toolName: part.toolName,
+        output: { type: "text", value },
+      });
+    } else if (part.type === "tool-error") {
+      answered.push({
+        type: "tool-result",
+        toolCallId: part.toolCallId,
+        toolName: part.toolName,
+        output: { type: "error-text", value: describe(part.error) },
+      });
+    }
+  }
+  const messages: ModelMessage[] = [];
+  if (Array.isArray(said) && said.length > 0) messages.push({ role: "assistant", content: said });
+  if (answered.length > 0) messages.push({ role: "tool", content: answered });
+  return messages;
 }

@@ -235,3 +235,54 @@ describe("a call that cannot run", () => {
     });
   });
 });
+
+describe("a turn's progress", () => {
+  it("is shown step by step while the turn runs: a read the agent made, before its answer", async () => {
+    const registry: AgentTool[] = [
+      {
+        name: "read_file",
+        title: "read",
+        description: "read",
+        scope: "read",
+        input: z.object({ path: z.string() }),
+        summarize: () => "",
+        run: async (args) => `contents of ${String(args.path)}`,
+      },
+    ];
+    const read = {
+      content: [{ type: "tool-call" as const, toolCallId: "r1", toolName: "read_file", input: '{"path":"a.txt"}' }],
+      finishReason: { unified: "tool-calls" as const, raw: undefined },
+      usage,
+      warnings: [],
+    };
+    const model = new MockLanguageModelV4({ doGenerate: [read, say("It says hello.")] });
+    const turn: ChatTurnTools = {
+      model,
+      system: DATA_RULE,
+      tools: chatTools({} as Omit<ToolContext, "signal">, registry),
+      approval: (auto) => approvalFor(auto, registry),
+    };
+    const seen: { running: boolean; entries: ReturnType<typeof chatEntries> }[] = [];
+    const chat = new AgentChat(memoryStorage(), "chat:u1", (saved, running) =>
+      seen.push({ running, entries: chatEntries(saved) }),
+    );
+    await chat.send("what is in a.txt?", turn);
+    const progress = seen.find((s) => s.running && s.entries.some((e) => e.kind === "tool"));
+    expect(progress?.entries).toEqual([
+      { kind: "user", text: "what is in a.txt?" },
+      {
+        kind: "tool",
+        toolCallId: "r1",
+        tool: "read_file",
+        input: { path: "a.txt" },
+        status: "done",
+        output: expect.stringContaining("contents of a.txt"),
+      },
+    ]);
+    const last = seen.at(-1);
+    expect(last?.running).toBe(false);
+    expect(last?.entries.at(-1)).toEqual({ kind: "assistant", text: "It says hello." });
+    // What is kept is the turn's end, as before.
+    expect(chatEntries(await chat.state())).toEqual(last?.entries);
+  });
+});
