@@ -1,7 +1,8 @@
 /**
  * Streams bytes into one R2 object through a multipart upload, in parts of
  * one fixed size (R2 wants every part but the last the same size), hashing
- * them with SHA-256 on the way. Nothing is held but the part being filled.
+ * them with SHA-256 on the way. One part uploads while the next fills, so
+ * `tar | zstd` keeps producing during an upload; nothing more is held.
  */
 
 /** 16 MiB: R2 allows 10,000 parts, so an object can be ~156 GiB. */
@@ -34,12 +35,17 @@ export async function uploadInParts(
   }
   const digest = new crypto.DigestStream("SHA-256");
   const hasher = digest.getWriter();
-  const parts: R2UploadedPart[] = [];
+  /** Each part's upload; at most one runs at a time (with the part filling, all that is held). */
+  const parts: Promise<R2UploadedPart>[] = [];
   let part = new Uint8Array(partSize);
   let filled = 0;
   let size = 0;
   const flush = async () => {
-    parts.push(await upload.uploadPart(parts.length + 1, part.subarray(0, filled)));
+    await parts.at(-1);
+    const uploading = upload.uploadPart(parts.length + 1, part.subarray(0, filled));
+    // Awaited by the next flush or at the end; a failure must not go unhandled in between.
+    uploading.catch(() => {});
+    parts.push(uploading);
     part = new Uint8Array(partSize);
     filled = 0;
   };
@@ -61,13 +67,15 @@ export async function uploadInParts(
     }
     await finished();
     if (filled > 0 || parts.length === 0) await flush();
+    const uploaded = await Promise.all(parts);
     await hasher.close();
     const sha256 = toHex(await digest.digest);
-    await upload.complete(parts);
+    await upload.complete(uploaded);
     return { size, sha256 };
   } catch (error) {
     // Whatever the producer still writes has nowhere to go: cancel, so it ends (tar gets EPIPE).
     await reader.cancel().catch(() => {});
+    await Promise.allSettled(parts);
     await upload.abort().catch(() => {});
     await hasher.abort().catch(() => {});
     throw error;

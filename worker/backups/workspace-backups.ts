@@ -89,6 +89,15 @@ export class WorkspaceBackups {
    * status either way; throws BACKUP_UNAVAILABLE when R2 or tar failed.
    */
   async create(reason: BackupReason, protect: readonly string[] = []): Promise<BackupRecord> {
+    const taken = await this.take(reason);
+    return this.keep(taken, protect);
+  }
+
+  /**
+   * The object of a backup, in R2 but not yet listed (see {@link keep}). A
+   * failure is recorded for the status and thrown as BACKUP_UNAVAILABLE.
+   */
+  private async take(reason: BackupReason): Promise<BackupRecord> {
     const started = Date.now();
     try {
       const bucket = this.bucket();
@@ -96,33 +105,41 @@ export class WorkspaceBackups {
       const dirs = [...BACKUP_DIRS];
       const image = await this.deps.image();
       const archive = await streamArchive(this.deps.sandbox, dirs);
-      const uploaded = await uploadInParts(bucket, this.key(id), archive.stream, archive.finished);
-      const record: BackupRecord = {
-        id,
-        createdAt: new Date(started).toISOString(),
-        ...uploaded,
-        dirs,
-        image,
-        reason,
-        pinned: false,
-      };
-      await this.save([record, ...(await this.list())]);
-      await this.deps.storage.put<StoredHealth>(HEALTH_KEY, { lastAt: started });
-      console.log(`${this.deps.tag}: backup ${id} (${reason}) ${uploaded.size} bytes in ${Date.now() - started} ms`);
-      await this.prune(new Set([id, ...protect]));
-      return record;
-    } catch (error) {
-      const message = describe(error);
-      const previous = await this.deps.storage.get<StoredHealth>(HEALTH_KEY);
-      await this.deps.storage.put<StoredHealth>(HEALTH_KEY, {
-        lastAt: previous?.lastAt ?? null,
-        lastError: message,
-        lastErrorAt: Date.now(),
+      // When tar | zstd ended, apart from the R2 work after it: where a backup's time goes, in the log.
+      let ended = started;
+      const uploaded = await uploadInParts(bucket, this.key(id), archive.stream, async () => {
+        await archive.finished();
+        ended = Date.now();
       });
-      console.error(`${this.deps.tag}: backup (${reason}) failed: ${message}`);
-      if (error instanceof AppError) throw error;
-      throw new AppError(ErrorCode.BACKUP_UNAVAILABLE, `The backup failed: ${message}. It is tried again later.`);
+      console.log(
+        `${this.deps.tag}: backup ${id} (${reason}) ${uploaded.size} bytes in ${Date.now() - started} ms (the archive ended at ${ended - started} ms)`,
+      );
+      return { id, createdAt: new Date(started).toISOString(), ...uploaded, dirs, image, reason, pinned: false };
+    } catch (error) {
+      throw await this.failed(reason, error);
     }
+  }
+
+  /** Lists a taken backup, records it as the latest, and lets go of those the retention rule drops. */
+  private async keep(record: BackupRecord, protect: readonly string[]): Promise<BackupRecord> {
+    await this.save([record, ...(await this.list())]);
+    await this.deps.storage.put<StoredHealth>(HEALTH_KEY, { lastAt: Date.parse(record.createdAt) });
+    await this.prune(new Set([record.id, ...protect]));
+    return record;
+  }
+
+  /** Records a failed backup for the status; the error to throw. */
+  private async failed(reason: BackupReason, error: unknown): Promise<AppError> {
+    const message = describe(error);
+    const previous = await this.deps.storage.get<StoredHealth>(HEALTH_KEY);
+    await this.deps.storage.put<StoredHealth>(HEALTH_KEY, {
+      lastAt: previous?.lastAt ?? null,
+      lastError: message,
+      lastErrorAt: Date.now(),
+    });
+    console.error(`${this.deps.tag}: backup (${reason}) failed: ${message}`);
+    if (error instanceof AppError) return error;
+    return new AppError(ErrorCode.BACKUP_UNAVAILABLE, `The backup failed: ${message}. It is tried again later.`);
   }
 
   /** {@link create} for the lifecycle's saves: a failure is recorded and logged, never thrown. */
@@ -142,24 +159,41 @@ export class WorkspaceBackups {
   }
 
   /**
-   * A user's restore: the backup is unpacked and verified first; then the
-   * current files are backed up (the undo, so a restore can be undone), and
-   * only then swapped for the verified ones. A damaged backup leaves no undo
-   * backup behind and changes nothing.
+   * A user's restore: the backup is unpacked and verified while the current
+   * files are backed up (the undo, so a restore can be undone); only when both
+   * succeeded is the undo listed and are the folders swapped. The two run at
+   * once (the archive goes to a staging folder beside /workspace and /root,
+   * which the undo's tar does not read). A damaged backup leaves no undo
+   * backup behind (its object is deleted unlisted) and changes nothing.
    */
   async restore(id: string): Promise<RestoreResult> {
     const record = await this.get(id);
-    await this.stage(record);
-    let undo: BackupRecord;
-    try {
-      // The one to restore must outlive the retention run of the undo backup.
-      undo = await this.create("before-restore", [record.id]);
-    } catch (error) {
-      await discardStaging(this.deps.sandbox).catch(() => {});
-      throw error;
+    const started = Date.now();
+    const [staged, taken] = await Promise.allSettled([
+      this.stage(record).finally(() =>
+        console.log(`${this.deps.tag}: restore of ${id} staged in ${Date.now() - started} ms`),
+      ),
+      this.take("before-restore"),
+    ]);
+    if (staged.status === "rejected") {
+      if (taken.status === "fulfilled") await this.deleteObject(taken.value.id);
+      throw staged.reason;
     }
+    if (taken.status === "rejected") {
+      await discardStaging(this.deps.sandbox).catch(() => {});
+      throw taken.reason;
+    }
+    // The one to restore must outlive the retention run of the undo backup.
+    const undo = await this.keep(taken.value, [record.id]);
     await swapStaged(this.deps.sandbox, record.dirs);
     return { restored: record, undo };
+  }
+
+  /** An object no record lists (an undo backup whose restore was refused); kept if R2 refuses, as prune does. */
+  private async deleteObject(id: string): Promise<void> {
+    await this.bucket()
+      .delete(this.key(id))
+      .catch((error: unknown) => console.error(`${this.deps.tag}: unlisted backup ${id} stays: ${describe(error)}`));
   }
 
   /** Unpacks `record` into the staging folder and checks its size and SHA-256; on failure the folder is gone. */
