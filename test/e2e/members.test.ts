@@ -75,6 +75,12 @@ describe("an invited viewer", () => {
     expect(await guest.getByTestId("user-id").textContent()).toBe("Grace Hopper");
     // No Share button for a member.
     expect(await guest.getByTestId("share-button").count()).toBe(0);
+    // Nor the owner's Agents… (MCP tokens), nor an agent panel (an agent writes): the menu has neither.
+    await guest.getByTestId("workspace-menu").click();
+    await guest.getByTestId("backups").waitFor();
+    expect(await guest.getByTestId("agents-open").count()).toBe(0);
+    expect(await guest.getByTestId("agent-chat-open").count()).toBe(0);
+    await guest.getByTestId("workspace-menu").click();
 
     // The file opens, and typing changes nothing.
     await guest.locator('[data-testid="file-tree"] [data-path="notes.txt"]').click();
