@@ -41,8 +41,12 @@ export async function uploadInParts(
   let filled = 0;
   let size = 0;
   const flush = async () => {
+    const body = part.subarray(0, filled);
+    // Hashed a part at a time, not a read at a time: a read is often a few KB,
+    // and each write to the digest is a trip through the runtime's stream machinery.
+    await hasher.write(body);
     await parts.at(-1);
-    const uploading = upload.uploadPart(parts.length + 1, part.subarray(0, filled));
+    const uploading = upload.uploadPart(parts.length + 1, body);
     // Awaited by the next flush or at the end; a failure must not go unhandled in between.
     uploading.catch(() => {});
     parts.push(uploading);
@@ -54,7 +58,6 @@ export async function uploadInParts(
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      await hasher.write(value);
       size += value.byteLength;
       let offset = 0;
       while (offset < value.byteLength) {
