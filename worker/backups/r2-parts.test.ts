@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { uploadInParts } from "./r2-parts";
+import { hashing, uploadInParts } from "./r2-parts";
 
 /** workerd's crypto.DigestStream, for Node: a WritableStream whose `digest` settles when it closes. */
 class NodeDigestStream extends WritableStream<Uint8Array> {
@@ -123,6 +123,35 @@ describe("uploading in parts", () => {
     expect(fake.events.slice(0, 4)).toEqual(["read 1", "start 1", "read 2", "end 1"]);
   });
 
+  it("reads a byte stream (the exec's stdout) straight into the parts, the same bytes and SHA-256", async () => {
+    const fake = fakeBucket();
+    const sizes = [5, 9, 2, 16, 3];
+    const bytes = new Uint8Array(35).map((_, i) => (i * 7) % 253);
+    let offset = 0;
+    const stream = new ReadableStream(
+      {
+        type: "bytes",
+        pull(controller) {
+          const size = sizes.shift();
+          if (size === undefined) {
+            controller.close();
+            // A byte source ends a pending BYOB read itself (a byte stream's rule).
+            controller.byobRequest?.respond(0);
+            return;
+          }
+          controller.enqueue(bytes.slice(offset, offset + size));
+          offset += size;
+        },
+      },
+      { highWaterMark: 0 },
+    ) as ReadableStream<Uint8Array>;
+    const done = uploadInParts(fake.bucket, "k", stream, async () => {}, 8);
+    await fake.drive(done);
+    expect(await done).toEqual({ size: 35, sha256: createHash("sha256").update(bytes).digest("hex") });
+    expect(fake.stored.map((part) => part.length)).toEqual([8, 8, 8, 8, 3]);
+    expect(concat(fake.stored)).toEqual(bytes);
+  });
+
   it("aborts (never completes) when a part is refused or the producer failed", async () => {
     const refused = fakeBucket(2);
     const first = uploadInParts(refused.bucket, "k", chunks([8, 8, 8, 8]).stream, async () => {}, 8);
@@ -144,5 +173,38 @@ describe("uploading in parts", () => {
     await broken.drive(second);
     await expect(second).rejects.toThrow("tar exited with 2");
     expect(broken.events.at(-1)).toBe("abort");
+  });
+});
+
+describe("hashing a backup on its way to the container", () => {
+  it("passes every byte on, in order, and gives its size and SHA-256 (a byte stream and any other)", async () => {
+    const bytes = new Uint8Array(3000).map((_, i) => (i * 13) % 241);
+    const sha256 = createHash("sha256").update(bytes).digest("hex");
+    const byteStream = () => {
+      let offset = 0;
+      return new ReadableStream({
+        type: "bytes",
+        pull(controller) {
+          if (offset >= bytes.length) {
+            controller.close();
+            controller.byobRequest?.respond(0);
+            return;
+          }
+          controller.enqueue(bytes.slice(offset, offset + 700));
+          offset += 700;
+        },
+      }) as ReadableStream<Uint8Array>;
+    };
+    const plain = chunks([1000, 1000, 1000]);
+    const plainSha256 = createHash("sha256").update(plain.bytes).digest("hex");
+    for (const [source, expected, hash] of [
+      [byteStream(), bytes, sha256],
+      [plain.stream, plain.bytes, plainSha256],
+    ] as const) {
+      const hashed = hashing(source);
+      const passed = new Uint8Array(await new Response(hashed.stream).arrayBuffer());
+      expect(passed).toEqual(expected);
+      expect(await hashed.result()).toEqual({ size: 3000, sha256: hash });
+    }
   });
 });

@@ -11,7 +11,7 @@ import { ErrorCode } from "../../protocol/errors";
 import { AppError, describe } from "../errors";
 import type { Sandbox } from "../sandbox/sandbox";
 import { BACKUP_DIRS, discardStaging, extractToStaging, streamArchive, swapStaged } from "./directory-archive";
-import { hashingStream, uploadInParts } from "./r2-parts";
+import { hashing, uploadInParts } from "./r2-parts";
 import { expiredBackups } from "./retention";
 
 const RECORDS_KEY = "backups:records";
@@ -212,10 +212,10 @@ export class WorkspaceBackups {
       await object.body.cancel().catch(() => {});
       throw integrity(`it holds ${object.size} bytes, ${record.size} were stored`);
     }
-    const hashing = hashingStream();
+    const hashed = hashing(object.body);
     try {
-      await extractToStaging(this.deps.sandbox, object.body.pipeThrough(hashing.stream));
-      const got = await withTimeout(hashing.result(), HASH_WAIT_MS);
+      await extractToStaging(this.deps.sandbox, hashed.stream);
+      const got = await withTimeout(hashed.result(), HASH_WAIT_MS);
       if (!got) throw integrity("the archive did not end where it should");
       if (got.size !== record.size || got.sha256 !== record.sha256) {
         throw integrity(`its SHA-256 is ${got.sha256.slice(0, 12)}…, ${record.sha256.slice(0, 12)}… was stored`);
