@@ -160,7 +160,12 @@ export class Workspace extends DurableObject<Env> {
       touch: () => this.lifecycle.activity.touch(),
       tools: agentTools,
     });
-    this.agentChats = new AgentChats({ storage: ctx.storage, env, tools: agentTools });
+    this.agentChats = new AgentChats({
+      storage: ctx.storage,
+      env,
+      tools: agentTools,
+      record: (entry) => this.agents.record(entry),
+    });
     this.previews = new WorkspacePreviews({
       storage: ctx.storage,
       sandbox: this.sandbox,

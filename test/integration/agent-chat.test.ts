@@ -7,6 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { AgentChatView, ChatEntry } from "../../protocol/agent-chat";
+import type { AgentActivity } from "../../protocol/agents";
 import type { Role } from "../../protocol/roles";
 import { api } from "../support/api";
 import { shell, workspaceContainer } from "../support/files";
@@ -112,6 +113,13 @@ describe("the agent panel", () => {
     expect(tools(done).at(-1)).toMatchObject({ toolCallId: call?.toolCallId, status: "rejected" });
     expect(done.entries.at(-1)?.kind).toBe("assistant");
     expect(exists("/workspace/rejected.txt")).toBe(false);
+    // The owner's agent activity lists what the panel ran, and not what it did not.
+    const activity = (await (await ownerApi(`/api/workspaces/${id}/agent-activity`)).json()) as AgentActivity;
+    const panelCalls = activity.entries.filter((entry) => entry.tokenId === "agent-panel");
+    expect(panelCalls).toContainEqual(
+      expect.objectContaining({ tool: "run_command", summary: expect.stringContaining("approved.txt"), outcome: "ok" }),
+    );
+    expect(panelCalls.some((entry) => entry.summary.includes("rejected.txt"))).toBe(false);
   });
 
   it("runs a command as the person edited it, and refuses an edit the tool cannot take", async () => {

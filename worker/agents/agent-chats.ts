@@ -8,8 +8,9 @@ import { ErrorCode } from "../../protocol/errors";
 import { AppError } from "../errors";
 import { AgentChat, type ChatStorage, type ChatTurnTools, type Saved } from "./agent-chat";
 import { type ChatModelEnv, chatModel } from "./chat-model";
-import { approvalFor, chatTools, DATA_RULE } from "./chat-tools";
+import { approvalFor, type ChatToolCall, chatTools, DATA_RULE } from "./chat-tools";
 import { chatView } from "./chat-view";
+import type { ActivityRecord } from "./mcp-server";
 import { AGENT_TOOLS, type ToolContext } from "./tools";
 
 export interface AgentChatsDeps {
@@ -17,9 +18,14 @@ export interface AgentChatsDeps {
   env: ChatModelEnv;
   /** The workspace's features for the tools; `origin` is the IDE's (preview URLs use its scheme). */
   tools: (origin: URL) => Omit<ToolContext, "signal">;
+  /** The agent activity log: the panel's calls are listed with the MCP agents' (Agents…). */
+  record: (entry: ActivityRecord) => void;
 }
 
 const SYSTEM = `You are a coding agent working in a person's cloud workspace (a Linux container; the project is in /workspace). Use the tools to read, search, edit files and run commands; keep answers short. ${DATA_RULE}`;
+
+/** The activity log's "token" for the panel's calls (no token: a person's session, in the panel). */
+export const PANEL_TOKEN_ID = "agent-panel";
 
 /** Keeps an event stream open through proxies that drop idle connections. */
 const HEARTBEAT_MS = 25_000;
@@ -37,7 +43,7 @@ export class AgentChats {
 
   async send(user: string, text: string, origin: URL): Promise<AgentChatView> {
     const chat = this.chat(user);
-    return this.render(await chat.send(text, this.turn(origin)), chat.busy);
+    return this.render(await chat.send(text, this.turn(origin, user)), chat.busy);
   }
 
   /** `edited`: the arguments the person changed, checked against the tool's schema before anything runs. */
@@ -66,7 +72,7 @@ export class AgentChats {
         input = checked.data as Record<string, unknown>;
       }
     }
-    return this.render(await chat.decide(approvalId, approved, this.turn(origin), input), chat.busy);
+    return this.render(await chat.decide(approvalId, approved, this.turn(origin, user), input), chat.busy);
   }
 
   async stop(user: string): Promise<AgentChatView> {
@@ -121,13 +127,24 @@ export class AgentChats {
     return chat;
   }
 
-  private turn(origin: URL): ChatTurnTools {
+  private turn(origin: URL, user: string): ChatTurnTools {
     const model = chatModel(this.deps.env);
     if (!model.ok) throw new AppError(ErrorCode.AGENT_NOT_CONFIGURED, model.problem);
+    const logCall = ({ tool, args, outcome, message, started }: ChatToolCall) =>
+      this.deps.record({
+        at: started,
+        tokenId: PANEL_TOKEN_ID,
+        tokenName: `agent panel (${user})`,
+        tool: tool.name,
+        summary: summaryOf(tool, args),
+        outcome,
+        ...(message ? { message: message.slice(0, 300) } : {}),
+        ms: Date.now() - started,
+      });
     return {
       model: model.model,
       system: SYSTEM,
-      tools: chatTools(this.deps.tools(origin)),
+      tools: chatTools(this.deps.tools(origin), AGENT_TOOLS, logCall),
       approval: (autoApprove) => approvalFor(autoApprove),
     };
   }
@@ -151,4 +168,12 @@ export class AgentChats {
 
 function event(view: AgentChatView): string {
   return `event: view\ndata: ${JSON.stringify(view)}\n\n`;
+}
+
+function summaryOf(tool: (typeof AGENT_TOOLS)[number], args: Record<string, unknown>): string {
+  try {
+    return tool.summarize(args).slice(0, 300);
+  } catch {
+    return "";
+  }
 }

@@ -89,7 +89,8 @@ export class AgentGateway {
     this.inFlight.delete(tokenId);
   }
 
-  private record(entry: ActivityRecord): void {
+  /** Logs a tool call (the MCP endpoint's, and the agent panel's); a failed write is logged, not thrown. */
+  record(entry: ActivityRecord): void {
     this.activity.record(entry).catch((error) => console.error(`agent activity log: ${describe(error)}`));
   }
 }
