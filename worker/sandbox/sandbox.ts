@@ -258,6 +258,8 @@ export class ContainerSandbox implements SandboxControl {
         // Python's returncode is minus the signal that ended the process.
         return code < 0 ? 128 - code : code;
       });
+      // A command cancelled (or its agent gone) ends its output with the reason; nobody may await its exit then.
+      exitCode.catch(() => {});
       return { output: stream.body, exitCode };
     }
     const process = await this.spawn(argv, { env, stderr: "combined" });
