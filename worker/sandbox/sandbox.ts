@@ -337,7 +337,7 @@ export class ContainerSandbox implements SandboxControl {
     const deadline = Date.now() + waitMs;
     for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
       try {
-        const process = await this.startExec(container, argv, execOptions);
+        const process = await container.exec(argv, execOptions);
         // Its end is awaited by whoever needs it; a container removed under it
         // must not make an unread exit an uncaught rejection in the object.
         process.exitCode.catch(() => {});
@@ -424,52 +424,9 @@ export class ContainerSandbox implements SandboxControl {
     return this.container.destroy();
   }
 
-  /**
-   * A snapshot freezes the container (locally `docker commit` pauses it). An
-   * exec whose process is still joining the container at that moment is
-   * frozen half-started, and with it runc, the engine and the snapshot: a
-   * deadlock seen under Docker 20.10 (cgroup v1). So no exec starts while a
-   * snapshot is taken, and a snapshot waits for the execs being started.
-   */
-  async snapshot(): Promise<{ id: string }> {
-    while (this.snapshotting) await this.snapshotting;
-    const taking = (async () => {
-      while (this.execsStarting > 0) {
-        await new Promise<void>((resolve) => {
-          this.execsStarted.push(resolve);
-        });
-      }
-      return this.container.snapshotContainer({ name: "workspace" });
-    })();
-    const settled = taking.then(
-      () => {},
-      () => {},
-    );
-    this.snapshotting = settled;
-    try {
-      return await taking;
-    } finally {
-      if (this.snapshotting === settled) this.snapshotting = undefined;
-    }
+  snapshot(): Promise<{ id: string }> {
+    return this.container.snapshotContainer({ name: "workspace" });
   }
-
-  /** container.exec(), never while a snapshot is taken; counted, so a snapshot waits for it to have started. */
-  private async startExec(container: Container, argv: string[], options: ContainerExecOptions): Promise<ExecProcess> {
-    while (this.snapshotting) await this.snapshotting;
-    this.execsStarting++;
-    try {
-      return await container.exec(argv, options);
-    } finally {
-      this.execsStarting--;
-      if (this.execsStarting === 0) for (const resolve of this.execsStarted.splice(0)) resolve();
-    }
-  }
-
-  /** Set while a snapshot is taken: execs wait for it. */
-  private snapshotting: Promise<void> | undefined;
-  /** container.exec() calls that have not answered yet. */
-  private execsStarting = 0;
-  private execsStarted: (() => void)[] = [];
 
   setInactivityTimeout(ms: number): Promise<void> {
     return this.container.setInactivityTimeout(ms);
