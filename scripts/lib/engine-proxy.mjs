@@ -39,6 +39,26 @@ const MAX_BODY = 1024 * 1024 * 1024;
  * @typedef {{ Memory: number, MemorySwap: number, NanoCpus: number, PidsLimit: number }} Limits
  */
 
+const COMMIT_PATH = /^(?:\/v[\d.]+)?\/commit(?:\?|$)/;
+
+/**
+ * The request path to send for `method path`: a snapshot's `docker commit`
+ * goes without pausing the container. A paused container freezes an exec
+ * that is still joining it (workerd runs one to kill an exec'd process),
+ * and under Docker 20.10 with cgroup v1 runc, the engine, the commit and
+ * the Durable Object waiting on it then hang for good (seen in our runs).
+ * Unpaused, files written during the commit may or may not be in it, as
+ * with any copy of a live folder; the Worker saves again later.
+ * @param {string | undefined} method
+ * @param {string} path
+ */
+export function rewritePath(method, path) {
+  if (method !== "POST" || !COMMIT_PATH.test(path)) return path;
+  const url = new URL(path, "http://engine");
+  url.searchParams.set("pause", "false");
+  return `${url.pathname}${url.search}`;
+}
+
 /** The machine env var the Worker starts a container with (worker/lifecycle/lifecycle.ts). */
 const MACHINE_ENV = "CLOUD_IDE_MACHINE=";
 
@@ -216,7 +236,8 @@ export async function startEngineProxy({ env, limits, log = () => {}, egressGate
     }
     await new Promise((resolve, reject) => {
       let answered = false;
-      const upstreamRequest = http.request({ ...upstream, method: req.method, path: req.url, headers, agent: false });
+      const path = rewritePath(req.method, req.url ?? "/");
+      const upstreamRequest = http.request({ ...upstream, method: req.method, path, headers, agent: false });
       upstreamRequest.on("response", (upstreamResponse) => {
         answered = true;
         res.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.rawHeaders);

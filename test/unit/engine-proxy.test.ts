@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { engineAddress, rewriteCreate } from "../../scripts/lib/engine-proxy.mjs";
+import { engineAddress, rewriteCreate, rewritePath } from "../../scripts/lib/engine-proxy.mjs";
 import { configuredInstanceType, dockerLimits } from "../../scripts/lib/instance-types.mjs";
 
 const limits = dockerLimits("standard-1");
@@ -52,6 +52,26 @@ describe("what the engine proxy changes in the containers workerd creates", () =
   it("leaves other containers alone (workerd's snapshot copy helpers)", () => {
     const helper = { Image: "x", Entrypoint: ["/bin/cp"], HostConfig: { Binds: ["a:/src:ro"] } };
     expect(rewriteCreate("", helper, limits)).toEqual(helper);
+  });
+
+  it("takes a snapshot's commit without pausing the container, and passes every other path as it came", () => {
+    const commit = "/v1.41/commit?container=workerd-ide-Workspace-1&repo=workerd-container-snap-1&pause=true";
+    const sent = new URL(rewritePath("POST", commit), "http://engine");
+    expect(sent.pathname).toBe("/v1.41/commit");
+    expect(sent.searchParams.get("pause")).toBe("false");
+    expect(sent.searchParams.get("container")).toBe("workerd-ide-Workspace-1");
+    expect(sent.searchParams.get("repo")).toBe("workerd-container-snap-1");
+    expect(new URL(rewritePath("POST", "/commit?container=c"), "http://engine").searchParams.get("pause")).toBe(
+      "false",
+    );
+    const others: [string, string][] = [
+      ["POST", "/v1.41/containers/c/pause"],
+      ["GET", "/v1.41/commit?container=c"],
+      ["POST", "/v1.41/containers/create?name=commit"],
+    ];
+    for (const [method, path] of others) {
+      expect(rewritePath(method, path)).toBe(path);
+    }
   });
 
   it("finds the engine where wrangler would", () => {
