@@ -234,20 +234,12 @@ describe("the resident agent", { timeout: 60_000 }, () => {
     await expect(client.call("stat", [at("src/a.txt")])).resolves.toMatchObject({ size: 6 });
   });
 
-  it("runs a short command to completion: its exit code and output, in its cwd with its env", async () => {
-    await expect(client.call("run", ["{}", "sh", "-c", "echo out; echo err >&2; exit 3"])).resolves.toEqual({
+  it("runs a short command to completion: its exit code and output", async () => {
+    await expect(client.call("run", ["sh", "-c", "echo out; echo err >&2; exit 3"])).resolves.toEqual({
       exitCode: 3,
       stdout: "out\n",
       stderr: "err\n",
     });
-    const options = JSON.stringify({ cwd: at("src"), env: { GREETING: "hi" } });
-    await expect(client.call("run", [options, "sh", "-c", 'echo "$GREETING"; cat a.txt'])).resolves.toEqual({
-      exitCode: 0,
-      stdout: "hi\ninside",
-      stderr: "",
-    });
-    // A program that is not there is the agent's refusal (exec then runs it and says what is wrong).
-    await expect(client.call("run", ["{}", "no-such-program-here"])).rejects.toMatchObject({ code: "ENOENT" });
   });
 
   it("streams change events in inotifywait's format until cancelled", async () => {

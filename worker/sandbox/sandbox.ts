@@ -8,13 +8,7 @@
  * lifecycle alone also uses {@link SandboxControl} (start, stop, snapshot).
  */
 import { ErrorCode } from "../../protocol/errors";
-import {
-  AgentClient,
-  type AgentConnection,
-  AgentRequestError,
-  AgentStoppedError,
-  AgentUnavailableError,
-} from "../agent/agent-client";
+import { AgentClient, type AgentConnection, AgentUnavailableError } from "../agent/agent-client";
 import { AGENT_SCRIPT } from "../agent/agent-script";
 import { AppError, describe } from "../errors";
 import { WORKSPACE_ROOT } from "./environment";
@@ -204,9 +198,9 @@ export class ContainerSandbox implements SandboxControl {
   }
 
   /**
-   * `run` and `stdout` for the steps right after a start: the resident agent
-   * is started first if it is not up yet (run() only uses one already up),
-   * by exec when it cannot start. Neither ever wakes the container.
+   * `run` and `stdout` for short commands through the resident agent (one
+   * process start fewer each: the steps after a start use it), by exec when
+   * the agent cannot start. Neither ever wakes the container.
    */
   readonly quick: Pick<Sandbox, "run" | "stdout"> = {
     run: (argv) => this.runQuick(argv),
@@ -218,33 +212,12 @@ export class ContainerSandbox implements SandboxControl {
   };
 
   private async runQuick(argv: string[]): Promise<RunResult> {
-    const started = await this.agent.start().then(
-      () => true,
-      () => false,
-    );
-    return (started && (await this.runViaAgent(argv, {}))) || this.run(argv, { wake: false });
-  }
-
-  /**
-   * A short command through the resident agent: no process start per call
-   * (on Cloudflare, no round trip to the container host either). Undefined
-   * when exec must run it instead: an option only exec has, no agent up, or
-   * an agent that stopped or could not start the command (exec then runs it
-   * as before, and says what is wrong, e.g. a cwd that does not exist).
-   */
-  private async runViaAgent(argv: string[], options: ExecOptions): Promise<RunResult | undefined> {
-    const { cwd, env, stdin, user, pty, signal, stderr } = options;
-    if (!this.running || !this.agent.running || stdin || user || pty || signal || stderr === "combined") {
-      return undefined;
-    }
     try {
-      const result = (await this.agent.call("run", [JSON.stringify({ cwd, env }), ...argv])) as RunResult;
-      // Python's returncode is minus the signal that ended the process; a shell's is 128 + it.
-      return result.exitCode < 0 ? { ...result, exitCode: 128 - result.exitCode } : result;
-    } catch (error) {
-      if (error instanceof AgentRequestError || error instanceof AgentStoppedError) return undefined;
-      throw error;
+      await this.agent.start();
+    } catch {
+      return this.run(argv, { wake: false });
     }
+    return (await this.agent.call("run", argv)) as RunResult;
   }
 
   async command(argv: string[], { env = {}, signal }: CommandOptions = {}): Promise<CommandProcess> {
@@ -355,8 +328,6 @@ export class ContainerSandbox implements SandboxControl {
   }
 
   async run(argv: string[], options: ExecOptions = {}): Promise<RunResult> {
-    const viaAgent = await this.runViaAgent(argv, options);
-    if (viaAgent) return viaAgent;
     const output = await (await this.exec(argv, options)).output();
     const decoder = new TextDecoder();
     return { exitCode: output.exitCode, stdout: decoder.decode(output.stdout), stderr: decoder.decode(output.stderr) };
