@@ -270,7 +270,11 @@ describe("what a workspace reaches on this machine, in every network mode (issue
     await setPolicy("allowlist", true);
     expectNothingReached("allowlist, after open");
     for (const host of ["127.0.0.1", "0x7f.0.0.1", "2130706433", "127.1"]) {
-      const answer = sh(a, `curl -s -m 10 -H 'Host: ${host}:${inject("port")}' http://11.0.0.1/api/health`);
+      // curl's own error and exit code are part of the answer, so a failure says how the request ended.
+      const answer = sh(
+        a,
+        `curl -sS -m 20 -H 'Host: ${host}:${inject("port")}' http://11.0.0.1/api/health 2>&1 || echo "curl exit $?"`,
+      );
       expect(answer, host).toMatch(/Blocked by the IDE/);
     }
   });
