@@ -25,8 +25,25 @@ export async function startDevServer(env, { verbose = false, logFile } = {}) {
   const stateDir = mkdtempSync(join(tmpdir(), "cloud-ide-state-"));
   // What this run's containers make, and only that, is removed at the end.
   const ledger = startImageLedger(workerName);
-  // workerd reaches Docker through this (loopback-only sidecar ports, container limits).
-  const engine = await startEngineProxy({ env, limits: dockerLimits(configuredInstanceType(ROOT)) });
+  const output = [];
+  const log = logFile ? createWriteStream(logFile) : undefined;
+  const keep = (chunk) => {
+    const text = chunk.toString();
+    output.push(text);
+    if (output.length > 200) output.shift();
+    if (verbose) process.stderr.write(chunk);
+    if (log) {
+      const time = new Date().toISOString().slice(11, 23);
+      log.write(text.replace(/^(?=.)/gm, `${time} `));
+    }
+  };
+  // workerd reaches Docker through this (loopback-only sidecar ports, container limits); what it
+  // logs (a Docker call left unanswered) goes into the server's output.
+  const engine = await startEngineProxy({
+    env,
+    limits: dockerLimits(configuredInstanceType(ROOT)),
+    log: (message) => keep(`${message}\n`),
+  });
   // --bypass-lock: a test run may share the project with a running `npm start`.
   const server = spawn("vite", ["dev", "--bypass-lock"], {
     cwd: ROOT,
@@ -43,18 +60,6 @@ export async function startDevServer(env, { verbose = false, logFile } = {}) {
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
-  const output = [];
-  const log = logFile ? createWriteStream(logFile) : undefined;
-  const keep = (chunk) => {
-    const text = chunk.toString();
-    output.push(text);
-    if (output.length > 200) output.shift();
-    if (verbose) process.stderr.write(chunk);
-    if (log) {
-      const time = new Date().toISOString().slice(11, 23);
-      log.write(text.replace(/^(?=.)/gm, `${time} `));
-    }
-  };
   server.stdout.on("data", keep);
   server.stderr.on("data", keep);
 

@@ -32,6 +32,8 @@ const CREATE_PATH = /^(?:\/v[\d.]+)?\/containers\/create(?:\?|$)/;
 const DELETED_KILL = /^(?:\/v[\d.]+)?\/containers\/(workerd-[^/?]+)\/kill\?(?:.*&)?signal=SIGPWR(?:&|$)/;
 /** How long the proxy waits for a deleted workspace's container to go before it removes the sidecar anyway. */
 const SIDECAR_REMOVAL_WAIT_MS = 120_000;
+/** After this long (and again each time it passes) an unanswered Docker call is logged. */
+const SLOW_REQUEST_MS = 30_000;
 /** workerd holds each request body in memory too (a directory snapshot's tar is at most 1 GiB). */
 const MAX_BODY = 1024 * 1024 * 1024;
 
@@ -199,6 +201,15 @@ export async function startEngineProxy({ env, limits, log = () => {}, egressGate
   const gate = egressGate ? await startGate(upstream, log) : { env: [], close: async () => {} };
 
   const server = http.createServer((req, res) => {
+    // A Docker call that takes this long is what a hung workspace waits on: say which.
+    // (A container's plain /wait is its monitor: it lasts as long as the container.)
+    const started = Date.now();
+    const monitor = /\/containers\/[^/]+\/wait$/.test(req.url ?? "");
+    const slow = setInterval(() => {
+      if (monitor) return;
+      log(`engine proxy: ${req.method} ${req.url} unanswered after ${Math.round((Date.now() - started) / 1000)} s`);
+    }, SLOW_REQUEST_MS);
+    res.on("close", () => clearInterval(slow));
     forward(req, res).catch((error) => {
       log(`engine proxy: ${req.method} ${req.url}: ${error.message}`);
       if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" });
@@ -214,10 +225,9 @@ export async function startEngineProxy({ env, limits, log = () => {}, egressGate
     const deleted = req.method === "POST" ? DELETED_KILL.exec(req.url ?? "")?.[1] : undefined;
     if (deleted && !deleted.endsWith("-proxy")) {
       // Not passed on: the container is about to be removed, or already is.
-      // 200, not Docker's 204: workerd then logs "Stopping container failed with:" (it takes only 204 or
-      // 409), but with 204 a workspace's deletion hung now and then (integration runs, 5 minutes, not found).
+      // Answered as Docker answers a kill (204): workerd throws on any other status.
       await readBody(req);
-      res.writeHead(200, { "content-length": "0" }).end();
+      res.writeHead(204).end();
       removeSidecarOf(decodeURIComponent(deleted));
       return;
     }
