@@ -129,7 +129,7 @@ export function IdeLayout({
         footer={<LanguagePanel services={lsp.services} editor={editor} action={lsp.action} />}
       />
     ),
-    terminal: <TerminalPanel terminals={api.terminals} onConnected={onTerminalConnected} />,
+    terminal: <TerminalPanel terminals={api.terminals} onConnected={onTerminalConnected} readOnly={readOnly} />,
     preview: <PreviewPane previews={api.previews} />,
   };
   const pickers = <Pickers search={api.search} editor={editor} events={files.events} />;

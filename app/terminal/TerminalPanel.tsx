@@ -17,8 +17,11 @@ import "./terminal.css";
 export function TerminalPanel({
   terminals,
   onConnected,
+  readOnly = false,
 }: {
   terminals: TerminalsApi;
+  /** A viewer's terminals: output only (the server drops their keystrokes); the tabs say so. */
+  readOnly?: boolean;
   /** A terminal (re)connected: the container may be a new one, so the page looks at the status again. */
   onConnected?: () => void;
 }) {
@@ -104,6 +107,7 @@ export function TerminalPanel({
         names={names ?? []}
         active={active}
         states={states}
+        readOnly={readOnly}
         onActivate={activate}
         onClose={(name) => void closeTerminal(name)}
         onNew={addTerminal}

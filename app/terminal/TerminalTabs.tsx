@@ -13,6 +13,7 @@ export function TerminalTabs({
   names,
   active,
   states,
+  readOnly,
   onActivate,
   onClose,
   onNew,
@@ -21,6 +22,8 @@ export function TerminalTabs({
   names: readonly string[];
   active: string;
   states: Record<string, ConnectionState>;
+  /** Shown as a lasting badge: a note written into the terminal would be drawn over by tmux. */
+  readOnly: boolean;
   onActivate: (name: string) => void;
   onClose: (name: string) => void;
   onNew: () => void;
@@ -75,6 +78,15 @@ export function TerminalTabs({
         <span aria-hidden="true">⌕</span>
         <span className="label">Search</span>
       </button>
+      {readOnly && (
+        <span
+          className="terminal-read-only"
+          data-testid="terminal-read-only"
+          title="You are a viewer here: what you type is not sent."
+        >
+          Read-only
+        </span>
+      )}
       <span className={`connection-status state-${state}`} data-testid="connection-status" data-state={state}>
         {STATE_LABEL[state]}
       </span>
