@@ -5,6 +5,7 @@
  * user meets first: sign in, a terminal, files, a preview, git, the network
  * policy. The other tiers test each flow in depth under `vite dev`.
  */
+import { readFileSync, statSync } from "node:fs";
 import { request } from "node:http";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import type { DirectoryListing } from "../../protocol/files";
@@ -173,5 +174,27 @@ describe("the production bundle under wrangler dev", () => {
     });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ code: "INVALID_NETWORK_POLICY" });
+  });
+
+  it("deletes a running workspace with no exception escaping into the server's log (issue 19)", async () => {
+    const doomed = await createWorkspace("deployed delete");
+    expect((await ownerApi(`/api/workspaces/${doomed}/wake`, { method: "POST" })).status).toBe(200);
+    const log = inject("serverLog");
+    const logStart = statSync(log).size;
+    const deleted = await ownerApi(`/api/workspaces/${doomed}`, { method: "DELETE" });
+    expect(deleted.status).toBe(204);
+    // wrangler logs the request once it is answered: everything the delete did is in the log before that line.
+    const answered = `DELETE /api/workspaces/${doomed} 204`;
+    let written = "";
+    for (let tries = 0; tries < 50 && !written.includes(answered); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      written = readFileSync(log).subarray(logStart).toString("utf8");
+    }
+    expect(written).toContain(answered);
+    // The deletion's kill is sent without waiting for it: give its answer a moment to land in the log too.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    written = readFileSync(log).subarray(logStart).toString("utf8");
+    expect(written).not.toMatch(/Uncaught|ERROR/);
+    expect((await ownerApi(`/api/workspaces/${doomed}/status`)).status).toBe(404);
   });
 });
