@@ -5,7 +5,7 @@
 // (a MutationObserver). The references run in the same page at the same
 // moment: the save's own PUT from the page, and the terminal's output of the
 // command that made the change (read once a frame, so up to 16 ms late).
-import { chromium } from "playwright-core";
+import { launchChromium, openIdePage } from "./lib/browser.mjs";
 import { signIn } from "./lib/session.mjs";
 
 export const title = "Editor in Chromium";
@@ -24,22 +24,14 @@ export async function run({ baseUrl }) {
     method: "POST",
     body: { name: "bench editor", template: "empty" },
   });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-  });
+  const browser = await launchChromium();
   try {
     const put = await session.fetch(`/api/workspaces/${id}/files/content?path=${FILE}`, {
       method: "PUT",
       body: "one\n",
     });
     if (!put.ok) throw new Error(`writing ${FILE}: ${put.status} ${await put.text()}`);
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    const [name, value] = session.cookie.split("=");
-    await context.addCookies([{ name, value, url: baseUrl }]);
-    const page = await context.newPage();
-    await page.goto(new URL(`/workspaces/${id}`, baseUrl).toString());
-    await page.locator('[data-testid="connection-status"][data-state="connected"]').waitFor({ timeout: 120_000 });
+    const page = await openIdePage(browser, baseUrl, session, id);
     await page.locator(`[data-testid="file-tree"] [data-path="${FILE}"]`).click({ timeout: 60_000 });
     await page.locator('[data-testid="code-editor"] .cm-content').getByText("one").waitFor();
     const hasHooks = await page.evaluate(() => typeof window.__cloudIde?.terminalText === "function");

@@ -10,8 +10,8 @@
 import { execFileSync } from "node:child_process";
 import { lookup } from "node:dns";
 import { Agent, request } from "node:http";
-import { chromium } from "playwright-core";
 import { alternate, percentileName } from "./lib/alternate.mjs";
+import { launchChromium } from "./lib/browser.mjs";
 import { tunnelToContainerPort } from "./lib/dev-server-tunnel.mjs";
 import { signIn } from "./lib/session.mjs";
 
@@ -234,22 +234,6 @@ async function timeHotReloads(browser, container, previewUrl, directUrl) {
     await pages[name].close();
   }
   return result;
-}
-
-function launchChromium() {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--headless=new",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
 }
 
 /**

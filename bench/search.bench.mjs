@@ -7,8 +7,8 @@
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import { chromium } from "playwright-core";
 import { percentileName } from "./lib/alternate.mjs";
+import { launchChromium, openIdePage } from "./lib/browser.mjs";
 import { signIn } from "./lib/session.mjs";
 import { findContainer } from "./lib/workspace-container.mjs";
 
@@ -149,17 +149,9 @@ async function measureIndex(session, id, container) {
  * fuzzysort alone on the same 10,000 paths in the same page.
  */
 async function measureKeystrokes(baseUrl, session, id) {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-  });
+  const browser = await launchChromium();
   try {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    const [name, value] = session.cookie.split("=");
-    await context.addCookies([{ name, value, url: baseUrl }]);
-    const page = await context.newPage();
-    await page.goto(new URL(`/workspaces/${id}`, baseUrl).toString());
-    await page.locator('[data-testid="connection-status"][data-state="connected"]').waitFor({ timeout: 120_000 });
+    const page = await openIdePage(browser, baseUrl, session, id);
     await page.locator('[data-testid="file-tree"] [role="tree"]').click();
     await page.keyboard.press("Control+P");
     const input = page.getByRole("combobox", { name: "Go to file" });
