@@ -1,59 +1,13 @@
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { AgentChat, type ChatStorage, type ChatTurnTools } from "./agent-chat";
-import { approvalFor, chatTools, DATA_RULE } from "./chat-tools";
-import type { AgentTool, ToolContext } from "./tools";
+import { AgentChat } from "./agent-chat";
+import { memoryStorage, recordingCommand, say, toolCalls, turnOver } from "./chat-test-fixture";
 
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
-const callCommand = {
-  content: [{ type: "tool-call" as const, toolCallId: "c1", toolName: "run_command", input: '{"text":"make"}' }],
-  finishReason: { unified: "tool-calls" as const, raw: undefined },
-  usage,
-  warnings: [],
-};
-const say = (text: string) => ({
-  content: [{ type: "text" as const, text }],
-  finishReason: { unified: "stop" as const, raw: undefined },
-  usage,
-  warnings: [],
-});
-
-/** Storage as the Durable Object's: values copied in and out (structured clone). */
-function memoryStorage(): ChatStorage {
-  const map = new Map<string, unknown>();
-  return {
-    get: async <T>(key: string) => structuredClone(map.get(key)) as T | undefined,
-    put: async (key, value) => void map.set(key, structuredClone(value)),
-  };
-}
+const callCommand = toolCalls([["c1", "run_command", { text: "make" }]]);
 
 function setup(model: MockLanguageModelV4) {
   const runs: string[] = [];
-  const registry: AgentTool[] = [
-    {
-      name: "run_command",
-      title: "run",
-      description: "run",
-      scope: "write",
-      input: z.object({ text: z.string() }),
-      summarize: () => "",
-      run: async (args) => {
-        runs.push(String(args.text));
-        return "ok";
-      },
-    },
-  ];
-  const turn: ChatTurnTools = {
-    model,
-    system: DATA_RULE,
-    tools: chatTools({} as Omit<ToolContext, "signal">, registry),
-    approval: (auto) => approvalFor(auto, registry),
-  };
-  return { runs, turn };
+  return { runs, turn: turnOver(model, [recordingCommand(runs, () => "ok")]) };
 }
 
 describe("a conversation with the agent", () => {

@@ -1,61 +1,20 @@
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { AgentChat, type ChatStorage, type ChatTurnTools } from "./agent-chat";
-import { approvalFor, chatTools, DATA_RULE } from "./chat-tools";
+import { AgentChat } from "./agent-chat";
+import {
+  runCall as call,
+  commandTool,
+  memoryStorage,
+  recordingCommand,
+  say,
+  toolCalls,
+  turnOver,
+} from "./chat-test-fixture";
 import { chatEntries } from "./chat-view";
-import type { AgentTool, ToolContext } from "./tools";
+import type { AgentTool } from "./tools";
 
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
-const call = (id: string, text: string) => ({
-  content: [
-    { type: "text" as const, text: "Running it." },
-    { type: "tool-call" as const, toolCallId: id, toolName: "run_command", input: JSON.stringify({ text }) },
-  ],
-  finishReason: { unified: "tool-calls" as const, raw: undefined },
-  usage,
-  warnings: [],
-});
-const say = (text: string) => ({
-  content: [{ type: "text" as const, text }],
-  finishReason: { unified: "stop" as const, raw: undefined },
-  usage,
-  warnings: [],
-});
-
-function memoryStorage(): ChatStorage {
-  const map = new Map<string, unknown>();
-  return {
-    get: async <T>(key: string) => structuredClone(map.get(key)) as T | undefined,
-    put: async (key, value) => void map.set(key, structuredClone(value)),
-  };
-}
-
-function turnWith(model: MockLanguageModelV4, runs: string[] = []): ChatTurnTools {
-  const registry: AgentTool[] = [
-    {
-      name: "run_command",
-      title: "run",
-      description: "run",
-      scope: "write",
-      input: z.object({ text: z.string() }),
-      summarize: () => "",
-      run: async (args) => {
-        runs.push(String(args.text));
-        return `ran ${String(args.text)}`;
-      },
-    },
-  ];
-  return {
-    model,
-    system: DATA_RULE,
-    tools: chatTools({} as Omit<ToolContext, "signal">, registry),
-    approval: (auto) => approvalFor(auto, registry),
-  };
-}
+const turnWith = (model: MockLanguageModelV4, runs: string[] = []) => turnOver(model, [recordingCommand(runs)]);
 
 describe("the conversation as the panel shows it", () => {
   it("shows the person's message, the agent's text, and each call pending, rejected or done with its output", async () => {
@@ -140,15 +99,10 @@ describe("stopping a turn", () => {
 describe("answering approvals", () => {
   it("runs the approved one of two calls of a step, not the rejected one, once both are answered", async () => {
     const runs: string[] = [];
-    const two = {
-      content: [
-        { type: "tool-call" as const, toolCallId: "a", toolName: "run_command", input: '{"text":"one"}' },
-        { type: "tool-call" as const, toolCallId: "b", toolName: "run_command", input: '{"text":"two"}' },
-      ],
-      finishReason: { unified: "tool-calls" as const, raw: undefined },
-      usage,
-      warnings: [],
-    };
+    const two = toolCalls([
+      ["a", "run_command", { text: "one" }],
+      ["b", "run_command", { text: "two" }],
+    ]);
     const model = new MockLanguageModelV4({ doGenerate: [two, say("One ran.")] });
     const turn = turnWith(model, runs);
     const chat = new AgentChat(memoryStorage(), "chat:u1");
@@ -168,27 +122,17 @@ describe("answering approvals", () => {
   it("runs what the person edited (checked by the tool's schema, defaults filled in), and shows the call as edited", async () => {
     const runs: string[] = [];
     const registry: AgentTool[] = [
-      {
-        name: "run_command",
-        title: "run",
-        description: "run",
-        scope: "write",
-        // A default, as the real tools have: the AI SDK checks the approved input against the schema's output.
-        input: z.object({ text: z.string(), cwd: z.string().default(".") }),
-        summarize: () => "",
-        run: async (args) => {
+      // A default, as the real tools have: the AI SDK checks the approved input against the schema's output.
+      commandTool(
+        async (args) => {
           runs.push(`${String(args.text)} in ${String(args.cwd)}`);
           return "ran";
         },
-      },
+        z.object({ text: z.string(), cwd: z.string().default(".") }),
+      ),
     ];
     const model = new MockLanguageModelV4({ doGenerate: [call("c1", "rm -rf build"), say("Done.")] });
-    const turn: ChatTurnTools = {
-      model,
-      system: DATA_RULE,
-      tools: chatTools({} as Omit<ToolContext, "signal">, registry),
-      approval: (auto) => approvalFor(auto, registry),
-    };
+    const turn = turnOver(model, registry);
     const chat = new AgentChat(memoryStorage(), "chat:u1");
     const { pending } = await chat.send("clean", turn);
     expect(pending[0]?.input).toEqual({ text: "rm -rf build", cwd: "." });
@@ -207,25 +151,12 @@ describe("answering approvals", () => {
 describe("a call that cannot run", () => {
   it("shows as failed, with why", async () => {
     const registry: AgentTool[] = [
-      {
-        name: "run_command",
-        title: "run",
-        description: "run",
-        scope: "write",
-        input: z.object({ text: z.string() }),
-        summarize: () => "",
-        run: async () => {
-          throw new Error("the container is gone");
-        },
-      },
+      commandTool(async () => {
+        throw new Error("the container is gone");
+      }),
     ];
     const model = new MockLanguageModelV4({ doGenerate: [call("c1", "make"), say("It failed.")] });
-    const turn: ChatTurnTools = {
-      model,
-      system: DATA_RULE,
-      tools: chatTools({} as Omit<ToolContext, "signal">, registry),
-      approval: (auto) => approvalFor(auto, registry),
-    };
+    const turn = turnOver(model, registry);
     const chat = new AgentChat(memoryStorage(), "chat:u1");
     const { pending } = await chat.send("build", turn);
     const done = await chat.decide(pending[0]?.approvalId ?? "", true, turn);
@@ -249,19 +180,9 @@ describe("a turn's progress", () => {
         run: async (args) => `contents of ${String(args.path)}`,
       },
     ];
-    const read = {
-      content: [{ type: "tool-call" as const, toolCallId: "r1", toolName: "read_file", input: '{"path":"a.txt"}' }],
-      finishReason: { unified: "tool-calls" as const, raw: undefined },
-      usage,
-      warnings: [],
-    };
+    const read = toolCalls([["r1", "read_file", { path: "a.txt" }]]);
     const model = new MockLanguageModelV4({ doGenerate: [read, say("It says hello.")] });
-    const turn: ChatTurnTools = {
-      model,
-      system: DATA_RULE,
-      tools: chatTools({} as Omit<ToolContext, "signal">, registry),
-      approval: (auto) => approvalFor(auto, registry),
-    };
+    const turn = turnOver(model, registry);
     const seen: { running: boolean; entries: ReturnType<typeof chatEntries> }[] = [];
     const chat = new AgentChat(memoryStorage(), "chat:u1", (saved, running) =>
       seen.push({ running, entries: chatEntries(saved) }),

@@ -1,0 +1,77 @@
+// What the agent panel's unit tests share: a scripted model's steps, the
+// Durable Object's storage in memory, and a turn over a tool registry.
+// Imported by tests only.
+import type { MockLanguageModelV4 } from "ai/test";
+import { z } from "zod";
+import type { ChatStorage, ChatTurnTools } from "./agent-chat";
+import { approvalFor, chatTools, DATA_RULE } from "./chat-tools";
+import type { AgentTool, ToolContext } from "./tools";
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
+
+/** One model step that calls tools: `[id, tool, input]` each, after an optional text. */
+export function toolCalls(calls: [id: string, tool: string, input: object][], text?: string) {
+  return {
+    content: [
+      ...(text === undefined ? [] : [{ type: "text" as const, text }]),
+      ...calls.map(([toolCallId, toolName, input]) => ({
+        type: "tool-call" as const,
+        toolCallId,
+        toolName,
+        input: JSON.stringify(input),
+      })),
+    ],
+    finishReason: { unified: "tool-calls" as const, raw: undefined },
+    usage,
+    warnings: [],
+  };
+}
+
+/** A step that says "Running it." and calls run_command with `text`. */
+export const runCall = (id: string, text: string) => toolCalls([[id, "run_command", { text }]], "Running it.");
+
+/** A last step: text, and the turn ends. */
+export const say = (text: string) => ({
+  content: [{ type: "text" as const, text }],
+  finishReason: { unified: "stop" as const, raw: undefined },
+  usage,
+  warnings: [],
+});
+
+/** Storage as the Durable Object's: values copied in and out (structured clone). */
+export function memoryStorage(): ChatStorage {
+  const map = new Map<string, unknown>();
+  return {
+    get: async <T>(key: string) => structuredClone(map.get(key)) as T | undefined,
+    put: async (key, value) => void map.set(key, structuredClone(value)),
+  };
+}
+
+/** A write tool named run_command that `run`s its `text`. */
+export function commandTool(
+  run: (args: Record<string, unknown>) => Promise<string>,
+  input = z.object({ text: z.string() }),
+): AgentTool {
+  return { name: "run_command", title: "run", description: "run", scope: "write", input, summarize: () => "", run };
+}
+
+/** run_command that records each text it runs in `runs` and answers `answer`. */
+export function recordingCommand(runs: string[], answer = (text: string) => `ran ${text}`): AgentTool {
+  return commandTool(async (args) => {
+    runs.push(String(args.text));
+    return answer(String(args.text));
+  });
+}
+
+/** A turn of `model` over `registry`, with the panel's approval rule and data rule. */
+export function turnOver(model: MockLanguageModelV4, registry: AgentTool[]): ChatTurnTools {
+  return {
+    model,
+    system: DATA_RULE,
+    tools: chatTools({} as Omit<ToolContext, "signal">, registry),
+    approval: (auto) => approvalFor(auto, registry),
+  };
+}
