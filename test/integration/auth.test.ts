@@ -1,3 +1,4 @@
+import { execFile, execFileSync } from "node:child_process";
 import { describe, expect, inject, it } from "vitest";
 import { signSession } from "../../worker/auth/session-token";
 import { api } from "../support/api";
@@ -237,6 +238,27 @@ describe("workspaces", () => {
       await new Promise((r) => setTimeout(r, 500));
     }
   });
+
+  it("deleting a workspace whose container is being removed from outside answers, and leaves no sidecar", async () => {
+    const id = await createWorkspace("removed from outside");
+    const before = new Set(runContainers());
+    expect((await ownerApi(`/api/workspaces/${id}/wake`, { method: "POST" })).status).toBe(200);
+    const [container] = runContainers().filter((name) => !before.has(name));
+    expect(container).toBeDefined();
+    // docker rm -f and the deletion at once: workerd's own destroy went unanswered for minutes in such a race.
+    const removing = new Promise((resolve) => {
+      execFile("docker", ["rm", "-f", container as string], () => resolve(undefined));
+    });
+    const deleted = await ownerApi(`/api/workspaces/${id}`, { method: "DELETE" });
+    await removing;
+    expect(deleted.status).toBe(204);
+    expect((await ownerApi(`/api/workspaces/${id}/status`)).status).toBe(404);
+    const sidecars = () =>
+      execFileSync("docker", ["ps", "-a", "--format", "{{.Names}}", "--filter", `name=${container}-proxy`], {
+        encoding: "utf8",
+      }).trim();
+    await expect.poll(sidecars, { timeout: 30_000, interval: 500 }).toBe("");
+  }, 120_000);
 
   it("answers bad input with a clear code and changes nothing", async () => {
     const id = await createWorkspace("keep me");

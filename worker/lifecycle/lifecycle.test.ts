@@ -3,7 +3,7 @@
  * container (pure logic: no Docker). The fake keeps a disk of file names so
  * a test can see what a snapshot holds and what a write lost.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { BackupReason, BackupRecord } from "../../protocol/backups";
 import { AlarmScheduler } from "../alarms";
 import { AppError } from "../errors";
@@ -15,7 +15,14 @@ import type {
   SandboxProcess,
   SpawnedProcess,
 } from "../sandbox/sandbox";
-import { type FileBackups, Lifecycle, type LifecycleDeps, type StartOptions, type StartTimings } from "./lifecycle";
+import {
+  type FileBackups,
+  Lifecycle,
+  type LifecycleDeps,
+  RETIRE_DESTROY_MS,
+  type StartOptions,
+  type StartTimings,
+} from "./lifecycle";
 import { canTransition } from "./state";
 
 function deferred<T = void>() {
@@ -436,6 +443,34 @@ describe("the lifecycle", () => {
     expect(sandbox.intercepts).toEqual(["uname"]);
     expect(sandbox.disk.has("work")).toBe(true);
     expect(lifecycle.kind).toBe("running");
+  });
+
+  it("deleting does not hang on a container removal that never answers, and fails if the removal fails", async () => {
+    vi.useFakeTimers();
+    try {
+      const { lifecycle, sandbox } = setup();
+      await lifecycle.ensureRunning();
+      sandbox.destroy = () => new Promise<void>(() => {});
+      let done = false;
+      const retired = lifecycle.retire().then(() => {
+        done = true;
+      });
+      await vi.advanceTimersByTimeAsync(RETIRE_DESTROY_MS - 1000);
+      expect(done).toBe(false);
+      await vi.advanceTimersByTimeAsync(2000);
+      await retired;
+      expect(done).toBe(true);
+      await expect(lifecycle.ensureRunning()).rejects.toMatchObject({ code: "NOT_FOUND" });
+
+      const other = setup();
+      await other.lifecycle.ensureRunning();
+      other.sandbox.destroy = async () => {
+        throw new Error("Removing a container failed with: engine down");
+      };
+      await expect(other.lifecycle.retire()).rejects.toThrow(/engine down/);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("deleting a sleeping workspace, or one that is stopping, leaves nothing to start", async () => {

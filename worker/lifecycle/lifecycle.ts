@@ -56,6 +56,8 @@ export const SNAPSHOT_KEY = "lifecycle:snapshot";
 /** A snapshot that failed to restore, kept after "start fresh" for support. */
 const ABANDONED_KEY = "lifecycle:abandoned";
 const CHECK_TASK = "lifecycle-check";
+/** How long a deletion waits for its container's removal (see Lifecycle.destroyWithin). */
+export const RETIRE_DESTROY_MS = 20_000;
 const LAST_ACTIVE_KEY = "lifecycle:last-active";
 /**
  * Set when the workspace stopped its container on purpose (Stop, idle sleep),
@@ -289,8 +291,30 @@ export class Lifecycle {
     const before = this.state;
     this.transition({ kind: "deleted" });
     if (before.kind === "starting" || before.kind === "stopping") await before.done.catch(() => {});
-    if (this.deps.sandbox.running) await this.deps.sandbox.destroy();
+    if (this.deps.sandbox.running) await this.destroyWithin(RETIRE_DESTROY_MS);
     await this.deps.alarms.cancel(CHECK_TASK);
+  }
+
+  /**
+   * Destroys the container, but a deletion does not wait on it for long: a
+   * container removed from outside just before (docker rm -f) left workerd's
+   * destroy unanswered for minutes on the local platform. The deletion goes
+   * on; the platform removes a container whose Durable Object is gone.
+   * A destroy that fails still fails the deletion (it can be tried again).
+   */
+  private async destroyWithin(ms: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), ms);
+    });
+    try {
+      const outcome = await Promise.race([this.deps.sandbox.destroy(), late]);
+      if (outcome === "late") {
+        console.warn(`deleting: the container's removal did not finish within ${ms / 1000} s; the deletion goes on`);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**
