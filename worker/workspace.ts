@@ -297,7 +297,7 @@ export class Workspace extends DurableObject<Env> {
     this.agents.endAll();
     this.agentChats.stopAll();
     await this.languageServers.dispose();
-    this.sandbox.announceDeletion();
+    await this.sandbox.announceDeletion();
     await this.lifecycle.retire();
     await this.backups.deleteAll();
     await this.ctx.storage.deleteAlarm();

@@ -30,6 +30,13 @@ const CREATE_PATH = /^(?:\/v[\d.]+)?\/containers\/create(?:\?|$)/;
  * the next start of its Durable Object, and a deleted one has none.
  */
 const DELETED_KILL = /^(?:\/v[\d.]+)?\/containers\/(workerd-[^/?]+)\/kill\?(?:.*&)?signal=SIGPWR(?:&|$)/;
+/** A sidecar's start (`POST /containers/{name}-proxy/start`): the proxy then waits for it to exit. */
+const SIDECAR_START = /^(?:\/v[\d.]+)?\/containers\/(workerd-[^/?]+-proxy)\/start(?:\?|$)/;
+/**
+ * A sidecar exits with this when its workspace was deleted while asleep
+ * (scripts/local-engine/egress-sidecar.mjs, RELEASE_PORT): removed then.
+ */
+const RELEASED_EXIT_CODE = 86;
 /** How long the proxy waits for a deleted workspace's container to go before it removes the sidecar anyway. */
 const SIDECAR_REMOVAL_WAIT_MS = 120_000;
 /** After this long (and again each time it passes) an unanswered Docker call is logged. */
@@ -251,6 +258,8 @@ export async function startEngineProxy({ env, limits, log = () => {}, egressGate
       const upstreamRequest = http.request({ ...upstream, method: req.method, path, headers, agent: false });
       upstreamRequest.on("response", (upstreamResponse) => {
         answered = true;
+        const sidecar = req.method === "POST" ? SIDECAR_START.exec(req.url ?? "")?.[1] : undefined;
+        if (sidecar && upstreamResponse.statusCode === 204) removeWhenReleased(decodeURIComponent(sidecar));
         res.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.rawHeaders);
         upstreamResponse.pipe(res);
         upstreamResponse.on("end", resolve);
@@ -284,6 +293,44 @@ export async function startEngineProxy({ env, limits, log = () => {}, egressGate
     log(`engine proxy: removed the sidecar of deleted ${name} (${status})`);
   }
 
+  /** The waits on started sidecars (ended when the proxy closes). */
+  const sidecarWaits = new Set();
+
+  /**
+   * Waits for a started sidecar to exit (Docker's /wait), and removes it
+   * when it says its workspace was deleted. Any other exit is workerd's to
+   * handle, as before.
+   * @param {string} sidecar the sidecar container's name
+   */
+  function removeWhenReleased(sidecar) {
+    const wait = http.request(
+      { ...upstream, method: "POST", path: `/containers/${encodeURIComponent(sidecar)}/wait`, agent: false },
+      (res) => {
+        const chunks = [];
+        res.on("data", (chunk) => chunks.push(chunk));
+        res.on("end", async () => {
+          sidecarWaits.delete(wait);
+          let exitCode;
+          try {
+            exitCode = JSON.parse(Buffer.concat(chunks).toString("utf8"))?.StatusCode;
+          } catch {
+            return;
+          }
+          if (exitCode !== RELEASED_EXIT_CODE) return;
+          const status = await engineStatus(
+            upstream,
+            "DELETE",
+            `/containers/${encodeURIComponent(sidecar)}?force=true`,
+          );
+          log(`engine proxy: removed the sidecar ${sidecar} of a workspace deleted while asleep (${status})`);
+        });
+      },
+    );
+    wait.on("error", () => sidecarWaits.delete(wait));
+    sidecarWaits.add(wait);
+    wait.end();
+  }
+
   // `POST /exec/{id}/start` with `Upgrade: tcp`: after Docker's 101 the
   // connection is a raw stream both ways. Pass the request on as it came.
   // Each side's end (EOF) passes to the other and nothing more, as on a
@@ -314,6 +361,7 @@ export async function startEngineProxy({ env, limits, log = () => {}, egressGate
   return {
     dockerHost: `unix://${socketPath}`,
     close: async () => {
+      for (const wait of sidecarWaits) wait.destroy();
       await gate.close();
       await new Promise((resolve) => {
         server.close(() => {

@@ -8,7 +8,10 @@
 //                    outbound HTTP(S)); applied before the answer (204)
 //   CONNECT       -> `X-Dst-Addr: 127.0.0.1:PORT` (a loopback port only): 400
 //                    when nothing listens, else 200 and bytes relayed both
-//                    ways (getTcpPort().fetch())
+//                    ways (getTcpPort().fetch()); to port 9 (RELEASE_PORT):
+//                    the workspace was deleted while asleep, so this sidecar
+//                    exits with RELEASED_EXIT_CODE and the engine proxy
+//                    removes it (workerd keeps it otherwise)
 // and, inside the namespace: the firewall (egress/firewall.mjs), outbound
 // interception handed to workerd (egress/interceptor.mjs) and DNS
 // (egress/dns.mjs). See README "Local platform".
@@ -29,6 +32,13 @@ const DNS_PORT = 41253;
 /** The group the sidecar's own DNS queries run as, so the firewall does not redirect them back here. */
 const FORWARDER_GID = 39053;
 const MAX_SETTINGS_BYTES = 64 * 1024;
+/**
+ * The Worker's getTcpPort(9) (worker/sandbox/sandbox.ts, releaseNetwork): not a
+ * preview (those are 1024 and up), and only workerd reaches this listener.
+ */
+const RELEASE_PORT = 9;
+/** What scripts/lib/engine-proxy.mjs removes a sidecar for. */
+const RELEASED_EXIT_CODE = 86;
 
 const log = (/** @type {string} */ message) => console.log(`egress: ${message}`);
 
@@ -203,7 +213,20 @@ server.on("connection", (socket) => {
   socket.destroy();
 });
 
+/** The port a CONNECT names (`host:port`), if any. */
+function destinationPort(/** @type {string} */ destination) {
+  const port = /:(\d{1,5})$/.exec(destination.trim())?.[1];
+  return port === undefined ? undefined : Number(port);
+}
+
 server.on("connect", (req, clientSocket, head) => {
+  const destination = String(req.headers["x-dst-addr"] ?? req.url ?? "");
+  if (destinationPort(destination) === RELEASE_PORT) {
+    log("the workspace was deleted: this sidecar exits, and the engine proxy removes it");
+    clientSocket.end("HTTP/1.1 410 Gone\r\nContent-Length: 0\r\n\r\n", () => process.exit(RELEASED_EXIT_CODE));
+    setTimeout(() => process.exit(RELEASED_EXIT_CODE), 500).unref();
+    return;
+  }
   const target = parseLoopbackTarget(String(req.headers["x-dst-addr"] ?? ""));
   if (!target) {
     clientSocket.end("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n");

@@ -128,6 +128,19 @@ describe("workspaces on one machine", () => {
     );
   });
 
+  it("removes a workspace's network sidecar within seconds when it is deleted while asleep (issue 19)", async () => {
+    const id = await createWorkspace("isolation deleted asleep");
+    const { container } = await wake(id);
+    const exists = (name: string) => docker("ps", "-aq", "--filter", `name=^/${name}$`) !== "";
+    expect((await ownerApi(`/api/workspaces/${id}/stop`, { method: "POST" })).status).toBeLessThan(300);
+    await waitFor("the container to stop", () => !exists(container), 60_000);
+    // Asleep, workerd keeps the sidecar for the next wake.
+    expect(exists(`${container}-proxy`)).toBe(true);
+    const response = await ownerApi(`/api/workspaces/${id}`, { method: "DELETE" });
+    expect(response.status).toBeLessThan(300);
+    await waitFor("the sidecar to go", () => !exists(`${container}-proxy`), 30_000);
+  });
+
   it("gives each container the memory, CPU and process limits of the sandbox's instance type", () => {
     const limits = dockerLimits(configuredInstanceType(ROOT));
     const applied = JSON.parse(docker("inspect", "--format", "{{json .HostConfig}}", a)) as Record<string, number>;

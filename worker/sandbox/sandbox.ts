@@ -175,6 +175,10 @@ const AGENT_RESTART_MS = 1_000;
  */
 /** SIGPWR: see {@link ContainerSandbox.announceDeletion} (scripts/lib/engine-proxy.mjs knows it by this name). */
 const DELETED_SIGNAL = 30;
+/** A sleeping workspace's deletion, to the local sidecar (scripts/local-engine/egress-sidecar.mjs knows it). Never a preview: those are 1024 and up. */
+const RELEASE_PORT = 9;
+/** How long a deletion waits for that connection. */
+const RELEASE_WAIT_MS = 3000;
 
 export class ContainerSandbox implements SandboxControl {
   /**
@@ -379,14 +383,27 @@ export class ContainerSandbox implements SandboxControl {
   /**
    * Says the workspace is deleted, before its container goes: the local
    * platform's engine proxy then removes its network sidecar too (workerd
-   * keeps one for the Durable Object's next start). Elsewhere it is a signal
-   * that PID 1 (`sleep infinity`, no handler) ignores.
+   * keeps one for the Durable Object's next start, running or asleep).
+   * Running, it is a signal that PID 1 (`sleep infinity`, no handler)
+   * ignores elsewhere; asleep, a connection to RELEASE_PORT, which the local
+   * sidecar takes as its cue to exit, and which elsewhere simply fails.
    */
-  announceDeletion(): void {
+  async announceDeletion(): Promise<void> {
+    if (this.running) {
+      try {
+        this.container.signal(DELETED_SIGNAL);
+      } catch {
+        // Stopped meanwhile: nothing to signal.
+      }
+      return;
+    }
     try {
-      this.container.signal(DELETED_SIGNAL);
+      const answer = await this.container
+        .getTcpPort(RELEASE_PORT)
+        .fetch("http://sidecar/", { signal: AbortSignal.timeout(RELEASE_WAIT_MS) });
+      await answer.body?.cancel();
     } catch {
-      // No container to signal: nothing to announce it to.
+      // No sidecar here (Cloudflare, or none was ever started): nothing to release.
     }
   }
 
