@@ -1,6 +1,6 @@
 import type { AgentActivityEntry, AgentScope, AgentTokenInfo, CreatedAgentToken } from "../../protocol/agents";
 import type { AgentsApi } from "../api/agents";
-import { errorMessage } from "../api/http";
+import { PolledStore } from "../hooks/polled-store";
 
 /** How many calls the list shows (the server keeps more). */
 const KEEP = 200;
@@ -22,46 +22,18 @@ export interface AgentsView {
  * agents' calls, polled while the panel is open. Components read it through
  * useSyncExternalStore.
  */
-export class AgentsModel {
-  private view: AgentsView = { activity: [] };
-  private readonly listeners = new Set<() => void>();
+export class AgentsModel extends PolledStore<AgentsView> {
   private after = 0;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private watchers = 0;
 
-  constructor(private readonly api: AgentsApi) {}
-
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  };
-
-  getSnapshot = (): AgentsView => this.view;
-
-  private set(change: Partial<AgentsView>): void {
-    this.view = { ...this.view, ...change };
-    for (const listener of this.listeners) listener();
+  constructor(private readonly api: AgentsApi) {
+    super({ activity: [] }, POLL_MS);
   }
 
-  /** Polls the tokens and the activity until the last watcher stops. */
-  watch(): () => void {
-    if (this.watchers++ === 0) void this.poll();
-    return () => {
-      if (--this.watchers === 0) clearTimeout(this.timer);
-    };
-  }
-
-  private async poll(): Promise<void> {
-    clearTimeout(this.timer);
-    try {
-      const [list, log] = await Promise.all([this.api.list(), this.api.activity(this.after)]);
-      const activity = [...log.entries.reverse(), ...this.view.activity].slice(0, KEEP);
-      this.after = Math.max(this.after, ...log.entries.map((e) => e.id));
-      this.set({ tokens: list.tokens, mcpUrl: list.mcpUrl, activity, error: undefined });
-    } catch (error) {
-      this.set({ error: errorMessage(error) });
-    }
-    if (this.watchers > 0) this.timer = setTimeout(() => void this.poll(), POLL_MS);
+  protected async read(): Promise<Partial<AgentsView>> {
+    const [list, log] = await Promise.all([this.api.list(), this.api.activity(this.after)]);
+    const activity = [...log.entries.reverse(), ...this.view.activity].slice(0, KEEP);
+    this.after = Math.max(this.after, ...log.entries.map((e) => e.id));
+    return { tokens: list.tokens, mcpUrl: list.mcpUrl, activity };
   }
 
   async create(name: string, scope: AgentScope, ttlSeconds: number): Promise<void> {

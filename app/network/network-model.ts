@@ -1,6 +1,7 @@
 import type { EgressLogEntry, NetworkMode, NetworkPolicy, NetworkSettings, SecretInput } from "../../protocol/network";
 import { errorMessage } from "../api/http";
 import type { NetworkApi } from "../api/network";
+import { PolledStore } from "../hooks/polled-store";
 
 /** How many requests the panel shows (the server keeps as many). */
 const KEEP = 300;
@@ -22,33 +23,11 @@ export interface NetworkView {
  * useSyncExternalStore; changes go through the API and come back as the
  * server's answer.
  */
-export class NetworkModel {
-  private view: NetworkView = { entries: [], intercepting: false };
-  private readonly listeners = new Set<() => void>();
+export class NetworkModel extends PolledStore<NetworkView> {
   private after = 0;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private watchers = 0;
 
-  constructor(private readonly api: NetworkApi) {}
-
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  };
-
-  getSnapshot = (): NetworkView => this.view;
-
-  private set(change: Partial<NetworkView>): void {
-    this.view = { ...this.view, ...change };
-    for (const listener of this.listeners) listener();
-  }
-
-  /** Polls the log (and the settings, which a restart or another tab may change) until the last watcher stops. */
-  watch(): () => void {
-    if (this.watchers++ === 0) void this.poll();
-    return () => {
-      if (--this.watchers === 0) clearTimeout(this.timer);
-    };
+  constructor(private readonly api: NetworkApi) {
+    super({ entries: [], intercepting: false }, POLL_MS);
   }
 
   /** Reads the settings once (for the header's label); returns nothing to clean up. */
@@ -60,19 +39,14 @@ export class NetworkModel {
     return undefined;
   }
 
-  private async poll(): Promise<void> {
-    clearTimeout(this.timer);
-    try {
-      const [settings, log] = await Promise.all([this.api.get(), this.api.log(this.after)]);
-      const byId = new Map(this.view.entries.map((e) => [e.id, e]));
-      for (const entry of log.entries) byId.set(entry.id, entry);
-      const entries = [...byId.values()].sort((a, b) => b.id - a.id).slice(0, KEEP);
-      this.after = Math.max(this.after, ...log.entries.map((e) => e.id));
-      this.set({ settings, entries, intercepting: log.intercepting, error: undefined });
-    } catch (error) {
-      this.set({ error: errorMessage(error) });
-    }
-    if (this.watchers > 0) this.timer = setTimeout(() => void this.poll(), POLL_MS);
+  /** The log, and the settings, which a restart or another tab may change. */
+  protected async read(): Promise<Partial<NetworkView>> {
+    const [settings, log] = await Promise.all([this.api.get(), this.api.log(this.after)]);
+    const byId = new Map(this.view.entries.map((e) => [e.id, e]));
+    for (const entry of log.entries) byId.set(entry.id, entry);
+    const entries = [...byId.values()].sort((a, b) => b.id - a.id).slice(0, KEEP);
+    this.after = Math.max(this.after, ...log.entries.map((e) => e.id));
+    return { settings, entries, intercepting: log.intercepting };
   }
 
   private policy(): NetworkPolicy {
