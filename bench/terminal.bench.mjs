@@ -24,6 +24,7 @@ export const title = "Terminal (ms; ratio = cloud-ide / reference)";
 const ROOT = new URL("..", import.meta.url).pathname;
 const CACHE = join(ROOT, "node_modules/.cache/terminal-bench");
 const ECHO_SAMPLES = 200;
+const ECHO_WARMUP = 20;
 const FLOOD_SAMPLES = 8;
 const BIG_FILE_MB = 50;
 const CAT_ROUNDS = 3;
@@ -282,7 +283,7 @@ async function roundTrip(session, timeoutMs) {
 
 /**
  * Measures every system, each step side by side: the systems take turns
- * (cat rounds and Ctrl+C samples alternate), so load from other work on the
+ * (keystrokes, cat rounds and Ctrl+C samples alternate), so load from other work on the
  * machine falls on all of them alike. systems: [[label, system], ...], ours first.
  */
 async function measure(systems) {
@@ -311,25 +312,45 @@ async function measure(systems) {
     sessions.set(label, session);
   });
 
-  console.log(`  echo latency x${ECHO_SAMPLES}`);
-  await each("echo", async (label, _system, result) => {
+  // By turns: one keystroke on each system a round, the first of each round
+  // rotating, so that a moment of load on the shared machine meets them all
+  // (measured one system after the other, a busy minute made the ratio to
+  // tmux direct swing between 1.45x and 2.24x across runs; see bench/README.md).
+  console.log(`  echo latency x${ECHO_SAMPLES}, taking turns`);
+  const echoes = Object.fromEntries(systems.map(([label]) => [label, []]));
+  const keystroke = async (label) => {
     const session = sessions.get(label);
-    const echoes = [];
-    for (let i = 0; i < ECHO_SAMPLES + 20; i++) {
-      const echoed = session.nextChunk();
-      t = performance.now();
-      session.send("x");
-      await echoed;
-      if (i >= 20) echoes.push(performance.now() - t);
-      const erased = session.nextChunk();
-      session.send("\x7f");
-      await erased;
+    const echoed = session.nextChunk();
+    const start = performance.now();
+    session.send("x");
+    await echoed;
+    const took = performance.now() - start;
+    const erased = session.nextChunk();
+    session.send("\x7f");
+    await erased;
+    return took;
+  };
+  const typing = systems.filter(([label]) => !failed.has(label));
+  for (let i = 0; i < ECHO_SAMPLES + ECHO_WARMUP; i++) {
+    for (let k = 0; k < typing.length; k++) {
+      const [label] = typing[(i + k) % typing.length];
+      if (failed.has(label)) continue;
+      try {
+        const took = await keystroke(label);
+        if (i >= ECHO_WARMUP) echoes[label].push(took);
+      } catch (error) {
+        failed.add(label);
+        console.error(`  ${label} failed (echo): ${error?.message ?? error}`);
+      }
     }
-    // Let any late redraw arrive before the next step.
-    await new Promise((r) => setTimeout(r, 200));
-    result.echoP50 = percentile(echoes, 50);
-    result.echoP99 = percentile(echoes, 99);
-  });
+  }
+  // Let any late redraw arrive before the next step.
+  await new Promise((r) => setTimeout(r, 200));
+  for (const [label, values] of Object.entries(echoes)) {
+    if (failed.has(label) || values.length === 0) continue;
+    results[label].echoP50 = percentile(values, 50);
+    results[label].echoP99 = percentile(values, 99);
+  }
 
   const fileOf = (system) => system.file ?? join(referenceDir(), "big.txt");
   console.log(`  make the ${BIG_FILE_MB} MB files`);
