@@ -7,6 +7,7 @@
 import { AGENT_CHAT_ROUTES } from "./agents/agent-chat-routes";
 import { AGENT_ROUTES } from "./agents/agent-routes";
 import { BACKUP_ROUTES } from "./backups/backup-routes";
+import { COLLAB_ROUTES } from "./collab/collab-routes";
 import type { Route } from "./door/route";
 import { FILE_ROUTES } from "./files/file-routes";
 import { GIT_ROUTES } from "./git/git-routes";
@@ -21,6 +22,7 @@ import { TERMINAL_ROUTES } from "./terminals/terminal-routes";
 export const WORKSPACE_ROUTES: readonly Route[] = [
   ...LIFECYCLE_ROUTES,
   ...FILE_ROUTES,
+  ...COLLAB_ROUTES,
   ...SEARCH_ROUTES,
   ...GIT_ROUTES,
   ...TERMINAL_ROUTES,

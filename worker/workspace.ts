@@ -18,6 +18,7 @@ import { AlarmScheduler } from "./alarms";
 import { restartTerminals } from "./backups/directory-archive";
 import { runSetupRecipe } from "./backups/setup-recipe";
 import { WorkspaceBackups } from "./backups/workspace-backups";
+import { WorkspaceCollab } from "./collab/workspace-collab";
 import { userDirectory } from "./directory";
 import { CALLER_HEADER, type DoorDeps, dispatch, SESSION_HEADER } from "./door/dispatch";
 import { roleOf } from "./door/members";
@@ -79,6 +80,8 @@ export class Workspace extends DurableObject<Env> {
   private readonly languageServers: LanguageServers;
   /** Search in files and the file index (ripgrep in the container). */
   private readonly search: WorkspaceSearch;
+  /** Open files as shared documents, and who is here (worker/collab/). */
+  private readonly collab: WorkspaceCollab;
   /** git in /workspace (worker/git/). */
   private readonly git: GitCli;
   private readonly scm: SourceControl;
@@ -144,6 +147,13 @@ export class Workspace extends DurableObject<Env> {
     this.fileWatcher = new FileWatcher(this.sandbox, this.lifecycle, WORKSPACE_ROOT, this.sandbox.agent);
     this.languageServers = new LanguageServers({ sandbox: this.sandbox, watcher: this.fileWatcher });
     this.search = new WorkspaceSearch(this.sandbox);
+    this.collab = new WorkspaceCollab({
+      storage: ctx.storage,
+      files: this.files,
+      watcher: this.fileWatcher,
+      shared: (operation) => this.lifecycle.shared(operation),
+      wake: () => this.sandbox.wake(),
+    });
     this.git = new GitCli(this.sandbox);
     this.scm = new SourceControl(this.git, this.files);
     const agentTools = (origin: URL) => ({
@@ -436,6 +446,7 @@ export class Workspace extends DurableObject<Env> {
       network: this.network,
       languageServers: this.languageServers,
       members: this.members,
+      collab: this.collab,
       sockets: this.sessionSockets,
       agents: this.agents,
       agentChats: this.agentChats,

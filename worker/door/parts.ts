@@ -10,6 +10,7 @@ import type { WorkspaceSummary } from "../../protocol/workspaces";
 import type { AgentChats } from "../agents/agent-chats";
 import type { AgentGateway } from "../agents/agent-gateway";
 import type { WorkspaceBackups } from "../backups/workspace-backups";
+import type { WorkspaceCollab } from "../collab/workspace-collab";
 import type { FileWatcher } from "../files/file-watcher";
 import type { Files } from "../files/sandbox-files";
 import type { GitCli } from "../git/git-cli";
@@ -41,6 +42,8 @@ export interface WorkspaceParts {
   languageServers: LanguageServers;
   /** Members and invite links (worker/members/). */
   members: WorkspaceMembers;
+  /** Shared documents of open files and the presence room (worker/collab/). */
+  collab: WorkspaceCollab;
   /** Open sockets by the session that opened them: ending a session closes them. */
   sockets: SessionSockets;
   /** Agent tokens, the MCP endpoint and the agents' activity log (worker/agents/). */

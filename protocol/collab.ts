@@ -1,0 +1,56 @@
+/**
+ * Co-editing (issue 24): open text files are shared Yjs documents, one per
+ * path, held by the Workspace; each page speaks the standard y-protocols sync
+ * and awareness messages over a WebSocket (y-websocket's provider).
+ *
+ *   GET  /ws/workspaces/{id}/collab/file?path=P[&wake=0]   the shared document of file P (viewer: read only)
+ *   GET  /ws/workspaces/{id}/collab/presence               who is in the workspace (awareness only)
+ *   POST /api/workspaces/{id}/collab/save?path=P           writes the shared text to disk -> CollabSaved
+ *
+ * A document's Y.Text is named {@link SHARED_TEXT}. The server stamps every
+ * awareness state with the caller's own `user` (name and colour), so nobody
+ * can show up as someone else.
+ */
+import type { FileInfo } from "./files";
+
+/** The name of the Y.Text in every shared file document. */
+export const SHARED_TEXT = "text";
+
+/** Files larger than this are not shared (they open as before: one person's buffer, saved with If-Match). */
+export const MAX_SHARED_FILE_BYTES = 512 * 1024;
+
+/** Close codes of a collab socket, besides the session's 1008. */
+export const CollabClose = {
+  /** A text frame: the protocol is binary y-protocols messages. */
+  TEXT_FRAME: 1003,
+  /** A binary frame that is not a y-protocols message this server understands. */
+  BAD_FRAME: 1007,
+  /** A frame larger than {@link MAX_COLLAB_FRAME_BYTES}. */
+  TOO_LARGE: 1009,
+} as const;
+
+export const MAX_COLLAB_FRAME_BYTES = 4 * 1024 * 1024;
+
+/** Who a participant is, as the server stamps it on their awareness state. */
+export interface CollabUser {
+  id: string;
+  name: string;
+  /** A CSS colour, the same for one person everywhere. */
+  color: string;
+  /** The same colour, translucent (selections). */
+  colorLight: string;
+}
+
+/** A page's awareness state in the presence room. */
+export interface PresenceState {
+  user?: CollabUser;
+  /** The files this page has open, and the one it shows. */
+  files?: string[];
+  active?: string | null;
+}
+
+/** `POST .../collab/save`: the file as written and the exact text it holds. */
+export interface CollabSaved {
+  file: FileInfo;
+  text: string;
+}

@@ -1,0 +1,121 @@
+import { z } from "zod";
+import type { CollabSaved } from "../../protocol/collab";
+import { ErrorCode } from "../../protocol/errors";
+import type { WorkspaceParts } from "../door/parts";
+import { type Call, defineRoute, type Route } from "../door/route";
+import { check, none } from "../door/schema";
+import { AppError } from "../errors";
+import { checkWorkspacePath } from "../files/workspace-path";
+import { openCollabSocket } from "./collab-socket";
+import { collabUser } from "./collab-user";
+
+/**
+ * Co-editing (protocol/collab.ts): a page's WebSocket to a file's shared
+ * document or to the presence room, and the save of a shared text.
+ *
+ *   GET  /ws/workspaces/{id}/collab/file?path=P[&wake=0]  y-protocols sync + awareness (viewer: awareness only)
+ *   GET  /ws/workspaces/{id}/collab/presence              awareness only
+ *   POST /api/workspaces/{id}/collab/save?path=P          CollabSaved
+ *
+ * Sockets end with the session that opened them, and with the caller's
+ * membership (SessionSockets).
+ */
+const path = check((value) => {
+  const result = checkWorkspacePath(typeof value === "string" ? value : undefined);
+  if (!result.ok) throw new AppError(ErrorCode.INVALID_PATH, `path: ${result.reason}`);
+  if (result.path === ".") throw new AppError(ErrorCode.INVALID_PATH, "path names /workspace itself, not a file.");
+  return result.path;
+});
+
+/** The caller as others see them: their name and colour. */
+function participant({ caller, workspace }: Pick<Call<unknown, unknown, unknown>, "caller" | "workspace">) {
+  const name =
+    caller.role === "owner"
+      ? workspace.identity().name
+      : (workspace.members.list().find((member) => member.id === caller.id)?.name ?? caller.id);
+  return collabUser(caller.id, name);
+}
+
+function endsWithSession(call: { caller: Call<unknown, unknown, unknown>["caller"]; workspace: WorkspaceParts }) {
+  let forget = () => {};
+  return {
+    onOpen: (close: (code: number, reason: string) => void) => {
+      forget = call.workspace.sockets.add(call.caller.session, close, call.caller.id);
+    },
+    forget: () => forget(),
+  };
+}
+
+export const COLLAB_ROUTES: Route[] = [
+  defineRoute({
+    method: "GET",
+    path: "/collab/file",
+    socket: true,
+    // A viewer reads and shows their cursor; their document updates are refused (shared-document.ts).
+    role: "viewer",
+    wake: "wake",
+    input: { query: z.object({ path, wake: z.string().optional() }) },
+    handle: async (call) => {
+      const { lifecycle, collab } = call.workspace;
+      // A reconnect (`wake=0`) of a document nobody holds leaves a sleeping workspace asleep.
+      if (call.query.wake === "0" && lifecycle.isAsleep()) {
+        throw new AppError(
+          ErrorCode.WORKSPACE_ASLEEP,
+          "The workspace is asleep; open a file or a terminal to wake it.",
+        );
+      }
+      await lifecycle.ensureRunning();
+      const document = await collab.document(call.query.path);
+      const session = endsWithSession(call);
+      try {
+        return openCollabSocket(
+          document.shared,
+          { canWrite: call.caller.role !== "viewer", user: participant(call) },
+          {
+            onMessage: () => lifecycle.activity.touch(),
+            onOpen: session.onOpen,
+            onClose: () => {
+              session.forget();
+              document.left();
+            },
+          },
+        );
+      } finally {
+        document.joined();
+      }
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/collab/presence",
+    socket: true,
+    role: "viewer",
+    wake: "never",
+    input: { query: none },
+    handle: async (call) => {
+      const session = endsWithSession(call);
+      const room = call.workspace.collab.presence();
+      return openCollabSocket(
+        room.shared,
+        // Awareness only: nobody writes the presence room's document.
+        { canWrite: false, user: participant(call) },
+        {
+          onOpen: session.onOpen,
+          onClose: () => {
+            session.forget();
+            room.left();
+          },
+        },
+      );
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/collab/save",
+    role: "editor",
+    wake: "wake",
+    input: { query: z.object({ path }) },
+    handle: async ({ query, workspace }) =>
+      Response.json((await workspace.collab.save(query.path)) satisfies CollabSaved),
+  }),
+];

@@ -1,0 +1,147 @@
+import * as decoding from "lib0/decoding";
+import * as encoding from "lib0/encoding";
+import { describe, expect, it } from "vitest";
+import * as awarenessProtocol from "y-protocols/awareness";
+import * as syncProtocol from "y-protocols/sync";
+import * as Y from "yjs";
+import { SHARED_TEXT } from "../../protocol/collab";
+import { collabUser } from "./collab-user";
+import { BadFrame, MESSAGE_AUTH, MESSAGE_AWARENESS, MESSAGE_SYNC, type Peer, SharedDocument } from "./shared-document";
+
+/** A page: its own Y.Doc, answering the server as y-websocket's provider does. */
+class Page implements Peer {
+  readonly doc = new Y.Doc();
+  readonly awareness = new awarenessProtocol.Awareness(this.doc);
+  readonly received: Uint8Array[] = [];
+  denied: string | undefined;
+
+  constructor(
+    private readonly server: SharedDocument,
+    readonly canWrite: boolean,
+    readonly user = collabUser(canWrite ? "owner" : "viewer@example.com", canWrite ? "Owner" : "Viewer"),
+  ) {
+    this.doc.on("update", (update: Uint8Array, origin: unknown) => {
+      if (origin === this) return;
+      const encoder = encoding.createEncoder();
+      encoding.writeVarUint(encoder, MESSAGE_SYNC);
+      syncProtocol.writeUpdate(encoder, update);
+      this.server.receive(this, encoding.toUint8Array(encoder));
+    });
+  }
+
+  get text(): string {
+    return this.doc.getText(SHARED_TEXT).toString();
+  }
+
+  send(message: Uint8Array): void {
+    this.received.push(message);
+    const decoder = decoding.createDecoder(message);
+    const type = decoding.readVarUint(decoder);
+    if (type === MESSAGE_SYNC) {
+      const encoder = encoding.createEncoder();
+      encoding.writeVarUint(encoder, MESSAGE_SYNC);
+      syncProtocol.readSyncMessage(decoder, encoder, this.doc, this);
+      if (encoding.length(encoder) > 1) this.server.receive(this, encoding.toUint8Array(encoder));
+    } else if (type === MESSAGE_AWARENESS) {
+      awarenessProtocol.applyAwarenessUpdate(this.awareness, decoding.readVarUint8Array(decoder), this);
+    } else if (type === MESSAGE_AUTH) {
+      decoding.readVarUint(decoder);
+      this.denied = decoding.readVarString(decoder);
+    }
+  }
+
+  connect(): this {
+    this.server.connect(this);
+    const encoder = encoding.createEncoder();
+    encoding.writeVarUint(encoder, MESSAGE_SYNC);
+    syncProtocol.writeSyncStep1(encoder, this.doc);
+    this.server.receive(this, encoding.toUint8Array(encoder));
+    return this;
+  }
+
+  announce(state: Record<string, unknown>): void {
+    this.awareness.setLocalState(state);
+    const encoder = encoding.createEncoder();
+    encoding.writeVarUint(encoder, MESSAGE_AWARENESS);
+    encoding.writeVarUint8Array(encoder, awarenessProtocol.encodeAwarenessUpdate(this.awareness, [this.doc.clientID]));
+    this.server.receive(this, encoding.toUint8Array(encoder));
+  }
+}
+
+function documentWith(text: string): SharedDocument {
+  const shared = new SharedDocument();
+  shared.replaceText(text);
+  return shared;
+}
+
+describe("SharedDocument", () => {
+  it("gives a late joiner the current text and merges two writers' edits", () => {
+    const shared = documentWith("hello\n");
+    const a = new Page(shared, true).connect();
+    expect(a.text).toBe("hello\n");
+    a.doc.getText(SHARED_TEXT).insert(0, "A: ");
+    const b = new Page(shared, true, collabUser("guest:b", "Bea")).connect();
+    expect(b.text).toBe("A: hello\n");
+    b.doc.getText(SHARED_TEXT).insert(b.text.length, "from B\n");
+    a.doc.getText(SHARED_TEXT).insert(0, "first ");
+    expect(a.text).toBe("first A: hello\nfrom B\n");
+    expect(b.text).toBe(a.text);
+    expect(shared.text.toString()).toBe(a.text);
+  });
+
+  it("refuses a viewer's update with permission-denied and applies nothing", () => {
+    const shared = documentWith("read only\n");
+    const viewer = new Page(shared, false).connect();
+    expect(viewer.text).toBe("read only\n");
+    expect(viewer.denied).toBeUndefined();
+    viewer.doc.getText(SHARED_TEXT).insert(0, "sneaky ");
+    expect(viewer.denied).toBe("Viewers cannot change this document.");
+    expect(shared.text.toString()).toBe("read only\n");
+    const late = new Page(shared, true).connect();
+    expect(late.text).toBe("read only\n");
+  });
+
+  it("stamps awareness with the peer's own user and drops it when the peer leaves", () => {
+    const shared = documentWith("");
+    const a = new Page(shared, true).connect();
+    const viewer = new Page(shared, false).connect();
+    viewer.announce({ user: { name: "Someone Else", color: "#000" }, cursor: null });
+    const seen = a.awareness.getStates().get(viewer.doc.clientID) as { user: { name: string } };
+    expect(seen.user).toEqual(viewer.user);
+    shared.disconnect(viewer);
+    expect(a.awareness.getStates().has(viewer.doc.clientID)).toBe(false);
+  });
+
+  it("does not let a peer speak for another peer's client id", () => {
+    const shared = documentWith("");
+    const a = new Page(shared, true).connect();
+    a.announce({ cursor: null });
+    const b = new Page(shared, true, collabUser("guest:b", "Bea")).connect();
+    // B claims A's client id.
+    const forged = new awarenessProtocol.Awareness(new Y.Doc());
+    forged.clientID = a.doc.clientID;
+    forged.setLocalState({ cursor: "forged" });
+    const encoder = encoding.createEncoder();
+    encoding.writeVarUint(encoder, MESSAGE_AWARENESS);
+    encoding.writeVarUint8Array(encoder, awarenessProtocol.encodeAwarenessUpdate(forged, [a.doc.clientID]));
+    shared.receive(b, encoding.toUint8Array(encoder));
+    expect(shared.awareness.getStates().get(a.doc.clientID)).toMatchObject({ cursor: null, user: a.user });
+  });
+
+  it("throws BadFrame for frames that are not y-protocols messages", () => {
+    const shared = documentWith("kept\n");
+    const a = new Page(shared, true).connect();
+    expect(() => shared.receive(a, new Uint8Array([]))).toThrow(BadFrame);
+    expect(() => shared.receive(a, new Uint8Array([9, 1, 2]))).toThrow(/Unknown message type 9/);
+    expect(() => shared.receive(a, new Uint8Array([MESSAGE_SYNC, 2, 200, 1, 7]))).toThrow(BadFrame);
+    expect(() => shared.receive(a, new Uint8Array([MESSAGE_AWARENESS, 5, 1]))).toThrow(BadFrame);
+    expect(shared.text.toString()).toBe("kept\n");
+  });
+
+  it("applies a change on disk as edits every page receives", () => {
+    const shared = documentWith("one\ntwo\n");
+    const a = new Page(shared, true).connect();
+    shared.replaceText("one\ntwo\nthree\n");
+    expect(a.text).toBe("one\ntwo\nthree\n");
+  });
+});
