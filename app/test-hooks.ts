@@ -1,9 +1,10 @@
 /**
  * Hooks for the browser tests, on `window.__cloudIde`: drop a terminal's
- * socket, read a terminal's screen and size. Loaded only when the test dev
+ * socket, read a terminal's screen and size, read the editor's document. Loaded only when the test dev
  * server runs the app (CLOUD_IDE_TEST_HOOKS=1, see vite.config.ts); a
  * production build has no trace of them.
  */
+import { EditorView } from "@codemirror/view";
 import { terminalRegistry } from "./terminal/registry";
 
 declare global {
@@ -27,6 +28,11 @@ function screenText(name?: string): string {
 window.__cloudIde = {
   dropTerminalSocket: (name?: string) => terminalRegistry.get(name)?.connection.drop(),
   terminalText: screenText,
+  /** The editor's document (without widgets such as other people's cursors); undefined when none shows. */
+  editorText: () => {
+    const editor = document.querySelector<HTMLElement>('[data-testid="code-editor"] .cm-editor');
+    return editor ? EditorView.findFromDOM(editor)?.state.doc.toString() : undefined;
+  },
   terminalSize: (name?: string) => {
     const terminal = terminalRegistry.get(name)?.terminal;
     return terminal ? { cols: terminal.cols, rows: terminal.rows } : undefined;

@@ -7,13 +7,13 @@
  * terminal appears in both editors; made a viewer, the guest cannot type.
  */
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { MemberList } from "../../protocol/members";
 import { launchBrowser, openPage, reload } from "../support/browser";
 import { filesUrl, putFile } from "../support/files";
 import { createInvite } from "../support/guests";
-import { createWorkspace, openWorkspace, ownerApi } from "../support/session";
-import { connected, typeLine } from "../support/terminal-page";
+import { createWorkspace, ownerApi } from "../support/session";
+import { connected, hook, typeLine } from "../support/terminal-page";
 
 let browser: Browser;
 let id: string;
@@ -33,9 +33,33 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** The editor's text, line by line as CodeMirror shows it. */
-async function editorText(page: Page): Promise<string> {
-  return (await page.locator('[data-testid="code-editor"] .cm-content .cm-line').allTextContents()).join("\n");
+/**
+ * Waits until a page shows `selector`. A fresh page loads the whole app from the dev server, which on
+ * a loaded machine can take longer than one wait: such a load is tried again, three times at most.
+ */
+async function loaded(page: Page, selector: string, errors: string[]): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const shown = await page
+      .locator(selector)
+      .first()
+      .waitFor({ timeout: 60_000 })
+      .then(
+        () => true,
+        () => false,
+      );
+    if (shown) return;
+    if (attempt === 4) {
+      throw new Error(
+        `the page never showed ${selector}; it shows: ${await page.locator("body").textContent()}; errors: ${errors.join("; ")}`,
+      );
+    }
+    await reload(page);
+  }
+}
+
+/** The editor's document (app/test-hooks.ts). */
+function editorText(page: Page): Promise<string | undefined> {
+  return hook<string | undefined>(page, "editorText");
 }
 
 const tab = (page: Page, path: string) => page.locator(`[data-testid="editor-tab"][data-path="${path}"]`);
@@ -56,12 +80,20 @@ async function cursorNames(page: Page): Promise<string[]> {
 
 describe("two people in one file", () => {
   it("type, see each other, undo their own, reload, save, see the terminal's change; a viewer cannot type", async () => {
-    const { page: owner, errors: ownerErrors } = await openWorkspace(browser, id);
+    const { page: owner, errors: ownerErrors } = await openPage(browser, `/workspaces/${id}`);
+    await loaded(owner, '[data-testid="sign-in"], [data-testid="workspace-name"]', ownerErrors);
+    if (await owner.getByTestId("sign-in").isVisible()) {
+      await owner.getByLabel("Password").fill(inject("password"));
+      await owner.getByRole("button", { name: "Sign in" }).click();
+      await owner.waitForURL(`**/workspaces/${id}`);
+    }
+    await loaded(owner, '[data-testid="workspace-name"]', ownerErrors);
     const invite = await createInvite(id, { role: "editor", ttlSeconds: 3600 });
     const { page: guest, errors: guestErrors } = await openPage(
       browser,
       new URL(invite.url).pathname + new URL(invite.url).hash,
     );
+    await loaded(guest, '[data-testid="join-invitation"]', guestErrors);
     await guest.getByLabel("Your name (the others see it)").fill("Grace Hopper");
     await guest.getByRole("button", { name: "Join" }).click();
     await guest.waitForURL(`**/workspaces/${id}`);
@@ -86,7 +118,7 @@ describe("two people in one file", () => {
     await expect.poll(() => cursorNames(guest), { timeout: 30_000 }).toContain("owner");
 
     // The owner's undo takes back the owner's typing only.
-    for (let i = 0; i < 20 && (await editorText(owner)).includes("owner typed"); i++) {
+    for (let i = 0; i < 20 && (await editorText(owner))?.includes("owner typed"); i++) {
       await owner.keyboard.press("Control+z");
     }
     const undone = "guest typed line one\n";
