@@ -98,6 +98,9 @@ describe("two people in one file", () => {
     await guest.getByRole("button", { name: "Join" }).click();
     await guest.waitForURL(`**/workspaces/${id}`);
 
+    // A terminal takes the keyboard when it opens: both are open before anyone types in the editor.
+    await connected(owner);
+    await connected(guest);
     await openFile(owner, "pair.txt");
     await openFile(guest, "pair.txt");
     await expect.poll(() => editorText(owner), { timeout: 30_000 }).toBe("line one\n");
@@ -110,8 +113,9 @@ describe("two people in one file", () => {
     await guest.keyboard.press("Control+Home");
     await Promise.all([owner.keyboard.type("owner typed"), guest.keyboard.type("guest typed ")]);
     const both = "guest typed line one\nowner typed";
-    await expect.poll(() => editorText(owner), { timeout: 30_000 }).toBe(both);
-    await expect.poll(() => editorText(guest), { timeout: 30_000 }).toBe(both);
+    await expect
+      .poll(async () => [await editorText(owner), await editorText(guest)], { timeout: 30_000 })
+      .toEqual([both, both]);
 
     // Each sees the other's cursor with their name.
     await expect.poll(() => cursorNames(owner), { timeout: 30_000 }).toContain("Grace Hopper");
@@ -126,10 +130,15 @@ describe("two people in one file", () => {
     await expect.poll(() => editorText(guest), { timeout: 30_000 }).toBe(undone);
 
     // The guest reloads in the middle, with nothing saved: the shared text is all there.
+    await guest.locator('[data-testid="code-editor"] .cm-content').click();
+    await guest.keyboard.press("Control+Home");
     await guest.keyboard.type("again ");
-    const beforeReload = "guest typed again line one\n";
-    await expect.poll(() => editorText(owner), { timeout: 30_000 }).toBe(beforeReload);
+    const beforeReload = "again guest typed line one\n";
+    await expect
+      .poll(async () => [await editorText(guest), await editorText(owner)], { timeout: 30_000 })
+      .toEqual([beforeReload, beforeReload]);
     await reload(guest);
+    await connected(guest);
     await openFile(guest, "pair.txt");
     await expect.poll(() => editorText(guest), { timeout: 30_000 }).toBe(beforeReload);
     expect(await diskText("pair.txt")).toBe("line one\n");
@@ -167,6 +176,7 @@ describe("two people in one file", () => {
     await expect
       .poll(() => guest.getByTestId("shared-mark").textContent(), { timeout: 30_000 })
       .toBe("Shared · viewer");
+    await connected(guest);
     await openFile(guest, "pair.txt");
     await expect.poll(() => editorText(guest), { timeout: 30_000 }).toBe(withTerminal);
     await guest.locator('[data-testid="code-editor"] .cm-content').click();
