@@ -29,8 +29,9 @@ beforeAll(async () => {
   viewer = await joinAsGuest((await createInvite(id, { role: "viewer", ttlSeconds: 600 })).url, "Vera Viewer");
 }, 180_000);
 
-afterAll(() => {
+afterAll(async () => {
   for (const client of open) client.close();
+  await Promise.all(open.map((client) => client.closed));
   removeWhatWeMade();
 });
 
