@@ -13,7 +13,7 @@ import { api } from "../support/api";
 import { type CollabClient, openCollab } from "../support/collab-client";
 import { filesUrl, putFile, shell, workspaceContainer } from "../support/files";
 import { createInvite, joinAsGuest } from "../support/guests";
-import { removeWhatWeMade, wake } from "../support/lifecycle";
+import { wake } from "../support/lifecycle";
 import { createWorkspace, ownerApi, ownerCookie } from "../support/session";
 import { upgradeAnswer } from "../support/upgrades";
 
@@ -29,10 +29,11 @@ beforeAll(async () => {
   viewer = await joinAsGuest((await createInvite(id, { role: "viewer", ttlSeconds: 600 })).url, "Vera Viewer");
 }, 180_000);
 
+// The workspace's DELETE (test/support/cleanup.ts) destroys its container. Not `docker rm -f` first: a container
+// killed under the file watcher's live request (the documents keep it running) left that DELETE waiting 5 minutes.
 afterAll(async () => {
   for (const client of open) client.close();
   await Promise.all(open.map((client) => client.closed));
-  removeWhatWeMade();
 });
 
 async function connect(path: string, headers?: Record<string, string>): Promise<CollabClient> {
