@@ -1,6 +1,5 @@
 import { useEffect, useMemo, useSyncExternalStore } from "react";
 import type { FilesApi } from "../api/files";
-import { CollabApi } from "../collab/collab-api";
 import { EditorModel } from "../editor/editor-model";
 import { useFileEvents } from "../files/file-events";
 import { FileTreeModel } from "../files/file-tree-model";
@@ -12,8 +11,7 @@ import { registerUnsaved } from "../unsaved-work";
  */
 export function useWorkspaceFiles(files: FilesApi) {
   const events = useFileEvents(files);
-  // Open text files are shared documents: everyone in the workspace edits the same text (app/collab/).
-  const editor = useMemo(() => new EditorModel(files, new CollabApi(files.workspaceId)), [files]);
+  const editor = useMemo(() => new EditorModel(files), [files]);
   const tree = useMemo(
     () =>
       new FileTreeModel(files, {
