@@ -7,13 +7,9 @@ import {
   type TransactionSpec,
 } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
-import type * as Y from "yjs";
-import { MAX_SHARED_FILE_BYTES } from "../../protocol/collab";
 import { ErrorCode } from "../../protocol/errors";
 import type { FilesApi } from "../api/files";
 import { ApiRequestError, errorMessage } from "../api/http";
-import type { CollabApi } from "../collab/collab-api";
-import type { SharedFile } from "../collab/shared-file";
 import type { FileEventListener } from "../files/file-events";
 import { nameOf } from "../files/paths";
 import { bufferExtensions } from "./buffer-extensions";
@@ -74,14 +70,7 @@ interface Buffer {
   /** Where to put the cursor once the buffer shows. */
   reveal?: Position;
   loading?: Promise<void>;
-  /** The file's shared document (co-editing): its text is the buffer's, kept in step both ways. */
-  shared?: SharedFile;
-  /** Stops keeping a stored (not shown) state in step with the shared text. */
-  unobserve?: () => void;
 }
-
-/** The origin of the model's own edits of a shared text that is not shown (a rename across files). */
-const MODEL_ORIGIN = Symbol("editor-model");
 
 /** Holds the providers' extensions in each state, so adding one keeps undo history. */
 const provided = new Compartment();
@@ -108,11 +97,7 @@ export class EditorModel {
   private viewPath: string | undefined;
   private readonly providers = new Set<ExtensionProvider>();
 
-  /** `collab`: open text files as shared documents (each person's edits merge live); without it, buffers are this page's own. */
-  constructor(
-    private readonly files: FilesApi,
-    private readonly collab?: CollabApi,
-  ) {}
+  constructor(private readonly files: FilesApi) {}
 
   // --- reading (for React and for features built on top) ---
 
@@ -152,17 +137,8 @@ export class EditorModel {
     return this.state(path)?.doc.toString();
   }
 
-  /** Unsaved work that leaving the page would lose (a shared document's edits stay in the workspace). */
   isDirty(): boolean {
-    return this.order.some((path) => {
-      const buffer = this.buffers.get(path);
-      return buffer?.info.dirty && !buffer.shared;
-    });
-  }
-
-  /** Whether a buffer is a shared document. */
-  isShared(path: string): boolean {
-    return this.buffers.get(path)?.shared !== undefined;
+    return this.order.some((path) => this.buffers.get(path)?.info.dirty);
   }
 
   // --- opening, showing, closing ---
@@ -207,7 +183,6 @@ export class EditorModel {
       return false;
     }
     if (buffer.info.imageUrl) URL.revokeObjectURL(buffer.info.imageUrl);
-    this.unshare(buffer);
     const index = this.order.indexOf(path);
     this.buffers.delete(path);
     this.order = this.order.filter((p) => p !== path);
@@ -277,7 +252,6 @@ export class EditorModel {
     const text = this.text(path);
     if (info.kind !== "text" || info.readOnly || text === undefined || info.saving) return;
     this.patch(path, { saving: true, message: undefined });
-    if (buffer.shared && this.collab) return this.saveShared(path, this.collab);
     try {
       const saved = await this.files.save(path, text, info.etag || undefined);
       const current = this.buffers.get(path);
@@ -297,25 +271,6 @@ export class EditorModel {
       } else {
         this.patch(path, { saving: false, message: `Not saved: ${errorMessage(cause)}` });
       }
-    }
-  }
-
-  /** The workspace writes the shared text (everyone's edits), merging a change on disk first if there is one. */
-  private async saveShared(path: string, collab: CollabApi): Promise<void> {
-    try {
-      const saved = await collab.save(path);
-      const current = this.buffers.get(path);
-      if (!current) return;
-      current.saved = saved.text;
-      this.patch(path, {
-        saving: false,
-        etag: saved.file.etag,
-        dirty: this.text(path) !== saved.text,
-        conflict: undefined,
-        size: saved.file.size,
-      });
-    } catch (cause) {
-      this.patch(path, { saving: false, message: `Not saved: ${errorMessage(cause)}` });
     }
   }
 
@@ -379,9 +334,7 @@ export class EditorModel {
       const buffer = this.buffers.get(old) as Buffer;
       const path = renamed(old);
       this.buffers.delete(old);
-      // A new path may mean another language: the state is made again with the same text. A shared document
-      // belongs to its path: the renamed buffer is this page's own.
-      this.unshare(buffer);
+      // A new path may mean another language: the state is made again with the same text.
       const text = buffer.state?.doc.toString();
       this.buffers.set(path, {
         ...buffer,
@@ -446,26 +399,9 @@ export class EditorModel {
         return;
       }
       const readOnly = bytes.byteLength > READ_ONLY_BYTES;
-      const shared = bytes.byteLength <= MAX_SHARED_FILE_BYTES ? await this.share(path) : undefined;
-      if (this.buffers.get(path) !== buffer) {
-        shared?.destroy();
-        return;
-      }
-      this.unshare(buffer);
       buffer.saved = text;
-      // A shared document may hold edits nobody saved yet: it is the text, the disk what it is compared with.
-      const current = shared ? shared.text.toString() : text;
-      buffer.shared = shared;
-      buffer.state = this.makeState(path, current, readOnly, shared);
-      if (shared) buffer.unobserve = this.followShared(path, shared);
-      this.patch(path, {
-        kind: "text",
-        size: bytes.byteLength,
-        etag,
-        dirty: current !== text,
-        readOnly,
-        conflict: undefined,
-      });
+      buffer.state = this.makeState(path, text, readOnly);
+      this.patch(path, { kind: "text", size: bytes.byteLength, etag, dirty: false, readOnly, conflict: undefined });
       if (this.active === path) this.showActive();
     } catch (cause) {
       this.patch(path, { kind: "error", error: errorMessage(cause) });
@@ -492,13 +428,6 @@ export class EditorModel {
     const buffer = this.buffers.get(path);
     if (!disk || !buffer || (disk.etag === buffer.info.etag && !force)) return;
     const text = decodeText(disk.bytes) ?? "";
-    if (buffer.shared) {
-      // The workspace brings the disk's change into the shared text (once, for everyone): here the disk
-      // version only becomes what the buffer is compared with.
-      buffer.saved = text;
-      this.patch(path, { etag: disk.etag, dirty: this.text(path) !== text, conflict: undefined });
-      return;
-    }
     const mine = this.text(path) ?? buffer.saved;
     if (mine === text) {
       buffer.saved = text;
@@ -515,7 +444,7 @@ export class EditorModel {
     this.patch(path, { conflict: { disk: text, etag: disk.etag } });
   }
 
-  private makeState(path: string, text: string, readOnly: boolean, shared?: SharedFile): EditorState {
+  private makeState(path: string, text: string, readOnly: boolean): EditorState {
     return EditorState.create({
       doc: text,
       extensions: [
@@ -523,59 +452,9 @@ export class EditorModel {
           onSave: () => void this.save(path),
           onChange: () => this.updateDirty(path),
         }),
-        shared ? shared.extension() : [],
         provided.of(this.providedExtensions(path, readOnly)),
       ],
     });
-  }
-
-  /** Joins the file's shared document; undefined (the buffer is this page's own) without co-editing or when refused. */
-  private async share(path: string): Promise<SharedFile | undefined> {
-    if (!this.collab) return undefined;
-    const shared = this.collab.open(path);
-    try {
-      await shared.synced;
-      return shared;
-    } catch (cause) {
-      console.warn(errorMessage(cause));
-      shared.destroy();
-      return undefined;
-    }
-  }
-
-  private unshare(buffer: Buffer): void {
-    buffer.unobserve?.();
-    buffer.shared?.destroy();
-    buffer.unobserve = undefined;
-    buffer.shared = undefined;
-  }
-
-  /**
-   * Keeps the stored state of a shared buffer in step with the shared text
-   * while the view does not show it (while it does, its yCollab binding does).
-   */
-  private followShared(path: string, shared: SharedFile): () => void {
-    const observer = (event: Y.YTextEvent, transaction: Y.Transaction) => {
-      if (transaction.origin === MODEL_ORIGIN || (this.view && this.viewPath === path)) return;
-      const buffer = this.buffers.get(path);
-      if (!buffer?.state) return;
-      const changes: { from: number; to: number; insert?: string }[] = [];
-      let at = 0;
-      for (const step of event.delta) {
-        if (step.insert !== undefined) {
-          changes.push({ from: at, to: at, insert: typeof step.insert === "string" ? step.insert : "" });
-        } else if (step.delete !== undefined) {
-          changes.push({ from: at, to: at + step.delete });
-          at += step.delete;
-        } else {
-          at += step.retain ?? 0;
-        }
-      }
-      buffer.state = buffer.state.update({ changes }).state;
-      this.updateDirty(path);
-    };
-    shared.text.observe(observer);
-    return () => shared.text.unobserve(observer);
   }
 
   private providedExtensions(path: string, readOnly: boolean): Extension {
@@ -600,22 +479,7 @@ export class EditorModel {
     }
     const buffer = this.buffers.get(path);
     if (!buffer?.state) return;
-    const transaction = buffer.state.update(spec);
-    const shared = buffer.shared;
-    if (shared && transaction.docChanged) {
-      // Not shown: the change goes into the shared text here (the view's binding would have done it).
-      const edits: { from: number; to: number; insert: string }[] = [];
-      transaction.changes.iterChanges((from, to, _fromB, _toB, inserted) => {
-        edits.push({ from, to, insert: inserted.toString() });
-      });
-      shared.doc.transact(() => {
-        for (const edit of edits.reverse()) {
-          if (edit.to > edit.from) shared.text.delete(edit.from, edit.to - edit.from);
-          if (edit.insert) shared.text.insert(edit.from, edit.insert);
-        }
-      }, MODEL_ORIGIN);
-    }
-    buffer.state = transaction.state;
+    buffer.state = buffer.state.update(spec).state;
     this.updateDirty(path);
   }
 
