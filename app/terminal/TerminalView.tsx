@@ -139,7 +139,12 @@ export function TerminalView({ terminals, name, active, searchOpen, onToggleSear
     terminalRegistry.setActive(name);
     const element = host.current;
     if (element && element.clientWidth > 0) fit.current?.fit();
-    terminalRef.current?.focus();
+    // Focus follows a terminal chosen here (its tab, a new one), but a terminal that becomes active by
+    // itself (the list arriving after the page opened) never takes the keys of someone typing elsewhere.
+    const focused = document.activeElement;
+    const typingElsewhere =
+      focused instanceof HTMLElement && focused !== document.body && !focused.closest(".terminal-panel");
+    if (!typingElsewhere) terminalRef.current?.focus();
   }, [active, name]);
 
   return (
