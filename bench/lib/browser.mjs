@@ -1,22 +1,5 @@
 // Chromium for the browser benchmarks, and the IDE opened in it as the signed-in owner.
-import { chromium } from "playwright-core";
-
-/** Debian's Chromium, headless, with nothing of its own on the network during a measurement. */
-export function launchChromium() {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--headless=new",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
-}
+export { launchChromium } from "../../scripts/lib/chromium.mjs";
 
 /**
  * A new page in its own context with the session's cookie, on workspace `id`,

@@ -1,26 +1,9 @@
-import { type Browser, type BrowserContextOptions, chromium, type Page, type Response } from "playwright-core";
+import type { Browser, BrowserContextOptions, Page, Response } from "playwright-core";
 import { inject } from "vitest";
-
-/**
- * Flags for Debian's Chromium on these machines: as root (no sandbox), no GPU,
- * and no background connections (the network refuses them).
- */
-const CHROMIUM_ARGS = [
-  "--headless=new",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+import { launchChromium } from "../../scripts/lib/chromium.mjs";
 
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: CHROMIUM_ARGS,
-  });
+  return launchChromium();
 }
 
 /** Opens a page of the IDE under test and records what goes wrong in it. */
