@@ -10,6 +10,7 @@ import type { BackupHealth, BackupReason, BackupRecord, RestoreResult } from "..
 import { ErrorCode } from "../../protocol/errors";
 import { AppError, describe } from "../errors";
 import type { Sandbox } from "../sandbox/sandbox";
+import { LATE, within } from "../within";
 import { BACKUP_DIRS, discardStaging, extractToStaging, streamArchive, swapStaged } from "./directory-archive";
 import { hashing, uploadInParts } from "./r2-parts";
 import { expiredBackups } from "./retention";
@@ -215,8 +216,11 @@ export class WorkspaceBackups {
     const hashed = hashing(object.body);
     try {
       await extractToStaging(this.deps.sandbox, hashed.stream);
-      const got = await withTimeout(hashed.result(), HASH_WAIT_MS);
-      if (!got) throw integrity("the archive did not end where it should");
+      const got = await within(
+        hashed.result().catch(() => undefined),
+        HASH_WAIT_MS,
+      );
+      if (got === LATE || !got) throw integrity("the archive did not end where it should");
       if (got.size !== record.size || got.sha256 !== record.sha256) {
         throw integrity(`its SHA-256 is ${got.sha256.slice(0, 12)}…, ${record.sha256.slice(0, 12)}… was stored`);
       }
@@ -309,12 +313,4 @@ function newBackupId(): string {
   const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
   const bytes = crypto.getRandomValues(new Uint8Array(24));
   return [...bytes].map((byte) => alphabet[byte % alphabet.length]).join("");
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  return Promise.race([promise.catch(() => undefined), late]).finally(() => clearTimeout(timer));
 }

@@ -7,6 +7,7 @@ import { AppError, describe } from "../errors";
 import { IDE_STATE_DIR, WORKSPACE_ROOT } from "../sandbox/environment";
 import type { InstanceType } from "../sandbox/instance-type";
 import type { SandboxControl } from "../sandbox/sandbox";
+import { LATE, within } from "../within";
 import { DiskLock } from "./disk-lock";
 import { failedStartPause, type LifecycleSettings, platformTimeoutMs } from "./settings";
 import { canTransition, type LifecycleState } from "./state";
@@ -303,17 +304,8 @@ export class Lifecycle {
    * A destroy that fails still fails the deletion (it can be tried again).
    */
   private async destroyWithin(ms: number): Promise<void> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<"late">((resolve) => {
-      timer = setTimeout(() => resolve("late"), ms);
-    });
-    try {
-      const outcome = await Promise.race([this.deps.sandbox.destroy(), late]);
-      if (outcome === "late") {
-        console.warn(`deleting: the container's removal did not finish within ${ms / 1000} s; the deletion goes on`);
-      }
-    } finally {
-      clearTimeout(timer);
+    if ((await within(this.deps.sandbox.destroy(), ms)) === LATE) {
+      console.warn(`deleting: the container's removal did not finish within ${ms / 1000} s; the deletion goes on`);
     }
   }
 
