@@ -59,6 +59,37 @@ describe("the file tree model", () => {
     expect(editor.open).toHaveBeenCalledWith("src/b.ts");
   });
 
+  it("shows a change at once, before the folder's listing answers, and then what the listing says", async () => {
+    const { files, dirs } = memoryTree({ ".": [entry("a.ts")] });
+    const model = new FileTreeModel(files, { open: vi.fn(), renamed: vi.fn(), deleted: vi.fn() });
+    await model.load(".");
+    let answer: () => void = () => {};
+    const listed = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const list = files.list.bind(files);
+    files.list = async (path, options) => {
+      await listed;
+      return list(path, options);
+    };
+    dirs["."] = [entry("a.ts"), entry("made.txt"), entry("lib", "directory")];
+    model.onFileEvent({
+      kind: "changes",
+      changes: [
+        { type: "created", path: "made.txt" },
+        { type: "created", path: "lib", directory: true },
+        { type: "deleted", path: "gone.txt" },
+      ],
+    });
+    const rows = () => model.getSnapshot().rows.map((r) => `${r.path}:${r.type}:${r.size}`);
+    expect(rows()).toEqual(["lib:directory:0", "a.ts:file:1", "made.txt:file:0"]);
+    model.onFileEvent({ kind: "changes", changes: [{ type: "moved", from: "a.ts", path: "b.ts" }] });
+    expect(rows()).toEqual(["lib:directory:0", "b.ts:file:0", "made.txt:file:0"]);
+    dirs["."] = [entry("b.ts"), entry("made.txt"), entry("lib", "directory")];
+    answer();
+    await vi.waitFor(() => expect(rows()).toEqual(["lib:directory:1", "b.ts:file:1", "made.txt:file:1"]));
+  });
+
   it("renames in place and tells the editor; refuses a name with a slash", async () => {
     const { files, moves } = memoryTree({ ".": [entry("a.ts")] });
     const editor = { open: vi.fn(), renamed: vi.fn(), deleted: vi.fn() };

@@ -94,19 +94,30 @@ export class FileTreeModel {
     }
   }
 
-  /** Re-lists each loaded folder that a change touched. */
+  /**
+   * Shows each change at once in the loaded folders (a new name appears, a
+   * deleted one goes), then re-lists those folders for what the event does
+   * not say (sizes, times, a link's kind): a file made in a terminal shows
+   * without waiting for that round trip.
+   */
   readonly onFileEvent: FileEventListener = (event) => {
     if (event.kind === "git") return;
     const dirs = new Set<string>();
     if (event.kind === "resync") {
       for (const dir of this.folders.keys()) dirs.add(dir);
     } else {
+      const folders = new Map(this.folders);
       for (const change of event.changes) {
         dirs.add(parentOf(change.path));
         if (change.from) dirs.add(parentOf(change.from));
-        if (change.type === "deleted") this.dropSubtree(change.path);
-        if (change.type === "moved" && change.from) this.dropSubtree(change.from);
+        if (change.type === "deleted") this.dropSubtree(change.path, folders);
+        if (change.type === "moved" && change.from) this.dropSubtree(change.from, folders);
+        if (change.type === "created" || change.type === "moved") {
+          addEntry(folders, change.path, change.directory ? "directory" : "file");
+        }
       }
+      this.folders = folders;
+      this.changed();
     }
     for (const dir of dirs) if (this.folders.has(dir)) void this.load(dir, { wake: false });
   };
@@ -252,11 +263,20 @@ export class FileTreeModel {
     this.changed();
   }
 
-  private dropSubtree(path: string): void {
-    const gone = [...this.folders.keys()].filter((key) => key === path || key.startsWith(`${path}/`));
-    if (gone.length === 0) return;
-    this.folders = new Map(this.folders);
-    for (const key of gone) this.folders.delete(key);
+  /** Forgets a folder and everything listed under it; with `into`, there (and its entry in its parent) instead. */
+  private dropSubtree(path: string, into?: Map<string, Folder>): void {
+    const folders = into ?? new Map(this.folders);
+    for (const key of [...folders.keys()]) if (key === path || key.startsWith(`${path}/`)) folders.delete(key);
+    if (into) {
+      const parent = folders.get(parentOf(path));
+      const name = nameOf(path);
+      if (parent?.entries?.some((e) => e.name === name)) {
+        folders.set(parentOf(path), { ...parent, entries: parent.entries.filter((e) => e.name !== name) });
+      }
+      return;
+    }
+    if (folders.size === this.folders.size) return;
+    this.folders = folders;
     this.changed();
   }
 
@@ -283,6 +303,17 @@ export class FileTreeModel {
       upload: this.upload,
     };
   }
+}
+
+/** A name an event says was made, in its loaded parent folder, until the folder's next listing says more. */
+function addEntry(folders: Map<string, Folder>, path: string, type: FileEntry["type"]): void {
+  const parent = folders.get(parentOf(path));
+  const name = nameOf(path);
+  if (!parent?.entries || parent.entries.some((e) => e.name === name)) return;
+  folders.set(parentOf(path), {
+    ...parent,
+    entries: [...parent.entries, { name, type, size: 0, modifiedAt: Date.now() }],
+  });
 }
 
 /** Sorted visible rows: folders first, then names in natural order. */
