@@ -90,6 +90,24 @@ describe("the file tree model", () => {
     await vi.waitFor(() => expect(rows()).toEqual(["lib:directory:1", "b.ts:file:1", "made.txt:file:1"]));
   });
 
+  it("shows the latest listing of a folder when two listings cross on the wire", async () => {
+    const { files } = memoryTree({ ".": [entry("a.ts")] });
+    const model = new FileTreeModel(files, { open: vi.fn(), renamed: vi.fn(), deleted: vi.fn() });
+    await model.load(".");
+    const answers: ((entries: FileEntry[]) => void)[] = [];
+    files.list = () => new Promise((resolve) => answers.push((entries) => resolve({ entries }) as never));
+    model.onFileEvent({ kind: "changes", changes: [{ type: "created", path: "one.txt" }] });
+    model.onFileEvent({ kind: "changes", changes: [{ type: "created", path: "two.txt" }] });
+    expect(answers).toHaveLength(2);
+    const rows = () => model.getSnapshot().rows.map((r) => r.path);
+    // The newer listing answers first; the older one, answering last, must not take two.txt back.
+    answers[1]?.([entry("a.ts"), entry("one.txt"), entry("two.txt")]);
+    await vi.waitFor(() => expect(rows()).toEqual(["a.ts", "one.txt", "two.txt"]));
+    answers[0]?.([entry("a.ts"), entry("one.txt")]);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(rows()).toEqual(["a.ts", "one.txt", "two.txt"]);
+  });
+
   it("renames in place and tells the editor; refuses a name with a slash", async () => {
     const { files, moves } = memoryTree({ ".": [entry("a.ts")] });
     const editor = { open: vi.fn(), renamed: vi.fn(), deleted: vi.fn() };

@@ -66,6 +66,8 @@ export class FileTreeModel {
   private upload: Upload | undefined;
   private snapshot: TreeSnapshot;
   private readonly listeners = new Set<() => void>();
+  /** The number of the latest listing asked for, per folder. */
+  private readonly listings = new Map<string, number>();
 
   constructor(
     private readonly files: FilesApi,
@@ -83,11 +85,17 @@ export class FileTreeModel {
 
   /** Lists a folder; `wake: false` for re-reads the page makes by itself (they must not wake a sleeping workspace). */
   async load(dir: string, { wake = true } = {}): Promise<void> {
+    // Listings of one folder can cross on the wire (a burst of change events asks for several): only the
+    // latest one asked for is shown, so an older listing never takes back a name a newer one has.
+    const asked = (this.listings.get(dir) ?? 0) + 1;
+    this.listings.set(dir, asked);
     this.setFolder(dir, { ...this.folders.get(dir), loading: true });
     try {
       const { entries } = await this.files.list(dir, { wake });
+      if (this.listings.get(dir) !== asked) return;
       this.setFolder(dir, { entries });
     } catch (cause) {
+      if (this.listings.get(dir) !== asked) return;
       // Asleep: keep showing what was there; the next "ready" re-reads it.
       if (!wake) this.setFolder(dir, { ...this.folders.get(dir), loading: false });
       else this.setFolder(dir, { error: errorMessage(cause) });
