@@ -16,7 +16,7 @@ export function AgentsPanel({ model, view, onClose }: Props) {
   const action = useAction();
   return (
     <aside
-      className="agents-panel"
+      className="floating-panel tall agents-panel"
       role="dialog"
       aria-label="Agents"
       data-testid="agents-panel"

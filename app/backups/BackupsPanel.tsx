@@ -36,7 +36,7 @@ export function BackupsPanel({ api, onWake, onChanged, onClose }: Props) {
     }, label);
 
   return (
-    <aside className="backups-panel" role="dialog" aria-label="Backups" data-testid="backups-panel">
+    <aside className="floating-panel backups-panel" role="dialog" aria-label="Backups" data-testid="backups-panel">
       <header>
         <h2>Backups</h2>
         <button

@@ -48,7 +48,7 @@ function SharePanel({ api, onClose }: { api: MembersApi; onClose: () => void }) 
 
   return (
     <aside
-      className="share-panel"
+      className="floating-panel members-panel"
       role="dialog"
       aria-label="Share"
       data-testid="share-panel"
@@ -67,7 +67,7 @@ function SharePanel({ api, onClose }: { api: MembersApi; onClose: () => void }) 
           {action.error ?? view.error}
         </p>
       )}
-      <form className="share-invite" onSubmit={invite}>
+      <form className="members-invite" onSubmit={invite}>
         <h3>Invite link</h3>
         <label>
           Role{" "}
@@ -94,7 +94,7 @@ function SharePanel({ api, onClose }: { api: MembersApi; onClose: () => void }) 
         </button>
       </form>
       {view.created && (
-        <p className="share-created">
+        <p className="members-created">
           Send this link (it is shown once):{" "}
           <input
             readOnly
@@ -110,7 +110,7 @@ function SharePanel({ api, onClose }: { api: MembersApi; onClose: () => void }) 
       )}
       <h3>Live links</h3>
       {view.invites?.length ? (
-        <ul className="share-list" data-testid="invite-list">
+        <ul className="members-list" data-testid="invite-list">
           {view.invites.map((i) => (
             <li key={i.id}>
               {i.role}, {i.uses === null ? `used ${i.used} times` : `used ${i.used} of ${i.uses}`}, expires{" "}
@@ -126,7 +126,7 @@ function SharePanel({ api, onClose }: { api: MembersApi; onClose: () => void }) 
       )}
       <h3>People</h3>
       {view.members?.length ? (
-        <ul className="share-list" data-testid="member-list">
+        <ul className="members-list" data-testid="member-list">
           {view.members.map((m) => (
             <li key={m.id} data-testid="member">
               <span className="member-name">{m.name}</span> ({m.kind === "guest" ? "guest" : m.id}){" "}

@@ -36,7 +36,7 @@ export function NetworkPanel({ model, view, onClose }: Props) {
 
   return (
     <aside
-      className="network-panel"
+      className="floating-panel tall network-panel"
       role="dialog"
       aria-label="Network"
       data-testid="network-panel"
