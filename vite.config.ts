@@ -82,6 +82,9 @@ export default defineConfig(({ command }) => ({
     cors: false,
     // Listens on loopback only, like the IDE itself (Vite's default is every interface).
     ws: { port: hmrPort, host: "localhost" },
+    // Transforms the app's modules as the server starts, not on the first page load: the first page
+    // opened after `npm start` (or a test run's first) no longer waits for the whole app to be compiled.
+    warmup: { clientFiles: ["./app/main.tsx"] },
   },
   preview: { port, strictPort: true },
 }));

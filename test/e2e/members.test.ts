@@ -6,7 +6,7 @@
  */
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, reload } from "../support/browser";
+import { launchBrowser, openPage, untilShown } from "../support/browser";
 import { putFile } from "../support/files";
 import { createWorkspace, openWorkspace, ownerApi } from "../support/session";
 import { connected, screen, typeLine, waitForScreen } from "../support/terminal-page";
@@ -22,35 +22,13 @@ beforeAll(async () => {
   // A first page load makes the dev server transform the whole app, which on a loaded machine can
   // outlast the page's own wait: done here, once, so the test's pages load what is ready.
   const { page } = await openPage(browser, "/");
-  await loaded(page, '[data-testid="sign-in"], [data-testid="workspace-list"]');
+  await untilShown(page, '[data-testid="sign-in"], [data-testid="workspace-list"]');
   await page.context().close();
 }, 300_000);
 
 afterAll(async () => {
   await browser?.close();
 });
-
-/**
- * Waits until a page shows `selector`. A fresh page loads the whole app from the dev server, which on
- * a loaded machine can take longer than one wait, or fail (the page then says it could not load its
- * code): such a load is tried again, three times at most.
- */
-async function loaded(page: Page, selector: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const shown = await page
-      .locator(selector)
-      .first()
-      .waitFor({ timeout: 60_000 })
-      .then(
-        () => true,
-        () => false,
-      );
-    if (shown) return;
-    if (attempt === 4)
-      throw new Error(`the page never showed ${selector}; it shows: ${await page.locator("body").textContent()}`);
-    await reload(page);
-  }
-}
 
 const editorText = (page: Page) => page.locator('[data-testid="code-editor"] .cm-content').textContent();
 
@@ -66,7 +44,7 @@ describe("an invited viewer", () => {
 
     // The guest: another browser context, nobody signed in.
     const { page: guest, errors: guestErrors } = await openPage(browser, new URL(url).pathname + new URL(url).hash);
-    await loaded(guest, '[data-testid="join-invitation"]');
+    await untilShown(guest, '[data-testid="join-invitation"]');
     expect(await guest.getByTestId("join-invitation").textContent()).toContain("pair");
     await guest.getByLabel("Your name (the others see it)").fill("Grace Hopper");
     await guest.getByRole("button", { name: "Join" }).click();

@@ -53,6 +53,28 @@ export function navigate(page: Page, path: string): Promise<Response | null> {
   return retryOnNetworkChange(() => page.goto(new URL(path, inject("baseUrl")).toString()));
 }
 
+/**
+ * Waits until a page shows `selector`. A fresh page loads the whole app from the dev server, which on
+ * a loaded machine can take longer than one wait, or fail (the page then says it could not load its
+ * code): such a load is tried again, as a person would reload it, three times at most.
+ */
+export async function untilShown(page: Page, selector: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const shown = await page
+      .locator(selector)
+      .first()
+      .waitFor({ timeout: 60_000 })
+      .then(
+        () => true,
+        () => false,
+      );
+    if (shown) return;
+    if (attempt === 4)
+      throw new Error(`the page never showed ${selector}; it shows: ${await page.locator("body").textContent()}`);
+    await reload(page);
+  }
+}
+
 /** `page.reload`. */
 export function reload(page: Page): Promise<Response | null> {
   return retryOnNetworkChange(() => page.reload());

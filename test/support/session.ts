@@ -7,7 +7,7 @@ import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { inject } from "vitest";
 import WebSocket from "ws";
 import { api } from "./api";
-import { openPage } from "./browser";
+import { openPage, untilShown } from "./browser";
 
 let cookie: Promise<string> | undefined;
 
@@ -82,7 +82,7 @@ export async function openWorkspace(
   const opened = await openPage(browser, `/workspaces/${id}`, options);
   const { page } = opened;
   // The app first asks who is signed in, then shows sign-in or the workspace.
-  await page.locator('[data-testid="sign-in"], [data-testid="workspace-name"]').first().waitFor();
+  await untilShown(page, '[data-testid="sign-in"], [data-testid="workspace-name"]');
   if (await page.getByTestId("sign-in").isVisible()) {
     await page.getByLabel("Password").fill(inject("password"));
     await page.getByRole("button", { name: "Sign in" }).click();
