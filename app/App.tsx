@@ -1,5 +1,7 @@
-import { type ReactNode, useEffect, useMemo, useSyncExternalStore } from "react";
+import { type ReactNode, useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import { workspaceApi } from "./api";
+import { FollowBar, PresenceAvatars } from "./collab/PresenceAvatars";
+import { PresenceRoom } from "./collab/presence";
 import { CommandsContext, useCommandRegistry } from "./commands/useCommands";
 import { useLocation } from "./hooks/useLocation";
 import { IdeLayout } from "./ide/IdeLayout";
@@ -53,7 +55,13 @@ export function App() {
   const guest = session.user.via === "guest";
   const userMenu = <UserMenu userId={session.user.name ?? session.user.id} onSignOut={signOut} />;
   return workspaceId ? (
-    <WorkspacePage key={workspaceId} workspaceId={workspaceId} userMenu={userMenu} navigate={navigate} />
+    <WorkspacePage
+      key={workspaceId}
+      workspaceId={workspaceId}
+      userId={session.user.id}
+      userMenu={userMenu}
+      navigate={navigate}
+    />
   ) : (
     <ListPage userMenu={userMenu} navigate={navigate} guest={guest} />
   );
@@ -78,7 +86,12 @@ function ListPage({ userMenu, navigate, guest }: PageProps & { guest: boolean })
   );
 }
 
-function WorkspacePage({ workspaceId, userMenu, navigate }: PageProps & { workspaceId: string }) {
+function WorkspacePage({
+  workspaceId,
+  userId,
+  userMenu,
+  navigate,
+}: PageProps & { workspaceId: string; userId: string }) {
   const api = useMemo(() => workspaceApi(workspaceId), [workspaceId]);
   const commands = useCommandRegistry();
   const statusModel = useMemo(() => new WorkspaceStatusModel(api), [api]);
@@ -89,6 +102,7 @@ function WorkspacePage({ workspaceId, userMenu, navigate }: PageProps & { worksp
   const access = useWorkspaceAccess(workspaceId);
   const members = useMemo(() => new MembersApi(workspaceId), [workspaceId]);
   const running = status.state === "running";
+  const presence = usePresenceRoom(workspaceId, userId);
   // Woken from the header (or another tab): sleeping terminals reconnect now.
   useEffect(() => {
     if (running) terminalRegistry.workspaceWoke();
@@ -107,10 +121,28 @@ function WorkspacePage({ workspaceId, userMenu, navigate }: PageProps & { worksp
           userMenu={userMenu}
           access={access}
           share={access?.role === "owner" ? <ShareButton api={members} /> : undefined}
+          presence={presence && <PresenceAvatars room={presence} />}
         />
+        {presence && <FollowBar room={presence} />}
         <LossNotice workspaceId={workspaceId} restored={status.restored} />
-        <IdeLayout api={api} onTerminalConnected={statusModel.poll} readOnly={access?.role === "viewer"} />
+        <IdeLayout
+          api={api}
+          onTerminalConnected={statusModel.poll}
+          readOnly={access?.role === "viewer"}
+          presence={presence}
+        />
       </div>
     </CommandsContext>
   );
+}
+
+/** The page's place in the workspace's presence room, while the page is open. */
+function usePresenceRoom(workspaceId: string, userId: string): PresenceRoom | undefined {
+  const [room, setRoom] = useState<PresenceRoom>();
+  useEffect(() => {
+    const joined = new PresenceRoom(workspaceId, userId);
+    setRoom(joined);
+    return () => joined.destroy();
+  }, [workspaceId, userId]);
+  return room;
 }

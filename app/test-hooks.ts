@@ -1,10 +1,12 @@
 /**
  * Hooks for the browser tests, on `window.__cloudIde`: drop a terminal's
- * socket, read a terminal's screen and size, read the editor's document. Loaded only when the test dev
+ * socket, read a terminal's screen and size, read the editor's document and its first visible line.
+ * Loaded only when the test dev
  * server runs the app (CLOUD_IDE_TEST_HOOKS=1, see vite.config.ts); a
  * production build has no trace of them.
  */
 import { EditorView } from "@codemirror/view";
+import { topLine } from "./collab/scroll-line";
 import { terminalRegistry } from "./terminal/registry";
 
 declare global {
@@ -32,6 +34,12 @@ window.__cloudIde = {
   editorText: () => {
     const editor = document.querySelector<HTMLElement>('[data-testid="code-editor"] .cm-editor');
     return editor ? EditorView.findFromDOM(editor)?.state.doc.toString() : undefined;
+  },
+  /** The editor's first visible line (1-based), as presence publishes it; undefined when no file shows. */
+  editorTopLine: () => {
+    const editor = document.querySelector<HTMLElement>('[data-testid="code-editor"] .cm-editor');
+    const view = editor ? EditorView.findFromDOM(editor) : null;
+    return view ? topLine(view) : undefined;
   },
   terminalSize: (name?: string) => {
     const terminal = terminalRegistry.get(name)?.terminal;

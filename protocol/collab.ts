@@ -41,12 +41,20 @@ export interface CollabUser {
   colorLight: string;
 }
 
-/** A page's awareness state in the presence room. */
+/**
+ * A page's awareness state in the presence room. Each page publishes its
+ * own; the server only stamps `user` (anything else is what that page says,
+ * so a page reads others' states defensively: app/collab/presence-model.ts).
+ */
 export interface PresenceState {
   user?: CollabUser;
   /** The files this page has open, and the one it shows. */
   files?: string[];
   active?: string | null;
+  /** The first line (1-based) the page shows of `active`: others following it scroll there. */
+  line?: number;
+  /** The terminal this page shows. */
+  terminal?: string | null;
 }
 
 /** `POST .../collab/save`: the file as written and the exact text it holds. */

@@ -1,5 +1,6 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
+import type { PeopleAt } from "../collab/presence-model";
 import { ContextMenu, download, type MenuItem } from "../components/ContextMenu";
 import { useAction } from "../hooks/useAction";
 import { FileTreeRow, ROW_HEIGHT } from "./FileTreeRow";
@@ -21,11 +22,14 @@ export function FileTree({
   model,
   activePath,
   marks,
+  openBy,
 }: {
   model: FileTreeModel;
   activePath: string | undefined;
   /** Source control's mark of each changed file (and "•" on folders that hold one). */
   marks?: ReadonlyMap<string, string>;
+  /** Who else has each file open (presence). */
+  openBy?: PeopleAt;
 }) {
   const tree = useSyncExternalStore(model.subscribe, model.getSnapshot);
   const { rows, selected } = tree;
@@ -110,6 +114,7 @@ export function FileTree({
                 model={model}
                 active={activePath === row.path}
                 mark={marks?.get(row.path)}
+                openBy={row.type === "file" || row.type === "symlink" ? openBy?.get(row.path) : undefined}
                 dropTarget={drop.target !== "." && drop.target === row.path}
                 drop={drop}
                 onCommit={(value) => void action.run(() => model.commitEdit(value))}

@@ -1,4 +1,6 @@
 import { useEffect, useRef } from "react";
+import { PeopleMark } from "../collab/PresenceAvatars";
+import type { Person } from "../collab/presence-model";
 import { codeLabel, MARK_TITLES } from "./change-marks";
 import { type FileTreeModel, HEAVY, type Row, type TreeSnapshot } from "./file-tree-model";
 import { INTERNAL_DRAG, type TreeDrop } from "./useTreeDrop";
@@ -15,6 +17,8 @@ interface Props {
   active: boolean;
   /** Source control's mark: M, A, D, U (untracked or conflicted)..., or "•" for a folder holding changes. */
   mark: string | undefined;
+  /** The other people who have this file open. */
+  openBy?: readonly Person[];
   dropTarget: boolean;
   drop: TreeDrop;
   onCommit: (value: string) => void;
@@ -22,7 +26,19 @@ interface Props {
 }
 
 /** One row of the tree: a file or folder, or the name being typed for a new one or a rename. */
-export function FileTreeRow({ row, top, tree, model, active, mark, dropTarget, drop, onCommit, onMenu }: Props) {
+export function FileTreeRow({
+  row,
+  top,
+  tree,
+  model,
+  active,
+  mark,
+  openBy,
+  dropTarget,
+  drop,
+  onCommit,
+  onMenu,
+}: Props) {
   const { editing, selected, expanded } = tree;
   const isNew = row.type === "new-file" || row.type === "new-folder";
   const isEditing = isNew || (editing?.kind === "rename" && editing.path === row.path);
@@ -73,6 +89,9 @@ export function FileTreeRow({ row, top, tree, model, active, mark, dropTarget, d
         <span className="file-tree-name">{row.name}</span>
       )}
       {tree.folders.get(row.path)?.loading && <span className="file-tree-loading">…</span>}
+      {openBy && openBy.length > 0 && (
+        <PeopleMark people={openBy} label={(names) => `Open by ${names}`} testId="tree-presence" />
+      )}
       {mark && (
         <span className="file-tree-git" data-testid="tree-git-mark" title={MARK_TITLES[mark] ?? "Changed"}>
           {codeLabel(mark)}

@@ -4,6 +4,8 @@ import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import { AgentChatPanel } from "../agent-chat/AgentChatPanel";
 import { AGENT_CHAT_COMMAND } from "../agent-chat/agent-chat-command";
 import type { WorkspaceApi } from "../api/workspace";
+import type { PresenceRoom } from "../collab/presence";
+import { usePresence } from "../collab/usePresence";
 import { useRegisterCommands } from "../commands/useCommands";
 import type { PaneId } from "../components/Pane";
 import { SplitLayout } from "../components/SplitLayout";
@@ -21,6 +23,7 @@ import { PreviewPane } from "../previews/PreviewPane";
 import { Pickers } from "../quick-open/Pickers";
 import { TerminalPanel } from "../terminal/TerminalPanel";
 import { Sidebar } from "./Sidebar";
+import { useFollow, usePublishEditor } from "./usePresenceEditor";
 import { useWorkspaceFiles } from "./useWorkspaceFiles";
 
 /** A viewer's buffers: shown, not editable (highest: these facets take their first value, and each buffer gives its own). */
@@ -34,11 +37,14 @@ export function IdeLayout({
   api,
   onTerminalConnected,
   readOnly = false,
+  presence,
 }: {
   api: WorkspaceApi;
   onTerminalConnected?: () => void;
   /** A viewer's page: the editor takes no typing (the server refuses their writes anyway). */
   readOnly?: boolean;
+  /** The page's place in the presence room: what it shows goes there, and it may follow someone. */
+  presence?: PresenceRoom;
 }) {
   const files = useWorkspaceFiles(api.files);
   const { editor, activePath } = files;
@@ -53,6 +59,9 @@ export function IdeLayout({
   const toggleMaximized = (pane: PaneId) => setMaximized((current) => (current === pane ? undefined : pane));
   const showFiles = useCallback(() => setTab("files"), []);
   useEditorCommands(editor);
+  usePublishEditor(presence, editor);
+  useFollow(presence, editor);
+  const here = usePresence(presence);
   const lsp = useLanguageServices(api, editor, !readOnly);
   useEffect(() => (readOnly ? editor.addExtensions(() => VIEW_ONLY) : undefined), [editor, readOnly]);
   // The agent panel: an editor's (a viewer's page has none; the server refuses them anyway).
@@ -111,6 +120,7 @@ export function IdeLayout({
         search={api.search}
         git={{ panel: <SourceControlPanel model={git} api={api} />, changes, marks, showRequest: gitShowRequest }}
         onShow={showFiles}
+        openBy={here.files}
       />
     ),
     editor: diff ? (
@@ -129,7 +139,15 @@ export function IdeLayout({
         footer={<LanguagePanel services={lsp.services} editor={editor} action={lsp.action} />}
       />
     ),
-    terminal: <TerminalPanel terminals={api.terminals} onConnected={onTerminalConnected} readOnly={readOnly} />,
+    terminal: (
+      <TerminalPanel
+        terminals={api.terminals}
+        onConnected={onTerminalConnected}
+        readOnly={readOnly}
+        watchers={here.terminals}
+        onShow={presence?.setTerminal}
+      />
+    ),
     preview: <PreviewPane previews={api.previews} />,
   };
   const pickers = <Pickers search={api.search} editor={editor} events={files.events} />;

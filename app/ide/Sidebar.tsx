@@ -1,5 +1,6 @@
 import { type ReactNode, useEffect, useMemo, useState } from "react";
 import type { SearchApi } from "../api/search";
+import type { PeopleAt } from "../collab/presence-model";
 import { useRegisterCommands } from "../commands/useCommands";
 import type { EditorModel } from "../editor/editor-model";
 import { FileTree } from "../files/FileTree";
@@ -32,8 +33,10 @@ export function Sidebar(props: {
   search: SearchApi;
   git: SidebarGit;
   onShow: () => void;
+  /** Who else has each file open. */
+  openBy?: PeopleAt;
 }) {
-  const { tree, activePath, editor, search, git, onShow } = props;
+  const { tree, activePath, editor, search, git, onShow, openBy } = props;
   const [view, setView] = useState<View>("files");
   useEffect(() => {
     if (git.showRequest === 0) return;
@@ -122,7 +125,7 @@ export function Sidebar(props: {
         aria-labelledby="sidebar-tab-files"
         hidden={view !== "files"}
       >
-        <FileTree model={tree} activePath={activePath} marks={git.marks} />
+        <FileTree model={tree} activePath={activePath} marks={git.marks} openBy={openBy} />
       </div>
       <div
         className="sidebar-view"

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { DEFAULT_TERMINAL } from "../../protocol/terminal";
 import type { TerminalsApi } from "../api/workspace";
+import type { PeopleAt } from "../collab/presence-model";
 import { useRegisterCommands } from "../commands/useCommands";
 import { useAction } from "../hooks/useAction";
 import { TOUCH_SCREEN, useMediaQuery } from "../hooks/useMediaQuery";
@@ -18,12 +19,18 @@ export function TerminalPanel({
   terminals,
   onConnected,
   readOnly = false,
+  watchers,
+  onShow,
 }: {
   terminals: TerminalsApi;
   /** A viewer's terminals: output only (the server drops their keystrokes); the tabs say so. */
   readOnly?: boolean;
   /** A terminal (re)connected: the container may be a new one, so the page looks at the status again. */
   onConnected?: () => void;
+  /** Who else shows each terminal (presence). */
+  watchers?: PeopleAt;
+  /** The terminal this panel shows, as it changes (presence tells the others). */
+  onShow?: (name: string | undefined) => void;
 }) {
   const [names, setNames] = useState<string[] | undefined>(undefined);
   const [active, setActive] = useState<string>(DEFAULT_TERMINAL);
@@ -53,6 +60,9 @@ export function TerminalPanel({
       cancelled = true;
     };
   }, [terminals, storageKey]);
+
+  // Before the list arrives, no terminal shows yet.
+  useEffect(() => onShow?.(names ? active : undefined), [onShow, names, active]);
 
   const activate = useCallback(
     (name: string) => {
@@ -108,6 +118,7 @@ export function TerminalPanel({
         active={active}
         states={states}
         readOnly={readOnly}
+        watchers={watchers}
         onActivate={activate}
         onClose={(name) => void closeTerminal(name)}
         onNew={addTerminal}

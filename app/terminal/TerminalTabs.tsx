@@ -1,3 +1,5 @@
+import { PeopleMark } from "../collab/PresenceAvatars";
+import type { PeopleAt } from "../collab/presence-model";
 import type { ConnectionState } from "./terminal-connection";
 
 const STATE_LABEL: Record<ConnectionState, string> = {
@@ -14,6 +16,7 @@ export function TerminalTabs({
   active,
   states,
   readOnly,
+  watchers,
   onActivate,
   onClose,
   onNew,
@@ -24,6 +27,8 @@ export function TerminalTabs({
   states: Record<string, ConnectionState>;
   /** Shown as a lasting badge: a note written into the terminal would be drawn over by tmux. */
   readOnly: boolean;
+  /** Who else shows each terminal. */
+  watchers?: PeopleAt;
   onActivate: (name: string) => void;
   onClose: (name: string) => void;
   onNew: () => void;
@@ -43,6 +48,13 @@ export function TerminalTabs({
           >
             <span className={`dot dot-${states[name] ?? "connecting"}`} aria-hidden />
             {name}
+            {(watchers?.get(name)?.length ?? 0) > 0 && (
+              <PeopleMark
+                people={watchers?.get(name) ?? []}
+                label={(names) => `Also watching ${name}: ${names}`}
+                testId={`terminal-watchers-${name}`}
+              />
+            )}
           </button>
           <button
             type="button"

@@ -23,6 +23,8 @@ interface Props {
   access?: WorkspaceAccess;
   /** The owner's Share button. */
   share?: ReactNode;
+  /** Who else is here (app/collab/PresenceAvatars.tsx). */
+  presence?: ReactNode;
 }
 
 /** The workspace's name (a switcher) and state; its details (id, kernel, image, last save) behind a click. */
@@ -37,6 +39,7 @@ export function WorkspaceHeader({
   userMenu,
   access,
   share,
+  presence,
 }: Props) {
   const workspaceId = api.id;
   return (
@@ -85,6 +88,7 @@ export function WorkspaceHeader({
         </span>
       )}
       <span className="spacer" />
+      {presence}
       {share}
       <NetworkButton api={api} />
       <LifecycleControls api={api} status={status} onWake={onRetry} onChanged={onPoll} role={access?.role} />

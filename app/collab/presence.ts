@@ -1,0 +1,140 @@
+import { WebsocketProvider } from "y-websocket";
+import * as Y from "yjs";
+import { filesOpenBy, type Person, type PublishedState, peopleIn, terminalWatchers } from "./presence-model";
+import { collabUrl } from "./shared-file";
+
+export interface PresenceSnapshot {
+  /** Everyone else in the workspace, one entry per person. */
+  people: readonly Person[];
+  /** Who has each file open. */
+  files: ReadonlyMap<string, Person[]>;
+  /** Who shows each terminal. */
+  terminals: ReadonlyMap<string, Person[]>;
+  /** The person this page follows. */
+  following?: Person;
+  /** Why following ended (shown until dismissed or the next follow). */
+  stopped?: string;
+}
+
+const EMPTY: PresenceSnapshot = { people: [], files: new Map(), terminals: new Map() };
+
+/**
+ * One workspace page in the presence room (GET /ws/workspaces/{id}/collab/presence,
+ * awareness only): publishes what this page shows (its open files, the active
+ * one and its first visible line, the terminal it shows) and keeps who else
+ * is here. It also holds whom this page follows; app/collab/useFollow.ts
+ * moves the editor after them. React reads it through
+ * `useSyncExternalStore(room.subscribe, room.getSnapshot)`.
+ */
+export class PresenceRoom {
+  private readonly doc = new Y.Doc();
+  private readonly provider: WebsocketProvider;
+  private local: PublishedState = { files: [], active: null, terminal: null };
+  /** The first visible line of a file, as the editor last said. */
+  private shown: { path: string; line: number } | undefined;
+  private followingId: string | undefined;
+  private stopped: string | undefined;
+  private snapshot: PresenceSnapshot = EMPTY;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    workspaceId: string,
+    /** The signed-in user: their other tabs are not "someone else". */
+    private readonly userId: string | undefined,
+  ) {
+    this.provider = new WebsocketProvider(collabUrl(workspaceId), "presence", this.doc, {
+      // Every page goes through the server (it stamps who each state is from).
+      disableBc: true,
+      maxBackoffTime: 10_000,
+    });
+    this.provider.awareness.setLocalState(this.local);
+    this.provider.awareness.on("change", this.refresh);
+  }
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  readonly getSnapshot = (): PresenceSnapshot => this.snapshot;
+
+  // --- what this page shows ---
+
+  /** The editor's open files and the one it shows. */
+  setFiles(files: readonly string[], active: string | undefined): void {
+    const moved = (active ?? null) !== this.local.active;
+    this.publish({ files: [...files], active: active ?? null, line: this.lineOf(active) }, moved);
+  }
+
+  /** The first line the editor shows of `path` (its view scrolled, or showed it). */
+  setLine(path: string, line: number): void {
+    this.shown = { path, line };
+    if (path === this.local.active && line !== this.local.line) this.publish({ line }, true);
+  }
+
+  /** The terminal this page shows. */
+  readonly setTerminal = (name: string | undefined): void => {
+    if ((name ?? null) !== this.local.terminal) this.publish({ terminal: name ?? null }, false);
+  };
+
+  // --- following someone ---
+
+  follow(personId: string): void {
+    this.followingId = personId;
+    this.stopped = undefined;
+    this.refresh();
+  }
+
+  /** Stops following; `why` is shown (e.g. "You moved"). */
+  stopFollowing(why?: string): void {
+    const person = this.snapshot.following;
+    if (!person) return;
+    this.followingId = undefined;
+    this.stopped = why ? `${why}: stopped following ${person.name}.` : undefined;
+    this.refresh();
+  }
+
+  dismissStopped(): void {
+    this.stopped = undefined;
+    this.refresh();
+  }
+
+  destroy(): void {
+    this.provider.awareness.off("change", this.refresh);
+    this.provider.destroy();
+    this.doc.destroy();
+    this.listeners.clear();
+  }
+
+  // --- inside ---
+
+  private lineOf(path: string | undefined): number | undefined {
+    return path !== undefined && this.shown?.path === path ? this.shown.line : undefined;
+  }
+
+  private publish(change: Partial<PublishedState>, moved: boolean): void {
+    this.local = { ...this.local, ...change, ...(moved ? { movedAt: Date.now() } : {}) };
+    this.provider.awareness.setLocalState(this.local);
+  }
+
+  private readonly refresh = (): void => {
+    const { awareness } = this.provider;
+    const people = peopleIn(awareness.getStates(), { clientId: awareness.clientID, userId: this.userId });
+    let following = people.find((person) => person.id === this.followingId);
+    if (this.followingId !== undefined && !following) {
+      // They left (or lost access): following ends.
+      const name = this.snapshot.following?.name;
+      this.followingId = undefined;
+      this.stopped = name ? `${name} left: stopped following.` : undefined;
+      following = undefined;
+    }
+    this.snapshot = {
+      people,
+      files: filesOpenBy(people),
+      terminals: terminalWatchers(people),
+      following,
+      stopped: this.stopped,
+    };
+    for (const listener of this.listeners) listener();
+  };
+}
