@@ -9,9 +9,8 @@ import "./presence.css";
 export const KEEPS_FOLLOWING = "data-keeps-following";
 const keepsFollowing = { [KEEPS_FOLLOWING]: "" };
 
-/** Avatars shown in the header before the rest go into the "+N" list. */
+/** Avatars shown in the header before the rest go into the "+N" list (a phone's header has room for one item). */
 const SHOWN = 3;
-const SHOWN_COMPACT = 1;
 
 const colour = (person: Pick<Person, "color">) => ({ "--person": person.color }) as CSSProperties;
 
@@ -24,10 +23,15 @@ export function PresenceAvatars({ room }: { room: PresenceRoom }) {
   const { people, following } = usePresence(room);
   const compact = useMediaQuery(COMPACT_LAYOUT);
   if (people.length === 0) return null;
-  const shown = compact ? SHOWN_COMPACT : SHOWN;
   // The person followed always shows, first.
   const ordered = following ? [following, ...people.filter((person) => person.id !== following.id)] : people;
-  const visible = people.length > shown + 1 ? ordered.slice(0, shown) : ordered;
+  const visible = compact
+    ? people.length === 1
+      ? ordered
+      : []
+    : people.length > SHOWN + 1
+      ? ordered.slice(0, SHOWN)
+      : ordered;
   const rest = ordered.slice(visible.length);
   const toggle = (person: Person) => (following?.id === person.id ? room.stopFollowing() : room.follow(person.id));
   return (
@@ -57,9 +61,9 @@ export function PresenceAvatars({ room }: { room: PresenceRoom }) {
             className="presence-count"
             data-testid="presence-count"
             title={`${people.length} people here besides you`}
-            aria-label={`${rest.length} more people here`}
+            aria-label={visible.length > 0 ? `${rest.length} more people here` : `${rest.length} people here`}
           >
-            +{rest.length}
+            {visible.length > 0 ? `+${rest.length}` : rest.length}
           </summary>
           <ul className="presence-list">
             {ordered.map((person) => (

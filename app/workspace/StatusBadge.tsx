@@ -25,10 +25,13 @@ export function StatusBadge({ state, phase }: { state: ContainerState; phase?: B
       data-state={state}
       data-phase={phase}
       aria-live="polite"
+      title={`${LABELS[state]}${detail}`}
     >
       <span className="status-dot" aria-hidden="true" />
-      {LABELS[state]}
-      {detail}
+      <span className="status-label">
+        {LABELS[state]}
+        {detail}
+      </span>
     </span>
   );
 }

@@ -68,7 +68,8 @@ export function WorkspaceHeader({
           data-testid="shared-mark"
           title="Someone else owns this workspace and shared it with you"
         >
-          Shared · {access.role}
+          <span className="label">Shared · </span>
+          {access.role}
         </span>
       )}
       <StatusBadge state={status.state} phase={status.phase} />

@@ -102,7 +102,7 @@ describe("presence", () => {
 
   it("follows the owner: their file at their line, then their next file, until the guest moves", async () => {
     // The owner scrolls down the long file.
-    await owner.locator('[data-testid="code-editor"] .cm-content').hover();
+    await owner.locator('[data-testid="code-editor"] .cm-scroller').hover();
     await owner.mouse.wheel(0, 2000);
     await expect.poll(() => topLine(owner), { timeout: 30_000 }).toBeGreaterThan(40);
     // Their line reaches the guest (the avatar's tooltip says where they are), and settles.
@@ -130,7 +130,7 @@ describe("presence", () => {
     expect(await guest.getByTestId("follow-bar").isVisible()).toBe(true);
 
     // The guest scrolls themselves: following stops, and says so.
-    await guest.locator('[data-testid="code-editor"] .cm-content').hover();
+    await guest.locator('[data-testid="code-editor"] .cm-scroller').hover();
     await guest.mouse.wheel(0, 100);
     await guest.getByTestId("follow-stopped").waitFor();
     expect(await guest.getByTestId("follow-stopped").textContent()).toContain("stopped following owner");
@@ -154,19 +154,31 @@ describe("presence", () => {
   }, 120_000);
 
   it("fits the phone layout's header", async () => {
-    await guest.setViewportSize({ width: 390, height: 844 });
-    await avatar(guest, "owner").waitFor();
-    const header = await guest.locator(".workspace-header").evaluate((element) => ({
-      scroll: element.scrollWidth,
-      client: element.clientWidth,
-    }));
-    expect(header.scroll, JSON.stringify(header)).toBeLessThanOrEqual(header.client + 1);
-    const box = await avatar(guest, "owner").boundingBox();
-    expect(box && box.x >= 0 && box.x + box.width <= 390, JSON.stringify(box)).toBe(true);
+    for (const [page, other] of [
+      [guest, "owner"],
+      [owner, "Grace Hopper"],
+    ] as const) {
+      await page.setViewportSize({ width: 390, height: 844 });
+      await avatar(page, other).waitFor();
+      const header = await page.locator(".workspace-header").evaluate((element) => ({
+        scroll: element.scrollWidth,
+        client: element.clientWidth,
+        children: Array.from(element.children).map(
+          (child) => `${child.className || child.tagName}:${Math.round(child.getBoundingClientRect().width)}`,
+        ),
+      }));
+      expect(header.scroll, JSON.stringify(header)).toBeLessThanOrEqual(header.client + 1);
+      const box = await avatar(page, other).boundingBox();
+      expect(box && box.x >= 0 && box.x + box.width <= 390, JSON.stringify(box)).toBe(true);
+      await page.setViewportSize({ width: 1400, height: 900 });
+    }
     expect(errors.guest).toEqual([]);
   }, 60_000);
 
   it("takes a removed guest out of the owner's header", async () => {
+    // The guest's files (they followed the owner into two) are marked in the owner's tree until then.
+    await treeRow(owner, "long.txt").getByTestId("tree-presence").waitFor();
+    await owner.getByTestId("terminal-watchers-main").waitFor();
     const response = await ownerApi(`/api/workspaces/${id}/members`);
     expect(response.status).toBe(200);
     const { members } = (await response.json()) as MemberList;
