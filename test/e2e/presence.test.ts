@@ -9,7 +9,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MemberList } from "../../protocol/members";
-import { launchBrowser, openPage, reload } from "../support/browser";
+import { launchBrowser, openPage, untilShown } from "../support/browser";
 import { putFile } from "../support/files";
 import { createInvite } from "../support/guests";
 import { createWorkspace, openWorkspace, ownerApi } from "../support/session";
@@ -36,31 +36,13 @@ beforeAll(async () => {
   }
   // A first page load makes the dev server transform the whole app (see members.test.ts): done once, here.
   const { page } = await openPage(browser, "/");
-  await loaded(page, '[data-testid="sign-in"], [data-testid="workspace-list"]');
+  await untilShown(page, '[data-testid="sign-in"], [data-testid="workspace-list"]');
   await page.context().close();
 }, 300_000);
 
 afterAll(async () => {
   await browser?.close();
 });
-
-/** Waits until a page shows `selector`, loading it again (three times at most) when the dev server was too slow. */
-async function loaded(page: Page, selector: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const shown = await page
-      .locator(selector)
-      .first()
-      .waitFor({ timeout: 60_000 })
-      .then(
-        () => true,
-        () => false,
-      );
-    if (shown) return;
-    if (attempt === 4)
-      throw new Error(`the page never showed ${selector}; it shows: ${await page.locator("body").textContent()}`);
-    await reload(page);
-  }
-}
 
 const avatar = (page: Page, name: string) => page.locator(`[data-testid="presence-avatar"][data-name="${name}"]`);
 const treeRow = (page: Page, path: string) => page.locator(`[data-testid="file-tree"] [data-path="${path}"]`);
@@ -75,7 +57,7 @@ describe("presence", () => {
     const invite = await createInvite(id, { role: "viewer", ttlSeconds: 3600 });
     const url = new URL(invite.url);
     ({ page: guest, errors: errors.guest } = await openPage(browser, url.pathname + url.hash));
-    await loaded(guest, '[data-testid="join-invitation"]');
+    await untilShown(guest, '[data-testid="join-invitation"]');
     await guest.getByLabel("Your name (the others see it)").fill("Grace Hopper");
     await guest.getByRole("button", { name: "Join" }).click();
     await guest.waitForURL(`**/workspaces/${id}`);
