@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { filesOpenBy, initialsOf, namesOf, peopleIn, terminalWatchers } from "./presence-model";
+import {
+  filesOpenBy,
+  foldersOpenBy,
+  initialsOf,
+  namesOf,
+  peopleIn,
+  sameGroups,
+  terminalWatchers,
+} from "./presence-model";
 
 const ada = { id: "guest:ada", name: "Ada Lovelace", color: "#e06c75", colorLight: "#e06c7533" };
 const grace = { id: "guest:grace", name: "Grace Hopper", color: "#61afef", colorLight: "#61afef33" };
@@ -80,6 +88,36 @@ describe("who is where", () => {
     expect(files.get("src/app.ts")?.map((person) => person.name)).toEqual(["Ada Lovelace", "Grace Hopper"]);
     expect(files.get("README.md")?.map((person) => person.name)).toEqual(["Ada Lovelace"]);
     expect(files.has("other.ts")).toBe(false);
+  });
+
+  it("lists who has a file open under each folder, a person once", () => {
+    const folders = foldersOpenBy(people);
+    expect(folders.get("src")?.map((person) => person.name)).toEqual(["Ada Lovelace", "Grace Hopper"]);
+    expect([...folders.keys()]).toEqual(["src"]);
+    const deep = foldersOpenBy(
+      peopleIn(new Map<number, unknown>([[1, { user: ada, files: ["a/b/c.ts", "a/b/d.ts", "a/e.ts"] }]]), {
+        clientId: 0,
+      }),
+    );
+    expect([...deep.keys()].sort()).toEqual(["a", "a/b"]);
+    expect(deep.get("a")?.length).toBe(1);
+  });
+
+  it("tells a grouping that says the same from one that changed", () => {
+    const again = peopleIn(
+      new Map<number, unknown>([
+        [1, { user: ada, files: ["src/app.ts", "README.md"], active: "README.md", line: 90, terminal: "main" }],
+        [2, { user: grace, files: ["src/app.ts"], active: "src/app.ts", terminal: "term-2" }],
+        [3, { user: grace, files: [], active: null, terminal: "main" }],
+      ]),
+      { clientId: 0 },
+    );
+    // Ada moved within her files: nobody opened or closed one.
+    expect(sameGroups(filesOpenBy(people), filesOpenBy(again))).toBe(true);
+    expect(sameGroups(terminalWatchers(people), terminalWatchers(again))).toBe(true);
+    const closed = peopleIn(new Map<number, unknown>([[1, { user: ada, files: ["src/app.ts"] }]]), { clientId: 0 });
+    expect(sameGroups(filesOpenBy(people), filesOpenBy(closed))).toBe(false);
+    expect(sameGroups(filesOpenBy(closed), new Map())).toBe(false);
   });
 
   it("lists who shows each terminal, a person once", () => {

@@ -109,9 +109,35 @@ export function filesOpenBy(people: readonly Person[]): Map<string, Person[]> {
   return groupBy(people, (person) => person.files);
 }
 
+/** Who has a file open somewhere under each folder (a collapsed folder's mark): `a/b/c.ts` counts for `a` and `a/b`. */
+export function foldersOpenBy(people: readonly Person[]): Map<string, Person[]> {
+  return groupBy(people, (person) => {
+    const folders = new Set<string>();
+    for (const file of person.files) {
+      for (let at = file.indexOf("/"); at > 0; at = file.indexOf("/", at + 1)) folders.add(file.slice(0, at));
+    }
+    return [...folders];
+  });
+}
+
 /** Who shows each terminal. */
 export function terminalWatchers(people: readonly Person[]): Map<string, Person[]> {
   return groupBy(people, (person) => person.terminals);
+}
+
+/** Whether two groupings hold the same people (by id, name, colour) at the same keys. */
+export function sameGroups(a: PeopleAt, b: PeopleAt): boolean {
+  if (a.size !== b.size) return false;
+  for (const [key, group] of a) {
+    const other = b.get(key);
+    if (!other || other.length !== group.length) return false;
+    for (let i = 0; i < group.length; i++) {
+      const x = group[i] as Person;
+      const y = other[i] as Person;
+      if (x.id !== y.id || x.name !== y.name || x.color !== y.color) return false;
+    }
+  }
+  return true;
 }
 
 function groupBy(people: readonly Person[], keys: (person: Person) => readonly string[]): Map<string, Person[]> {

@@ -1,22 +1,33 @@
 import { WebsocketProvider } from "y-websocket";
 import * as Y from "yjs";
-import { filesOpenBy, type Person, type PublishedState, peopleIn, terminalWatchers } from "./presence-model";
+import {
+  filesOpenBy,
+  foldersOpenBy,
+  type PeopleAt,
+  type Person,
+  type PublishedState,
+  peopleIn,
+  sameGroups,
+  terminalWatchers,
+} from "./presence-model";
 import { collabUrl } from "./shared-file";
 
 export interface PresenceSnapshot {
   /** Everyone else in the workspace, one entry per person. */
   people: readonly Person[];
-  /** Who has each file open. */
-  files: ReadonlyMap<string, Person[]>;
-  /** Who shows each terminal. */
-  terminals: ReadonlyMap<string, Person[]>;
+  /** Who has each file open, and a file under each folder; who shows each terminal. Each map stays the same
+   * object while what it says does not change (someone scrolling changes none of them), so what shows them
+   * renders again only when they change. */
+  files: PeopleAt;
+  folders: PeopleAt;
+  terminals: PeopleAt;
   /** The person this page follows. */
   following?: Person;
   /** Why following ended (shown until dismissed or the next follow). */
   stopped?: string;
 }
 
-const EMPTY: PresenceSnapshot = { people: [], files: new Map(), terminals: new Map() };
+const EMPTY: PresenceSnapshot = { people: [], files: new Map(), folders: new Map(), terminals: new Map() };
 
 /**
  * One workspace page in the presence room (GET /ws/workspaces/{id}/collab/presence,
@@ -48,7 +59,7 @@ export class PresenceRoom {
       maxBackoffTime: 10_000,
     });
     this.provider.awareness.setLocalState(this.local);
-    this.provider.awareness.on("change", this.refresh);
+    this.provider.awareness.on("change", this.changed);
   }
 
   readonly subscribe = (listener: () => void): (() => void) => {
@@ -100,7 +111,7 @@ export class PresenceRoom {
   }
 
   destroy(): void {
-    this.provider.awareness.off("change", this.refresh);
+    this.provider.awareness.off("change", this.changed);
     this.provider.destroy();
     this.doc.destroy();
     this.listeners.clear();
@@ -117,6 +128,12 @@ export class PresenceRoom {
     this.provider.awareness.setLocalState(this.local);
   }
 
+  /** Someone's state changed: this page's own changes say nothing new about the others. */
+  private readonly changed = ({ added, updated, removed }: Record<"added" | "updated" | "removed", number[]>) => {
+    const own = this.provider.awareness.clientID;
+    if ([...added, ...updated, ...removed].some((id) => id !== own)) this.refresh();
+  };
+
   private readonly refresh = (): void => {
     const { awareness } = this.provider;
     const people = peopleIn(awareness.getStates(), { clientId: awareness.clientID, userId: this.userId });
@@ -128,10 +145,12 @@ export class PresenceRoom {
       this.stopped = name ? `${name} left: stopped following.` : undefined;
       following = undefined;
     }
+    const keep = (before: PeopleAt, after: PeopleAt) => (sameGroups(before, after) ? before : after);
     this.snapshot = {
       people,
-      files: filesOpenBy(people),
-      terminals: terminalWatchers(people),
+      files: keep(this.snapshot.files, filesOpenBy(people)),
+      folders: keep(this.snapshot.folders, foldersOpenBy(people)),
+      terminals: keep(this.snapshot.terminals, terminalWatchers(people)),
       following,
       stopped: this.stopped,
     };

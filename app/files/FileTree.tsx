@@ -23,13 +23,15 @@ export function FileTree({
   activePath,
   marks,
   openBy,
+  openUnder,
 }: {
   model: FileTreeModel;
   activePath: string | undefined;
   /** Source control's mark of each changed file (and "•" on folders that hold one). */
   marks?: ReadonlyMap<string, string>;
-  /** Who else has each file open (presence). */
+  /** Who else has each file open, and a file under each folder (presence: a collapsed folder shows it). */
   openBy?: PeopleAt;
+  openUnder?: PeopleAt;
 }) {
   const tree = useSyncExternalStore(model.subscribe, model.getSnapshot);
   const { rows, selected } = tree;
@@ -114,7 +116,13 @@ export function FileTree({
                 model={model}
                 active={activePath === row.path}
                 mark={marks?.get(row.path)}
-                openBy={row.type === "file" || row.type === "symlink" ? openBy?.get(row.path) : undefined}
+                openBy={
+                  row.type === "directory"
+                    ? tree.expanded.has(row.path)
+                      ? undefined
+                      : openUnder?.get(row.path)
+                    : openBy?.get(row.path)
+                }
                 dropTarget={drop.target !== "." && drop.target === row.path}
                 drop={drop}
                 onCommit={(value) => void action.run(() => model.commitEdit(value))}

@@ -17,7 +17,7 @@ interface Props {
   active: boolean;
   /** Source control's mark: M, A, D, U (untracked or conflicted)..., or "•" for a folder holding changes. */
   mark: string | undefined;
-  /** The other people who have this file open. */
+  /** The other people who have this file open (a collapsed folder: a file under it). */
   openBy?: readonly Person[];
   dropTarget: boolean;
   drop: TreeDrop;
@@ -90,7 +90,11 @@ export function FileTreeRow({
       )}
       {tree.folders.get(row.path)?.loading && <span className="file-tree-loading">…</span>}
       {openBy && openBy.length > 0 && (
-        <PeopleMark people={openBy} label={(names) => `Open by ${names}`} testId="tree-presence" />
+        <PeopleMark
+          people={openBy}
+          label={(names) => (isDir ? `Open inside by ${names}` : `Open by ${names}`)}
+          testId="tree-presence"
+        />
       )}
       {mark && (
         <span className="file-tree-git" data-testid="tree-git-mark" title={MARK_TITLES[mark] ?? "Changed"}>

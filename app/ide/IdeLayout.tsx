@@ -5,7 +5,7 @@ import { AgentChatPanel } from "../agent-chat/AgentChatPanel";
 import { AGENT_CHAT_COMMAND } from "../agent-chat/agent-chat-command";
 import type { WorkspaceApi } from "../api/workspace";
 import type { PresenceRoom } from "../collab/presence";
-import { usePresence } from "../collab/usePresence";
+import { usePresenceAt } from "../collab/usePresence";
 import { useRegisterCommands } from "../commands/useCommands";
 import type { PaneId } from "../components/Pane";
 import { SplitLayout } from "../components/SplitLayout";
@@ -61,7 +61,9 @@ export function IdeLayout({
   useEditorCommands(editor);
   usePublishEditor(presence, editor);
   useFollow(presence, editor);
-  const here = usePresence(presence);
+  const openBy = usePresenceAt(presence, "files");
+  const openUnder = usePresenceAt(presence, "folders");
+  const watchers = usePresenceAt(presence, "terminals");
   const lsp = useLanguageServices(api, editor, !readOnly);
   useEffect(() => (readOnly ? editor.addExtensions(() => VIEW_ONLY) : undefined), [editor, readOnly]);
   // The agent panel: an editor's (a viewer's page has none; the server refuses them anyway).
@@ -120,7 +122,8 @@ export function IdeLayout({
         search={api.search}
         git={{ panel: <SourceControlPanel model={git} api={api} />, changes, marks, showRequest: gitShowRequest }}
         onShow={showFiles}
-        openBy={here.files}
+        openBy={openBy}
+        openUnder={openUnder}
       />
     ),
     editor: diff ? (
@@ -144,7 +147,7 @@ export function IdeLayout({
         terminals={api.terminals}
         onConnected={onTerminalConnected}
         readOnly={readOnly}
-        watchers={here.terminals}
+        watchers={watchers}
         onShow={presence?.setTerminal}
       />
     ),

@@ -33,10 +33,11 @@ export function Sidebar(props: {
   search: SearchApi;
   git: SidebarGit;
   onShow: () => void;
-  /** Who else has each file open. */
+  /** Who else has each file open, and a file under each folder. */
   openBy?: PeopleAt;
+  openUnder?: PeopleAt;
 }) {
-  const { tree, activePath, editor, search, git, onShow, openBy } = props;
+  const { tree, activePath, editor, search, git, onShow, openBy, openUnder } = props;
   const [view, setView] = useState<View>("files");
   useEffect(() => {
     if (git.showRequest === 0) return;
@@ -125,7 +126,7 @@ export function Sidebar(props: {
         aria-labelledby="sidebar-tab-files"
         hidden={view !== "files"}
       >
-        <FileTree model={tree} activePath={activePath} marks={git.marks} openBy={openBy} />
+        <FileTree model={tree} activePath={activePath} marks={git.marks} openBy={openBy} openUnder={openUnder} />
       </div>
       <div
         className="sidebar-view"

@@ -31,6 +31,7 @@ beforeAll(async () => {
     ["long.txt", `${LONG}\n`],
     ["short.txt", "a short file\n"],
     ["third.txt", "a third file\n"],
+    ["docs/inner.txt", "inside a folder\n"],
   ]) {
     expect((await putFile(id, path as string, text as string)).status).toBe(200);
   }
@@ -80,6 +81,17 @@ describe("presence", () => {
     await mark.waitFor();
     expect(await mark.getAttribute("title")).toBe("Open by owner");
     expect(await treeRow(guest, "short.txt").getByTestId("tree-presence").count()).toBe(0);
+
+    // A file inside a folder: the guest's folder, collapsed, says someone has a file open in it.
+    expect(await treeRow(guest, "docs").getByTestId("tree-presence").count()).toBe(0);
+    await treeRow(owner, "docs").click();
+    await treeRow(owner, "docs/inner.txt").click();
+    await expect.poll(() => activeTab(owner), { timeout: 30_000 }).toBe("docs/inner.txt");
+    const folderMark = treeRow(guest, "docs").getByTestId("tree-presence");
+    await folderMark.waitFor();
+    expect(await folderMark.getAttribute("title")).toBe("Open inside by owner");
+    await treeRow(owner, "long.txt").click();
+    await expect.poll(() => activeTab(owner), { timeout: 30_000 }).toBe("long.txt");
   }, 120_000);
 
   it("follows the owner: their file at their line, then their next file, until the guest moves", async () => {
