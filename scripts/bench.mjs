@@ -38,6 +38,7 @@ try {
         port: server.port,
         env,
         workerName: server.workerName,
+        serverPid: server.pid,
       });
       printTable(section.title ?? file, rows);
     } catch (error) {

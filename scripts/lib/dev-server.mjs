@@ -83,7 +83,7 @@ export async function startDevServer(env, { verbose = false, logFile } = {}) {
     await stop();
     throw error;
   }
-  return { baseUrl, port, hmrPort, workerName, stop };
+  return { baseUrl, port, hmrPort, workerName, pid: server.pid, stop };
 }
 
 function killGroup(pid, signal) {

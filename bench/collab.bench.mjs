@@ -1,0 +1,194 @@
+// Co-editing (issue 24): the document server under load. 10 participants
+// (guests, over the y-protocols socket the page uses) each typing 10 letters a
+// second into one file for 15 s: how long an edit takes to reach all the
+// others, against the same with 2 participants; and workerd's CPU time and
+// memory (the process that runs the Worker and the Workspace Durable Object
+// holding the document) against the same 15 s with the 10 connected and idle.
+// (The browser figure, a letter typed by one person until the other's editor
+// shows it, comes with the editor's switch to shared documents.)
+import { readdirSync, readFileSync } from "node:fs";
+import { connectCollab } from "../scripts/lib/collab-client.mjs";
+import { signIn } from "./lib/session.mjs";
+
+export const title = "Co-editing";
+
+const FILE = "shared.txt";
+const PARTICIPANTS = 10;
+const TYPING_SECONDS = 15;
+const KEYS_PER_SECOND = 10;
+
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+}
+const median = (values) => percentile(values, 0.5);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function run({ baseUrl, serverPid }) {
+  const owner = await signIn(baseUrl);
+  const { id } = await owner.json("/api/workspaces", {
+    method: "POST",
+    body: { name: "bench collab", template: "empty" },
+  });
+  const put = await owner.fetch(`/api/workspaces/${id}/files/content?path=${FILE}`, {
+    method: "PUT",
+    body: "start\n",
+  });
+  if (!put.ok) throw new Error(`writing ${FILE}: ${put.status} ${await put.text()}`);
+  const invite = await owner.json(`/api/workspaces/${id}/invites`, {
+    method: "POST",
+    body: { role: "editor", ttlSeconds: 3600 },
+  });
+  const token = new URL(invite.url).hash.slice(1);
+  const guest = (name) => joinAsGuest(baseUrl, id, token, name);
+  try {
+    return await underLoad(baseUrl, id, guest, serverPid);
+  } finally {
+    await owner.fetch(`/api/workspaces/${id}`, { method: "DELETE" });
+  }
+}
+
+/** Signs a guest in through the invite link's token, as the join page does; answers its cookie. */
+async function joinAsGuest(baseUrl, workspace, token, name) {
+  const response = await fetch(new URL("/api/invites/accept", baseUrl), {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Origin: baseUrl },
+    body: JSON.stringify({ workspace, token, name }),
+  });
+  if (!response.ok) throw new Error(`joining as ${name}: ${response.status} ${await response.text()}`);
+  return { cookie: (response.headers.get("set-cookie") ?? "").split(";")[0] };
+}
+
+/** The workerd processes of the IDE under benchmark (its dev server's process group). */
+function workerdPids(serverPid) {
+  if (!serverPid) return [];
+  return readdirSync("/proc").filter((pid) => {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "workerd") return false;
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) === serverPid;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** CPU seconds used so far and resident memory (MiB) of `pids`. */
+function usage(pids) {
+  const ticks = 100; // USER_HZ on Linux
+  let cpu = 0;
+  let rss = 0;
+  for (const pid of pids) {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    cpu += (Number(fields[11]) + Number(fields[12])) / ticks;
+    rss += Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
+  }
+  return { cpu, rss };
+}
+
+async function underLoad(baseUrl, id, guest, serverPid) {
+  const url = new URL(`/ws/workspaces/${id}/collab/file`, baseUrl);
+  url.protocol = "ws:";
+  url.searchParams.set("path", FILE);
+  const connect = async (count) => {
+    const clients = [];
+    for (let i = 0; i < count; i++) {
+      const { cookie } = await guest(`Typist ${i + 1}`);
+      clients.push(await connectCollab(url, { Origin: baseUrl, Cookie: cookie }));
+    }
+    return clients;
+  };
+  /**
+   * Each client types KEYS_PER_SECOND letters a second at its own spot for `seconds`; answers how long
+   * each letter took to reach every other client (ms).
+   */
+  const type = async (clients, seconds) => {
+    const reach = [];
+    const pending = new Map();
+    clients.forEach((client, index) => {
+      client.text.observe((event) => {
+        if (event.transaction.local) return;
+        for (const delta of event.changes.delta) {
+          if (typeof delta.insert !== "string") continue;
+          for (const mark of delta.insert.match(/<\d+>/g) ?? []) {
+            const entry = pending.get(mark);
+            if (!entry) continue;
+            entry.seen.add(index);
+            if (entry.seen.size === clients.length) {
+              reach.push(performance.now() - entry.at);
+              pending.delete(mark);
+            }
+          }
+        }
+      });
+    });
+    let sent = 0;
+    const end = performance.now() + seconds * 1000;
+    await Promise.all(
+      clients.map(async (client, index) => {
+        while (performance.now() < end) {
+          const mark = `<${sent++}>`;
+          pending.set(mark, { at: performance.now(), seen: new Set([index]) });
+          // At the start of the client's own line, as people type in different places of one file.
+          client.text.insert(Math.min(client.text.length, index), mark);
+          await sleep(1000 / KEYS_PER_SECOND);
+        }
+      }),
+    );
+    await sleep(2000);
+    return { reach, sent, lost: pending.size };
+  };
+
+  const pids = workerdPids(serverPid);
+  const rows = [];
+  const pair = await connect(2);
+  const two = await type(pair, 5);
+  for (const client of pair) client.close();
+
+  const clients = await connect(PARTICIPANTS);
+  await sleep(2000);
+  const idleStart = usage(pids);
+  await sleep(TYPING_SECONDS * 1000);
+  const idleEnd = usage(pids);
+  const ten = await type(clients, TYPING_SECONDS);
+  const busyEnd = usage(pids);
+  for (const client of clients) client.close();
+  if (ten.lost > 0 || two.lost > 0) throw new Error(`edits never reached everyone: ${ten.lost + two.lost}`);
+
+  rows.push(
+    {
+      metric: `an edit -> all ${PARTICIPANTS - 1} others, ${PARTICIPANTS} typing ${KEYS_PER_SECOND}/s each, p50`,
+      ours: median(ten.reach),
+      reference: median(two.reach),
+      referenceName: "2 participants",
+      unit: "ms",
+    },
+    {
+      metric: "the same, p95",
+      ours: percentile(ten.reach, 0.95),
+      reference: percentile(two.reach, 0.95),
+      referenceName: "2 participants",
+      unit: "ms",
+    },
+  );
+  if (pids.length > 0) {
+    rows.push(
+      {
+        metric: `workerd CPU, ${PARTICIPANTS} typing (${ten.sent} edits in ${TYPING_SECONDS} s)`,
+        ours: ((busyEnd.cpu - idleEnd.cpu) / TYPING_SECONDS) * 100,
+        reference: Math.max(0.01, ((idleEnd.cpu - idleStart.cpu) / TYPING_SECONDS) * 100),
+        referenceName: `${PARTICIPANTS} connected, idle`,
+        unit: "% of a core",
+      },
+      {
+        metric: "workerd resident memory after the typing",
+        ours: busyEnd.rss,
+        reference: idleStart.rss,
+        referenceName: `${PARTICIPANTS} connected, before`,
+        unit: "MiB",
+      },
+    );
+  }
+  return rows;
+}
