@@ -53,7 +53,9 @@ describe("the terminal", () => {
 
   it("finds a command still running, with its earlier output, after a reload", async () => {
     const { page, workspaceId } = await openTerminalPage();
-    await typeLine(page, "for i in $(seq 1 100000); do echo tick-$i; sleep 0.5; done");
+    // A tick every 2 s: a reload that takes long on a loaded machine must not scroll the ticks seen before
+    // it off the screen (tmux redraws its screen on attach, not its history).
+    await typeLine(page, "for i in $(seq 1 100000); do echo tick-$i; sleep 2; done");
     const before = await waitForScreen(page, /tick-3\b/);
     const seen = Math.max(...[...before.matchAll(/tick-(\d+)/g)].map((m) => Number(m[1])));
     await reload(page);
