@@ -6,7 +6,7 @@
  */
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, untilShown } from "../support/browser";
+import { launchBrowser, loadAppOnce, openPage, untilShown } from "../support/browser";
 import { putFile } from "../support/files";
 import { createWorkspace, openWorkspace, ownerApi } from "../support/session";
 import { connected, screen, typeLine, waitForScreen } from "../support/terminal-page";
@@ -19,11 +19,7 @@ beforeAll(async () => {
   id = await createWorkspace("pair", "empty");
   expect((await ownerApi(`/api/workspaces/${id}/wake`, { method: "POST" })).status).toBe(200);
   expect((await putFile(id, "notes.txt", "shared notes\n")).status).toBe(200);
-  // A first page load makes the dev server transform the whole app, which on a loaded machine can
-  // outlast the page's own wait: done here, once, so the test's pages load what is ready.
-  const { page } = await openPage(browser, "/");
-  await untilShown(page, '[data-testid="sign-in"], [data-testid="workspace-list"]');
-  await page.context().close();
+  await loadAppOnce(browser);
 }, 300_000);
 
 afterAll(async () => {

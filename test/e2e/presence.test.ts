@@ -9,7 +9,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MemberList } from "../../protocol/members";
-import { launchBrowser, openPage, untilShown } from "../support/browser";
+import { launchBrowser, loadAppOnce, openPage, untilShown } from "../support/browser";
 import { putFile } from "../support/files";
 import { createInvite } from "../support/guests";
 import { createWorkspace, openWorkspace, ownerApi } from "../support/session";
@@ -35,10 +35,7 @@ beforeAll(async () => {
   ]) {
     expect((await putFile(id, path as string, text as string)).status).toBe(200);
   }
-  // A first page load makes the dev server transform the whole app (see members.test.ts): done once, here.
-  const { page } = await openPage(browser, "/");
-  await untilShown(page, '[data-testid="sign-in"], [data-testid="workspace-list"]');
-  await page.context().close();
+  await loadAppOnce(browser);
 }, 300_000);
 
 afterAll(async () => {

@@ -75,6 +75,16 @@ export async function untilShown(page: Page, selector: string): Promise<void> {
   }
 }
 
+/**
+ * Loads the app once in a page of its own and closes it, for a file whose tests open several pages:
+ * a first load can still find the dev server compiling, and waits (and reloads) here, not in a test.
+ */
+export async function loadAppOnce(browser: Browser): Promise<void> {
+  const { page } = await openPage(browser, "/");
+  await untilShown(page, '[data-testid="sign-in"], [data-testid="workspace-list"]');
+  await page.context().close();
+}
+
 /** `page.reload`. */
 export function reload(page: Page): Promise<Response | null> {
   return retryOnNetworkChange(() => page.reload());
