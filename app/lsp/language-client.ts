@@ -24,8 +24,14 @@ import { documentedCompletion } from "./completion";
 import { type LspDiagnostic, type ProblemsModel, severityOf } from "./problems-model";
 import { ServerSocket } from "./server-socket";
 
-/** The first answers of a cold server (a TypeScript project loading) can take several seconds. */
-const REQUEST_TIMEOUT_MS = 15_000;
+/**
+ * The first answers of a cold server (a TypeScript project loading) can take
+ * several seconds, and over 20 s in a container sharing a busy machine. A
+ * request the person made (format, rename) is worth that wait: one given up
+ * sooner is lost work for them, since its late answer is dropped. Passive
+ * ones (completion, hover) are superseded by the editor when it moves on.
+ */
+const REQUEST_TIMEOUT_MS = 60_000;
 
 export type ClientState = ServerStatus["state"] | "connecting" | "disconnected";
 

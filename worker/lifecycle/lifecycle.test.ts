@@ -371,6 +371,42 @@ describe("the lifecycle", () => {
     expect(sandbox.starts.at(-1)).toMatchObject({ containerSnapshot: { id: saved.snapshotId } });
   });
 
+  it("confirmAlive stops a workspace whose container no longer answers though the platform still counts it running", async () => {
+    const { lifecycle, sandbox } = setup();
+    await lifecycle.ensureRunning();
+    await sandbox.write("never-saved");
+    // A healthy container: nothing changes.
+    expect(await lifecycle.confirmAlive()).toBe(true);
+    expect(sandbox.destroys).toBe(0);
+    // Removed from outside, and not yet noticed (locally workerd can take minutes): it stops answering.
+    sandbox.startGate = new Promise(() => {});
+    sandbox.start({ image: "x" });
+    sandbox.startGate = undefined;
+    expect(lifecycle.kind).toBe("running");
+    // A terminal and the resident agent that both lost it ask at once: one check.
+    const checks = [lifecycle.confirmAlive(), lifecycle.confirmAlive()];
+    expect(checks[0]).toBe(checks[1]);
+    expect(await Promise.all(checks)).toEqual([false, false]);
+    expect(sandbox.destroys).toBe(1);
+    expect(lifecycle.kind).toBe("stopped");
+    // Not asleep: the page's reconnect brings it back, and says what was lost.
+    expect(lifecycle.isAsleep()).toBe(false);
+    await lifecycle.ensureRunning();
+    expect((await lifecycle.status("w")).restored).toMatchObject({ from: "template", savedAt: null });
+  });
+
+  it("confirmAlive leaves a sleeping or saving workspace alone", async () => {
+    const { lifecycle, sandbox } = setup();
+    await lifecycle.ensureRunning();
+    sandbox.snapshotGate = new Promise(() => {});
+    void lifecycle.save().catch(() => {});
+    await tick();
+    expect(lifecycle.kind).toBe("saving");
+    // A container being saved is frozen: it is not taken for a dead one.
+    expect(await lifecycle.confirmAlive()).toBe(true);
+    expect(sandbox.destroys).toBe(0);
+  });
+
   it("a failed start is reported, and automatic reconnects pause 5 s, then 10 s after another failure", async () => {
     const { lifecycle, sandbox } = setup();
     sandbox.failStart = () => true;

@@ -192,6 +192,8 @@ export class Lifecycle {
     return true;
   }
 
+  /** The check of confirmAlive() in progress, shared by its callers. */
+  private aliveCheck: Promise<boolean> | undefined;
   private readonly runningListeners = new Set<() => void>();
   private readonly stoppedListeners = new Set<() => void>();
 
@@ -597,6 +599,46 @@ export class Lifecycle {
     }
   }
 
+  /**
+   * Checks that a running container still answers, and stops the workspace
+   * when it does not, so the next use brings it back from the latest save
+   * (with the notice of what was lost). Called by a status probe, and when
+   * something in the container ended unexpectedly (a terminal's tmux client
+   * killed, the resident agent's output cut): locally workerd can take
+   * minutes to notice a container removed from outside, and until then every
+   * exec fails and nothing else would find out. Concurrent callers share one
+   * check; false when it stopped the workspace.
+   */
+  confirmAlive(): Promise<boolean> {
+    if (!this.aliveCheck) {
+      this.aliveCheck = this.probeOnce().finally(() => {
+        this.aliveCheck = undefined;
+      });
+    }
+    return this.aliveCheck;
+  }
+
+  private async probeOnce(): Promise<boolean> {
+    const state = this.observe();
+    // A container being saved is there (and frozen for the moment): a probe
+    // then would mistake it for a dead one. Otherwise the probe waits out a
+    // short freeze, but not a container that is gone.
+    if (state.kind !== "running") return true;
+    try {
+      const kernel = await this.uname(this.timings.probeWaitMs);
+      const now = this.state;
+      if (now.kind === "running" && now.startedAt === state.startedAt) this.transition({ ...now, kernel });
+      return true;
+    } catch (error) {
+      // The container is gone (or broken): its unsaved changes are lost
+      // either way, so the next use starts again from the latest snapshot.
+      console.warn(`${this.deps.tag}: the container does not answer (${describe(error)}); it starts again on next use`);
+      await this.deps.sandbox.destroy().catch(() => {});
+      if (this.state === state) this.transition({ kind: "stopped" });
+      return false;
+    }
+  }
+
   /** `uname -a`, never waking the container; `waitMs` waits out one that exec() still finds "not running". */
   private async uname(waitMs: number): Promise<string> {
     return (await this.deps.sandbox.stdout(["uname", "-a"], { wake: false, waitMs })).trim();
@@ -617,24 +659,8 @@ export class Lifecycle {
   async wake(id: string): Promise<WorkspaceStatus> {
     try {
       await this.ensureRunning();
-      const state = this.observe();
-      // A container being saved is there (and frozen for the moment): a probe
-      // then would mistake it for a dead one. Otherwise the probe waits out a
-      // short freeze, but not a container that is gone.
-      if (state.kind === "running") {
-        try {
-          const kernel = await this.uname(this.timings.probeWaitMs);
-          const now = this.state;
-          if (now.kind === "running" && now.startedAt === state.startedAt) this.transition({ ...now, kernel });
-        } catch (error) {
-          // The container is gone (or broken): its unsaved changes are lost
-          // either way, so start again from the latest snapshot.
-          console.warn(`workspace ${id}: the container does not answer (${describe(error)}); starting it again`);
-          await this.deps.sandbox.destroy().catch(() => {});
-          if (this.state === state) this.transition({ kind: "stopped" });
-          await this.ensureRunning();
-        }
-      }
+      // A container that does not answer is stopped by the check: start it again.
+      if (!(await this.confirmAlive())) await this.ensureRunning();
     } catch (error) {
       // A failed start already says why; a workspace deleted meanwhile did not fail: it is gone.
       const kind = this.state.kind;
