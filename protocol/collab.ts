@@ -31,6 +31,18 @@ export const CollabClose = {
 
 export const MAX_COLLAB_FRAME_BYTES = 4 * 1024 * 1024;
 
+/**
+ * One awareness state (a cursor, or a page's presence: its open files), as
+ * JSON. Every other page gets each one, so one page may not flood the room.
+ */
+export const MAX_AWARENESS_STATE_BYTES = 64 * 1024;
+
+/** Awareness client ids one socket may speak for (y-websocket's provider uses one). */
+export const MAX_AWARENESS_CLIENTS_PER_PEER = 4;
+
+/** The open files a page publishes in its presence state, at most (a page reading others keeps as many). */
+export const MAX_PRESENCE_FILES = 200;
+
 /** Who a participant is, as the server stamps it on their awareness state. */
 export interface CollabUser {
   id: string;

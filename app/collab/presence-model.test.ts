@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { MAX_AWARENESS_STATE_BYTES, MAX_PRESENCE_FILES } from "../../protocol/collab";
 import {
   filesOpenBy,
   foldersOpenBy,
   initialsOf,
   namesOf,
   peopleIn,
+  publishedFiles,
   sameGroups,
   terminalWatchers,
 } from "./presence-model";
@@ -142,5 +144,21 @@ describe("names", () => {
     expect(namesOf([{ name: "Ada" }])).toBe("Ada");
     expect(namesOf([{ name: "Ada" }, { name: "Grace" }])).toBe("Ada and Grace");
     expect(namesOf([{ name: "Ada" }, { name: "Grace" }, { name: "Linus" }])).toBe("Ada, Grace and Linus");
+  });
+});
+
+describe("publishedFiles", () => {
+  it("publishes every open file of a real page, in tab order", () => {
+    expect(publishedFiles(["src/a.ts", "README.md"])).toEqual(["src/a.ts", "README.md"]);
+  });
+
+  it("cuts a page with very many or very long paths to what the server takes in one state", () => {
+    const many = Array.from({ length: 500 }, (_, i) => `src/file-${i}.ts`);
+    expect(publishedFiles(many)).toEqual(many.slice(0, MAX_PRESENCE_FILES));
+    const long = Array.from({ length: 50 }, (_, i) => `${"deep/".repeat(800)}${i}\n"quoted".ts`);
+    const published = publishedFiles(long);
+    expect(published.length).toBeGreaterThan(0);
+    expect(published).toEqual(long.slice(0, published.length));
+    expect(JSON.stringify({ files: published }).length).toBeLessThanOrEqual(MAX_AWARENESS_STATE_BYTES / 2 + 20);
   });
 });

@@ -7,7 +7,7 @@
  * (a malformed field counts as absent, never breaks the page).
  */
 import { z } from "zod";
-import type { PresenceState } from "../../protocol/collab";
+import { MAX_AWARENESS_STATE_BYTES, MAX_PRESENCE_FILES, type PresenceState } from "../../protocol/collab";
 
 export interface Person {
   id: string;
@@ -28,7 +28,7 @@ export interface Person {
 export type PublishedState = Omit<PresenceState, "user"> & { movedAt?: number };
 
 /** Enough for any real page; a state that lists more is cut, not trusted with the page's memory. */
-const MAX_FILES = 200;
+const MAX_FILES = MAX_PRESENCE_FILES;
 const MAX_PATH = 4096;
 
 const path = z.string().min(1).max(MAX_PATH);
@@ -157,4 +157,21 @@ export function namesOf(people: readonly Pick<Person, "name">[]): string {
   const names = people.map((person) => person.name);
   if (names.length <= 1) return names[0] ?? "";
   return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+}
+
+/**
+ * The open files as published: as many as the server takes in one state
+ * (MAX_AWARENESS_STATE_BYTES, half of it for the paths) and others read
+ * (MAX_PRESENCE_FILES), in tab order.
+ */
+export function publishedFiles(files: readonly string[]): string[] {
+  const budget = MAX_AWARENESS_STATE_BYTES / 2;
+  const published: string[] = [];
+  let used = 0;
+  for (const file of files) {
+    used += JSON.stringify(file).length + 1;
+    if (used > budget || published.length === MAX_PRESENCE_FILES) break;
+    published.push(file);
+  }
+  return published;
 }

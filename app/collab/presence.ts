@@ -7,6 +7,7 @@ import {
   type Person,
   type PublishedState,
   peopleIn,
+  publishedFiles,
   sameGroups,
   terminalWatchers,
 } from "./presence-model";
@@ -74,7 +75,7 @@ export class PresenceRoom {
   /** The editor's open files and the one it shows. */
   setFiles(files: readonly string[], active: string | undefined): void {
     const moved = (active ?? null) !== this.local.active;
-    this.publish({ files: [...files], active: active ?? null, line: this.lineOf(active) }, moved);
+    this.publish({ files: publishedFiles(files), active: active ?? null, line: this.lineOf(active) }, moved);
   }
 
   /** The first line the editor shows of `path` (its view scrolled, or showed it). */

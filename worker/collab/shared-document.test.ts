@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import * as awarenessProtocol from "y-protocols/awareness";
 import * as syncProtocol from "y-protocols/sync";
 import * as Y from "yjs";
-import { SHARED_TEXT } from "../../protocol/collab";
+import { MAX_AWARENESS_CLIENTS_PER_PEER, MAX_AWARENESS_STATE_BYTES, SHARED_TEXT } from "../../protocol/collab";
 import { collabUser } from "./collab-user";
 import { BadFrame, MESSAGE_AUTH, MESSAGE_AWARENESS, MESSAGE_SYNC, type Peer, SharedDocument } from "./shared-document";
 
@@ -126,6 +126,35 @@ describe("SharedDocument", () => {
     encoding.writeVarUint8Array(encoder, awarenessProtocol.encodeAwarenessUpdate(forged, [a.doc.clientID]));
     shared.receive(b, encoding.toUint8Array(encoder));
     expect(shared.awareness.getStates().get(a.doc.clientID)).toMatchObject({ cursor: null, user: a.user });
+  });
+
+  it("refuses an awareness state over the limit, and a socket speaking for many client ids, before anyone gets them", () => {
+    const shared = documentWith("");
+    const a = new Page(shared, true).connect();
+    const flooder = new Page(shared, true, collabUser("guest:f", "Flo")).connect();
+    expect(() => flooder.announce({ files: ["x".repeat(MAX_AWARENESS_STATE_BYTES)] })).toThrow(/over the limit/);
+    expect(a.awareness.getStates().has(flooder.doc.clientID)).toBe(false);
+    flooder.announce({ files: ["fits.ts"] });
+    expect(a.awareness.getStates().get(flooder.doc.clientID)).toMatchObject({ files: ["fits.ts"] });
+    // New client ids beyond the few one provider could need.
+    const fakes = Array.from({ length: MAX_AWARENESS_CLIENTS_PER_PEER }, (_, i) => {
+      const fake = new awarenessProtocol.Awareness(new Y.Doc());
+      fake.clientID = 1_000_000 + i;
+      // Twice: a new client's first clock (0) is not news to the server.
+      fake.setLocalState({ cursor: null });
+      fake.setLocalState({ cursor: null });
+      return fake;
+    });
+    const claim = (fake: awarenessProtocol.Awareness) => {
+      const encoder = encoding.createEncoder();
+      encoding.writeVarUint(encoder, MESSAGE_AWARENESS);
+      encoding.writeVarUint8Array(encoder, awarenessProtocol.encodeAwarenessUpdate(fake, [fake.clientID]));
+      shared.receive(flooder, encoding.toUint8Array(encoder));
+    };
+    for (const fake of fakes.slice(0, -1)) claim(fake);
+    expect(a.awareness.getStates().has(1_000_000)).toBe(true);
+    expect(() => claim(fakes.at(-1) as awarenessProtocol.Awareness)).toThrow(/at most 4 awareness clients/);
+    expect(a.awareness.getStates().has(1_000_000 + MAX_AWARENESS_CLIENTS_PER_PEER - 1)).toBe(false);
   });
 
   it("throws BadFrame for frames that are not y-protocols messages", () => {

@@ -14,7 +14,12 @@ import * as authProtocol from "y-protocols/auth";
 import * as awarenessProtocol from "y-protocols/awareness";
 import * as syncProtocol from "y-protocols/sync";
 import * as Y from "yjs";
-import { type CollabUser, SHARED_TEXT } from "../../protocol/collab";
+import {
+  type CollabUser,
+  MAX_AWARENESS_CLIENTS_PER_PEER,
+  MAX_AWARENESS_STATE_BYTES,
+  SHARED_TEXT,
+} from "../../protocol/collab";
 import { textEdits } from "./text-merge";
 
 export const MESSAGE_SYNC = 0;
@@ -154,7 +159,11 @@ export class SharedDocument {
     Y.applyUpdate(this.doc, update, peer);
   }
 
-  /** Awareness from a page: only for client ids it owns (or new ones), each stamped with the peer's user. */
+  /**
+   * Awareness from a page: only for client ids it owns (or new ones, a few at
+   * most), each stamped with the peer's user and no larger than
+   * MAX_AWARENESS_STATE_BYTES, since every other page receives it.
+   */
   private receiveAwareness(peer: Peer, update: Uint8Array): void {
     const owned = this.peers.get(peer) as Set<number>;
     const taken = new Set<number>();
@@ -163,11 +172,25 @@ export class SharedDocument {
     const encoder = encoding.createEncoder();
     const count = decoding.readVarUint(decoder);
     const entries: [number, number, string][] = [];
+    const claimed = new Set(owned);
     for (let i = 0; i < count; i++) {
       const clientId = decoding.readVarUint(decoder);
       const clock = decoding.readVarUint(decoder);
-      const state = JSON.parse(decoding.readVarString(decoder)) as unknown;
+      const json = decoding.readVarString(decoder);
       if (taken.has(clientId) && !owned.has(clientId)) continue;
+      // Measured as UTF-16 units: at most 3 bytes each in UTF-8, never under-counted by more.
+      if (json.length > MAX_AWARENESS_STATE_BYTES) {
+        throw new BadFrame(
+          `An awareness state of ${json.length} characters is over the limit of ${MAX_AWARENESS_STATE_BYTES}: publish less (fewer open files).`,
+        );
+      }
+      claimed.add(clientId);
+      if (claimed.size > MAX_AWARENESS_CLIENTS_PER_PEER) {
+        throw new BadFrame(
+          `One connection may speak for at most ${MAX_AWARENESS_CLIENTS_PER_PEER} awareness clients; open another connection instead.`,
+        );
+      }
+      const state = JSON.parse(json) as unknown;
       const stamped =
         state !== null && typeof state === "object" && !Array.isArray(state) ? { ...state, user: peer.user } : null;
       entries.push([clientId, clock, JSON.stringify(stamped)]);
