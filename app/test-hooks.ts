@@ -6,6 +6,7 @@
  * production build has no trace of them.
  */
 import { EditorView } from "@codemirror/view";
+import { openRooms } from "./collab/presence";
 import { topLine } from "./collab/scroll-line";
 import { terminalRegistry } from "./terminal/registry";
 
@@ -29,6 +30,8 @@ function screenText(name?: string): string {
 
 window.__cloudIde = {
   dropTerminalSocket: (name?: string) => terminalRegistry.get(name)?.connection.drop(),
+  /** Drops the presence socket; resolves once it is back and in step. */
+  dropPresenceSocket: () => Promise.all([...openRooms].map((room) => room.dropSocket())),
   terminalText: screenText,
   /** The editor's document (without widgets such as other people's cursors); undefined when none shows. */
   editorText: () => {

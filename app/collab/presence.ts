@@ -38,6 +38,9 @@ const EMPTY: PresenceSnapshot = { people: [], files: new Map(), folders: new Map
  * moves the editor after them. React reads it through
  * `useSyncExternalStore(room.subscribe, room.getSnapshot)`.
  */
+/** The rooms of this page (one at a time), for the browser tests' hooks. */
+export const openRooms = new Set<PresenceRoom>();
+
 export class PresenceRoom {
   private readonly doc = new Y.Doc();
   private readonly provider: WebsocketProvider;
@@ -61,6 +64,13 @@ export class PresenceRoom {
     });
     this.provider.awareness.setLocalState(this.local);
     this.provider.awareness.on("change", this.changed);
+    // Back in step after a reconnect: everyone's states have arrived (the
+    // server sends them before its sync answer), so someone followed who
+    // left meanwhile is found gone now.
+    this.provider.on("sync", (synced: boolean) => {
+      if (synced) this.refresh();
+    });
+    openRooms.add(this);
   }
 
   readonly subscribe = (listener: () => void): (() => void) => {
@@ -111,7 +121,21 @@ export class PresenceRoom {
     this.refresh();
   }
 
+  /** For the browser tests: drops this page's socket; resolves once the provider reconnected and synced. */
+  dropSocket(): Promise<void> {
+    return new Promise((resolve) => {
+      const synced = (isSynced: boolean) => {
+        if (!isSynced) return;
+        this.provider.off("sync", synced);
+        resolve();
+      };
+      this.provider.on("sync", synced);
+      this.provider.ws?.close();
+    });
+  }
+
   destroy(): void {
+    openRooms.delete(this);
     this.provider.awareness.off("change", this.changed);
     this.provider.destroy();
     this.doc.destroy();
@@ -139,7 +163,11 @@ export class PresenceRoom {
     const { awareness } = this.provider;
     const people = peopleIn(awareness.getStates(), { clientId: awareness.clientID, userId: this.userId });
     let following = people.find((person) => person.id === this.followingId);
-    if (this.followingId !== undefined && !following) {
+    if (this.followingId !== undefined && !following && !this.provider.wsconnected) {
+      // This page's own socket dropped (the provider forgets everyone until it
+      // is back): following waits for the reconnect rather than ending.
+      following = this.snapshot.following;
+    } else if (this.followingId !== undefined && !following) {
       // They left (or lost access): following ends.
       const name = this.snapshot.following?.name;
       this.followingId = undefined;

@@ -2,7 +2,8 @@
  * Presence (issue 24), in two browser contexts: the owner and a guest
  * invited as a viewer each see the other in the header; a file one has open
  * is marked in the other's tree; the guest follows the owner (file and
- * scroll position, then a change of file) until the guest moves; each
+ * scroll position, then a change of file, across a drop of the guest's own
+ * socket) until the guest moves; each
  * terminal tab shows who else watches it; a guest removed leaves the
  * owner's header.
  */
@@ -119,6 +120,15 @@ describe("presence", () => {
     await treeRow(owner, "short.txt").click();
     await expect.poll(() => activeTab(guest), { timeout: 30_000 }).toBe("short.txt");
     expect(await guest.getByTestId("follow-bar").isVisible()).toBe(true);
+
+    // The guest's own presence socket drops and comes back: following goes on.
+    await hook(guest, "dropPresenceSocket");
+    expect(await guest.getByTestId("follow-bar").isVisible()).toBe(true);
+    expect(await guest.getByTestId("follow-stopped").count()).toBe(0);
+    await treeRow(owner, "docs/inner.txt").click();
+    await expect.poll(() => activeTab(guest), { timeout: 30_000 }).toBe("docs/inner.txt");
+    await treeRow(owner, "short.txt").click();
+    await expect.poll(() => activeTab(guest), { timeout: 30_000 }).toBe("short.txt");
 
     // The guest scrolls themselves: following stops, and says so.
     await guest.locator('[data-testid="code-editor"] .cm-scroller').hover();
