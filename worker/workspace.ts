@@ -157,7 +157,8 @@ export class Workspace extends DurableObject<Env> {
       shared: (operation) => this.lifecycle.shared(operation),
       wake: () => this.sandbox.wake(),
     });
-    this.git = new GitCli(this.sandbox);
+    // Short git commands (status, diff, commit) through the resident agent: no process start for each.
+    this.git = new GitCli({ run: this.sandbox.quick.run, spawn: (argv, options) => this.sandbox.spawn(argv, options) });
     this.scm = new SourceControl(this.git, this.files);
     const agentTools = (origin: URL) => ({
       files: new WorkspaceFiles(this.files, (operation) => this.lifecycle.shared(operation)),

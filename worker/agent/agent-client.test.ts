@@ -235,11 +235,21 @@ describe("the resident agent", { timeout: 60_000 }, () => {
   });
 
   it("runs a short command to completion: its exit code and output", async () => {
-    await expect(client.call("run", ["sh", "-c", "echo out; echo err >&2; exit 3"])).resolves.toEqual({
+    await expect(client.call("run", ["{}", "sh", "-c", "echo out; echo err >&2; exit 3"])).resolves.toEqual({
       exitCode: 3,
       stdout: "out\n",
       stderr: "err\n",
     });
+  });
+
+  it("runs a short command in a folder, with added environment and the request's body as stdin", async () => {
+    const settings = JSON.stringify({ cwd: at("src"), env: { GREETING: "hello" }, stdin: true });
+    const body = new Blob(["from stdin\n"]).stream();
+    await expect(
+      client.call("run", [settings, "sh", "-c", 'echo "$GREETING in $(pwd)"; cat; test -n "$PATH"'], { body }),
+    ).resolves.toEqual({ exitCode: 0, stdout: `hello in ${at("src")}\nfrom stdin\n`, stderr: "" });
+    // Without stdin: it reads nothing, never the agent's own stdin.
+    await expect(client.call("run", ["{}", "cat"])).resolves.toEqual({ exitCode: 0, stdout: "", stderr: "" });
   });
 
   it("streams change events in inotifywait's format until cancelled", async () => {

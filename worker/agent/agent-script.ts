@@ -1,3 +1,4 @@
+import { AGENT_VERSION } from "./agent-protocol";
 import { FILE_OPERATIONS } from "./file-operations";
 
 /**
@@ -29,7 +30,7 @@ OPEN, DATA, END, CANCEL, CREDIT, HEAD, RESULT, ERROR, HELLO = 1, 2, 3, 4, 5, 6, 
 WINDOW = 1 << 20  # bytes of a request's stream either side may send before the other grants more
 MAX_PAYLOAD = 256 * 1024
 MAX_HEADER = 64 * 1024  # a call's answer longer than this goes as DATA, never as one oversized frame
-VERSION = 2
+VERSION = ${AGENT_VERSION}
 
 class Cancelled(BaseException):
     """The Worker cancelled the request (or went away): unwinds it, and a save removes its temporary file."""
@@ -118,7 +119,7 @@ def serve(req, op, args):
         elif op == "watch":
             result = watch(req, args)
         elif op == "run":
-            result = run_command(args)
+            result = run_command(req, args)
         elif op == "command":
             result = stream_command(req, args)
         else:
@@ -218,10 +219,16 @@ def watch(req, args):
     finally:
         os.close(ifd)
 
-def run_command(argv):
-    """Runs ARGV to completion in "/" (a short command: no stdin, output kept whole)."""
+def run_command(req, args):
+    """Runs ARGS[1:] to completion (a short command: output kept whole), with ARGS[0] (JSON) its options:
+    cwd ("/" unless given), env (added to the environment), stdin (true: the request's body, else none)."""
     import subprocess
-    done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, cwd="/")
+    options = json.loads(args[0])
+    env = dict(os.environ)
+    env.update(options.get("env") or {})
+    stdin = b"".join(iter(req.read, b"")) if options.get("stdin") else None
+    done = subprocess.run(args[1:], input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
+                          capture_output=True, cwd=options.get("cwd") or "/", env=env)
     return {"exitCode": done.returncode, "stdout": done.stdout.decode("utf-8", "replace"),
             "stderr": done.stderr.decode("utf-8", "replace")}
 

@@ -203,25 +203,36 @@ export class ContainerSandbox implements SandboxControl {
 
   /**
    * `run` and `stdout` for short commands through the resident agent (one
-   * process start fewer each: the steps after a start use it), by exec when
-   * the agent cannot start. Neither ever wakes the container.
+   * process start fewer each: the steps after a start and the IDE's git
+   * commands use it), by exec when the agent cannot start. They take `cwd`,
+   * `env`, `stdin` (a stream, sent whole) and `wake` (false unless given, as
+   * for the pollers); anything else (a PTY, a user, a signal) goes by exec.
    */
   readonly quick: Pick<Sandbox, "run" | "stdout"> = {
-    run: (argv) => this.runQuick(argv),
-    stdout: async (argv) => {
-      const { exitCode, stdout, stderr } = await this.runQuick(argv);
+    run: (argv, options) => this.runQuick(argv, options),
+    stdout: async (argv, options) => {
+      const { exitCode, stdout, stderr } = await this.runQuick(argv, options);
       if (exitCode !== 0) throw new Error(`${argv[0]} exited with ${exitCode}: ${stderr.trim()}`);
       return stdout;
     },
   };
 
-  private async runQuick(argv: string[]): Promise<RunResult> {
+  private async runQuick(argv: string[], options: ExecOptions = {}): Promise<RunResult> {
+    const { cwd, env, stdin, wake = false, ...rest } = options;
+    const byExec = { ...options, wake };
+    if (Object.keys(rest).length > 0 || stdin === "pipe") return this.run(argv, byExec);
+    if (wake) await this.wake();
     try {
       await this.agent.start();
     } catch {
-      return this.run(argv, { wake: false });
+      return this.run(argv, byExec);
     }
-    return (await this.agent.call("run", argv)) as RunResult;
+    const settings = { ...(cwd ? { cwd } : {}), ...(env ? { env } : {}), ...(stdin ? { stdin: true } : {}) };
+    return (await this.agent.call(
+      "run",
+      [JSON.stringify(settings), ...argv],
+      stdin ? { body: stdin } : {},
+    )) as RunResult;
   }
 
   async command(argv: string[], { env = {}, signal }: CommandOptions = {}): Promise<CommandProcess> {

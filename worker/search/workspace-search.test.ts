@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { SpawnedProcess } from "../sandbox/sandbox";
+import type { CommandOptions, CommandProcess, SpawnedProcess } from "../sandbox/sandbox";
 import { parseSearchQuery } from "./search-query";
 import { WorkspaceSearch } from "./workspace-search";
 
@@ -38,6 +38,16 @@ function fakeSandbox() {
         },
       });
       return { stdout, exitCode, kill } as unknown as SpawnedProcess;
+    }),
+    // A command through the agent: its output, its exit code, and its abort (here: kill).
+    command: vi.fn(async (argv: string[], options?: CommandOptions): Promise<CommandProcess> => {
+      const { stdout, exitCode, kill } = (await sandbox.spawn(argv)) as unknown as {
+        stdout: ReadableStream<Uint8Array>;
+        exitCode: Promise<number>;
+        kill: () => Promise<void>;
+      };
+      options?.signal?.addEventListener("abort", () => void kill());
+      return { output: stdout, exitCode };
     }),
   };
   return { search: new WorkspaceSearch(sandbox), spawned };
@@ -129,6 +139,8 @@ describe("a search in the Durable Object", () => {
     spawned[0]?.write(".ts\0");
     spawned[0]?.end(0);
     expect(await index).toEqual({ files: ["a.ts", "src/b.ts"] });
+    // ripgrep in /workspace, its complaints kept out of the list.
+    expect(spawned[0]?.argv.slice(0, 5)).toEqual(["sh", "-c", 'cd "$0" && exec "$@" 2>/dev/null', "/workspace", "rg"]);
 
     const missing = search.fileIndex();
     await vi.waitFor(() => expect(spawned).toHaveLength(2));

@@ -31,7 +31,7 @@ export class WorkspaceSearch {
   /** The running search of each client key (a page), so a new query ends the old one. */
   private readonly byClient = new Map<string, SpawnedProcess>();
 
-  constructor(private readonly sandbox: Pick<Sandbox, "spawn">) {}
+  constructor(private readonly sandbox: Pick<Sandbox, "spawn" | "command">) {}
 
   /**
    * Starts a search; resolves once its first line is known, so a query
@@ -120,18 +120,24 @@ export class WorkspaceSearch {
       .catch(() => {});
   }
 
-  /** Every file search would look in (`rg --files`, the same ignore rules), at most FILE_INDEX_MAX. */
+  /**
+   * Every file search would look in (`rg --files`, the same ignore rules), at
+   * most FILE_INDEX_MAX. Through the resident agent (Sandbox.command): quick
+   * open asks for it each time it opens, and a process start through exec is
+   * most of its time on a small workspace.
+   */
   async fileIndex(): Promise<FileIndex> {
-    const process = await this.sandbox.spawn(fileIndexArgs(), {
-      cwd: WORKSPACE_ROOT,
-      env: PROCESS_ENV,
-      stderr: "pipe",
-    });
+    const stop = new AbortController();
+    // In /workspace, and ripgrep's complaints (an unreadable folder) kept out of the NUL-separated list.
+    const { output, exitCode } = await this.sandbox.command(
+      ["sh", "-c", 'cd "$0" && exec "$@" 2>/dev/null', WORKSPACE_ROOT, ...fileIndexArgs()],
+      { env: PROCESS_ENV, signal: stop.signal },
+    );
     const files: string[] = [];
     const decoder = new TextDecoder();
     let rest = "";
     let limitHit = false;
-    const reader = (process.stdout as ReadableStream<Uint8Array>).getReader();
+    const reader = output.getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
@@ -141,12 +147,12 @@ export class WorkspaceSearch {
       if (files.length > FILE_INDEX_MAX) {
         limitHit = true;
         files.length = FILE_INDEX_MAX;
+        stop.abort();
         void reader.cancel().catch(() => {});
-        void process.kill();
         break;
       }
     }
-    if (!limitHit && (await process.exitCode) === 127) throw ripgrepMissing();
+    if (!limitHit && (await exitCode) === 127) throw ripgrepMissing();
     return limitHit ? { files, limitHit } : { files };
   }
 
