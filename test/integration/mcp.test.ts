@@ -180,6 +180,27 @@ describe("tools", () => {
     expect((await call(writer, "run_command", { command: "ls -d ran-in-* 2>/dev/null | wc -l" })).text).toMatch(/^0\n/);
   });
 
+  it("runs each command in a login shell that read the profile as it is now", async () => {
+    const profile = (value: string) =>
+      shell(
+        container,
+        `printf 'echo profile says hi\\nexport FROM_PROFILE=${value}\\n' > /etc/profile.d/zz-mcp-test.sh`,
+      );
+    profile("one");
+    try {
+      expect((await call(writer, "run_command", { command: 'echo "[$FROM_PROFILE]"' })).text).toContain(
+        "profile says hi\n[one]\n",
+      );
+      // The agent started the next shell ahead, with this profile; a change since is seen all the same.
+      profile("second");
+      expect((await call(writer, "run_command", { command: 'echo "[$FROM_PROFILE]"' })).text).toContain("[second]\n");
+      // What the profile prints comes before the folder check's answer, which is still understood.
+      expect((await call(writer, "run_command", { command: "true", cwd: "nowhere" })).text).toMatch(/^FILE_NOT_FOUND/);
+    } finally {
+      shell(container, "rm -f /etc/profile.d/zz-mcp-test.sh");
+    }
+  });
+
   it("edits a file, and the files API and the change stream see it", async () => {
     const controller = new AbortController();
     const watch = await ownerApi(filesUrl(id, "/watch"), { signal: controller.signal });

@@ -151,6 +151,89 @@ describe("the resident agent", { timeout: 60_000 }, () => {
     expect(alive()).toBe(false);
   });
 
+  /** The agent's login shell (`shell`), HOME in the case's folder (its .profile is the test's). */
+  const home = () => join(root, "..", "home");
+  const shell = (script: string, args: string[] = [], options: { timeout?: number; signal?: AbortSignal } = {}) =>
+    client.open(
+      "shell",
+      [JSON.stringify({ HOME: home(), GREETING: "hi" }), String(options.timeout ?? 60), "1", script, ...args],
+      { signal: options.signal },
+    );
+  const lines = (path: string) => (existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean) : []);
+  const until = async (check: () => boolean) => {
+    for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(check()).toBe(true);
+  };
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it("runs a login shell's script: its arguments, env and profile, output streamed with stderr in order, its exit code; a cancel ends its group", async () => {
+    mkdirSync(home());
+    writeFileSync(join(home(), ".profile"), "export FROM_PROFILE=yes\n");
+    const ran = await shell(
+      'echo "$GREETING $FROM_PROFILE $0 $# [$1] [$2]"; echo oops >&2; head -c 3000000 /dev/zero | tr "\\0" x; echo; exit 3',
+      ["a b", "it's"],
+    );
+    const output = await text(ran.body);
+    expect(output.startsWith("hi yes bash 2 [a b] [it's]\noops\n")).toBe(true);
+    // More than the window: it flowed as the reader granted.
+    expect(output.length).toBe("hi yes bash 2 [a b] [it's]\noops\n".length + 3_000_000 + 1);
+    expect(await ran.result).toEqual({ exitCode: 3 });
+    await expect(shell("echo nul", ["a\0b"])).rejects.toMatchObject({ code: "EINVAL" });
+
+    const marker = at("started");
+    const controller = new AbortController();
+    const long = await shell(`sleep 300 & echo $! > ${marker}; wait`, [], { signal: controller.signal });
+    await until(() => existsSync(marker) && readFileSync(marker, "utf8").endsWith("\n"));
+    const child = Number(readFileSync(marker, "utf8"));
+    expect(alive(child)).toBe(true);
+    controller.abort(new Error("stopped by the test"));
+    await expect(text(long.body)).rejects.toThrow("stopped by the test");
+    // The background sleep, in the command's process group, ends too.
+    await until(() => !alive(child));
+  });
+
+  it("runs each command in a login shell started ahead, its profile read, unless the profile changed since", async () => {
+    mkdirSync(home());
+    const started = join(home(), "started");
+    // Each login shell notes its pid when it reads its profile.
+    writeFileSync(join(home(), ".profile"), 'echo $$ >> "$HOME/started"\nexport FROM_PROFILE=first\n');
+    const first = await shell('echo "$$ $FROM_PROFILE"');
+    expect(await text(first.body)).toBe(`${lines(started)[0]} first\n`);
+    // The next one has read its profile before it is asked for anything.
+    await until(() => lines(started).length === 2);
+    const ahead = lines(started)[1] as string;
+    const second = await shell("echo $$");
+    expect(await text(second.body)).toBe(`${ahead}\n`);
+
+    await until(() => lines(started).length === 3);
+    const stale = Number(lines(started)[2]);
+    writeFileSync(join(home(), ".profile"), 'echo $$ >> "$HOME/started"\nexport FROM_PROFILE=changed\n');
+    const third = await shell('echo "$$ $FROM_PROFILE"');
+    const [pid, value] = (await text(third.body)).trim().split(" ");
+    expect(value).toBe("changed");
+    expect(Number(pid)).not.toBe(stale);
+    // The one whose profile went stale ran nothing and is gone.
+    await until(() => !alive(stale));
+  });
+
+  it("ends a command at its timeout, its whole group: exit 124 after TERM, 137 when it took a KILL", async () => {
+    const marker = at("child");
+    const ended = await shell(`sleep 300 & echo $! > ${marker}; sleep 300`, [], { timeout: 1 });
+    await text(ended.body);
+    expect(await ended.result).toEqual({ exitCode: 124 });
+    await until(() => !alive(Number(readFileSync(marker, "utf8"))));
+    const killed = await shell("trap '' TERM; sleep 300", [], { timeout: 1 });
+    await text(killed.body);
+    expect(await killed.result).toEqual({ exitCode: 137 });
+  });
+
   it("answers the file operations with the helper's results and Linux errors", async () => {
     const stat = (await client.call("stat", [at("src/a.txt")])) as { type: string; size: number; etag: string };
     expect(stat).toMatchObject({ type: "file", size: 6 });

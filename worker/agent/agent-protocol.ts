@@ -35,7 +35,7 @@ export const MAX_PAYLOAD = 256 * 1024;
 /** The longest JSON header the agent sends; a longer answer goes as DATA. */
 export const MAX_HEADER = 64 * 1024;
 /** The version the agent's HELLO must carry. */
-export const AGENT_VERSION = 3;
+export const AGENT_VERSION = 4;
 /** A frame longer than this is a broken stream, not a frame. */
 const MAX_FRAME = MAX_PAYLOAD + (1 << 20);
 const PREFIX = 13;

@@ -23,7 +23,7 @@ import sys, os, time
 root = os.path.normpath(sys.argv[1] or "/")
 rootfd = None
 ${FILE_OPERATIONS}
-import collections, re, select, threading
+import collections, re, select, signal, threading
 
 # Frames, both ways: u32 length of the rest, u32 request id, u8 kind, u32 header length, JSON header, payload.
 OPEN, DATA, END, CANCEL, CREDIT, HEAD, RESULT, ERROR, HELLO = 1, 2, 3, 4, 5, 6, 7, 8, 9
@@ -122,6 +122,8 @@ def serve(req, op, args):
             result = run_command(req, args)
         elif op == "command":
             result = stream_command(req, args)
+        elif op == "shell":
+            result = run_shell(req, args)
         else:
             result = run_op(op, args, req, req)
         if result is not None:
@@ -268,6 +270,170 @@ def stream_command(req, args):
         p.stdout.close()
     return {"exitCode": p.wait()}
 
+# Commands run by a login shell (run_command's bash -lc). Such a shell costs a bash and its profile's own
+# processes (Debian's /etc/profile runs id and run-parts, ours cat) before the command even starts: one is
+# started ahead instead, reads its profile, and waits on a pipe for the next command (SHELL_BOOT). It is
+# used only while nothing its profile reads has changed since it started, and never for another environment.
+SHELL_BOOT = r"""# cloud-ide: a login shell started ahead for the agent's next command, which comes on fd $1
+__cloud_ide_fd=$1
+shift
+. "/dev/fd/$__cloud_ide_fd"
+exec {__cloud_ide_fd}<&-
+unset __cloud_ide_fd
+[ $# -gt 0 ] || exit 0
+eval "shift; $1"
+"""
+# What a login bash reads (with the file ours reads), ~ being its HOME.
+PROFILE_PATHS = ("/etc/profile", "/etc/profile.d", "/etc/bash.bashrc", "/etc/cloud-ide/preview-hosts",
+                 "~/.bash_profile", "~/.bash_login", "~/.profile", "~/.bashrc")
+ready_lock = threading.Lock()
+ready = None  # the shell started ahead: (environment, profile state, process, write end of its command pipe)
+
+def profile_state(home):
+    """Each profile file (and each file of a profile folder) as it stands: identity, size, time."""
+    state = []
+    for path in PROFILE_PATHS:
+        path = home + path[1:] if path.startswith("~") else path
+        names = [path]
+        if os.path.isdir(path):
+            try:
+                names += [os.path.join(path, name) for name in sorted(os.listdir(path))]
+            except OSError:
+                pass
+        for name in names:
+            try:
+                st = os.stat(name)
+                state.append((name, st.st_ino, st.st_size, st.st_mtime_ns))
+            except OSError:
+                state.append((name, None))
+    return state
+
+def start_shell(env):
+    import subprocess
+    r, w = os.pipe()
+    try:
+        p = subprocess.Popen(["bash", "-l", "-c", SHELL_BOOT, "bash", str(r)], pass_fds=(r,), stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd="/", env=env, start_new_session=True)
+    except BaseException:
+        os.close(w)
+        raise
+    finally:
+        os.close(r)
+    return p, w
+
+def drop_shell(shell, wait=None):
+    """A shell started ahead that will not run a command: its pipe closed, it reads none and exits; reaped
+    (in the background unless WAIT seconds are given, then killed when it takes longer)."""
+    import subprocess
+    p, w = shell
+    os.close(w)
+    p.stdout.close()
+    if wait is None:
+        threading.Thread(target=p.wait, daemon=True).start()
+        return
+    try:
+        p.wait(wait)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        p.wait()
+
+def prepare_shell(key, env):
+    """Starts the shell for the next command (replacing one that was there)."""
+    global ready
+    state = profile_state(env.get("HOME", "/root"))  # before it starts: a change during its profile counts
+    try:
+        shell = start_shell(env)
+    except Exception:
+        return  # the next command starts its own
+    with ready_lock:
+        old, ready = ready, (key, state) + shell
+    if old is not None:
+        drop_shell(old[2:])
+
+def take_shell(key, env):
+    """A login shell for ENV (KEY is its JSON): the one started ahead when it fits, else a new one; then the
+    next is started ahead."""
+    global ready
+    with ready_lock:
+        kept, ready = ready, None
+    shell = None
+    if kept is not None:
+        fits = kept[0] == key and kept[2].poll() is None and kept[1] == profile_state(env.get("HOME", "/root"))
+        if fits:
+            shell = kept[2:]
+        else:
+            drop_shell(kept[2:])
+    if shell is None:
+        shell = start_shell(env)
+    threading.Thread(target=prepare_shell, args=(key, env), daemon=True).start()
+    return shell
+
+def shell_quote(word):
+    return "'" + word.replace("'", "'\\''") + "'"
+
+def run_shell(req, args):
+    """timeout --kill-after=ARGS[2] ARGS[1] bash -lc ARGS[3] bash ARGS[4:], in "/" with ARGS[0] (JSON) added to
+    the environment, stderr into stdout: its output streamed as DATA as the Worker grants, then its exit code,
+    124 when the timeout ended it or 137 when that took a KILL (as timeout(1) answers). The timeout and a cancel
+    end its whole process group (TERM, then KILL)."""
+    timeout, kill_after, words = float(args[1]), float(args[2]), args[3:]
+    if any("\0" in word for word in words):
+        raise Fail("EINVAL", "A command cannot hold a NUL character")
+    command = ("set -- " + " ".join(shell_quote(word) for word in words) + "\n").encode("utf-8", "surrogateescape")
+    env = dict(os.environ)
+    env.update(json.loads(args[0]))
+    p, w = take_shell(args[0], env)
+    try:
+        with open(w, "wb") as pipe:
+            pipe.write(command)
+    except BrokenPipeError:
+        # It died before it took the command (killed from a terminal, say): a new one takes it.
+        p.stdout.close()
+        p.wait()
+        p, w = start_shell(env)
+        with open(w, "wb") as pipe:
+            pipe.write(command)
+    deadline = time.monotonic() + timeout
+    ended = {"timeout": False, "kill": False}
+
+    def supervise():
+        with req.cond:
+            while not req.cancelled and p.poll() is None and time.monotonic() < deadline:
+                req.cond.wait(min(0.5, max(0, deadline - time.monotonic())))
+            if not req.cancelled and p.poll() is not None:
+                return
+            ended["timeout"] = not req.cancelled
+        for sig, grace in ((signal.SIGTERM, kill_after), (signal.SIGKILL, 0)):
+            ended["kill"] = sig == signal.SIGKILL
+            try:
+                os.killpg(p.pid, sig)
+            except OSError:
+                return
+            end = time.monotonic() + grace
+            while p.poll() is None and time.monotonic() < end:
+                time.sleep(0.05)
+            if p.poll() is not None:
+                return
+    threading.Thread(target=supervise, daemon=True).start()
+    req.begin(None)
+    try:
+        while True:
+            chunk = os.read(p.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            req.write(chunk)
+    finally:
+        p.stdout.close()
+    code = p.wait()
+    with req.cond:
+        req.cond.notify_all()  # the supervisor's wait ends with it
+        if ended["timeout"]:
+            code = 137 if ended["kill"] else 124
+    return {"exitCode": code}
+
 def read_exact(stream, n):
     data = stream.read(n)
     if data is None or len(data) < n:
@@ -318,6 +484,10 @@ def main():
             if not requests:
                 break
         time.sleep(0.01)
+    with ready_lock:
+        kept = ready
+    if kept is not None:
+        drop_shell(kept[2:], wait=1)  # reaped here: a process left behind would stay a zombie under PID 1
     os._exit(0)
 
 main()

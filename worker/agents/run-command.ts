@@ -11,19 +11,19 @@ export const COMMAND_OUTPUT_MAX_BYTES = 30_000;
 /** After the timeout's TERM, a command that is still there gets KILL this much later. */
 const KILL_AFTER_SECONDS = 5;
 /**
- * In the folder $4 (checked here, in the same exec as the command: a
- * separate check cost a second process start), `timeout --kill-after=$1 $2
- * bash -lc $3`, stderr into stdout (exec: same process, so it can still be
- * signalled). A folder that is not one, or resolves outside /workspace, is
- * answered as the line `$5 REASON` (a fresh nonce) and nothing runs. The
- * check is for a clear error, not a boundary: the command itself runs as
- * root in the container and may go anywhere in it.
+ * The login shell's script: in the folder $1 (checked here, in the
+ * command's own shell: a separate check cost a process start), the command
+ * $3 with no arguments, stderr into stdout (Sandbox.shell). A folder that is
+ * not one, or resolves outside /workspace, is answered as the line
+ * `$2 REASON` (a fresh nonce) and nothing runs. The check is for a clear
+ * error, not a boundary: the command itself runs as root in the container
+ * and may go anywhere in it. `cd -P` leaves the resolved folder in $PWD.
  */
-const RUN = `[ -e "$4" ] || { echo "$5 missing"; exit 0; }
-[ -d "$4" ] || { echo "$5 not-a-folder"; exit 0; }
-cd -P -- "$4" || { echo "$5 missing"; exit 0; }
-case "$(pwd -P)" in ${WORKSPACE_ROOT}|${WORKSPACE_ROOT}/*) ;; *) echo "$5 outside"; exit 0;; esac
-exec timeout --kill-after="$1" "$2" bash -lc "$3" 2>&1`;
+const RUN = `[ -e "$1" ] || { echo "$2 missing"; exit 0; }
+[ -d "$1" ] || { echo "$2 not-a-folder"; exit 0; }
+cd -P -- "$1" || { echo "$2 missing"; exit 0; }
+case "$PWD" in ${WORKSPACE_ROOT}|${WORKSPACE_ROOT}/*) ;; *) echo "$2 outside"; exit 0;; esac
+eval "shift 3; $3"`;
 
 export interface CommandRequest {
   command: string;
@@ -33,12 +33,12 @@ export interface CommandRequest {
 
 /**
  * Runs a command the way the seed's sandbox agent does: `timeout
- * --kill-after` around `bash -lc`, so the command and every process it
- * started (timeout signals its whole process group) end at the timeout. Only
+ * --kill-after` around `bash -lc` (Sandbox.shell), so the command and every
+ * process it started (its whole process group) end at the timeout. Only
  * the last {@link COMMAND_OUTPUT_MAX_BYTES} of its output are kept while it
  * runs, so a flood costs no memory. The working folder's path is checked as
  * the files API checks paths, then where it resolves (links included) in the
- * command's own exec.
+ * command's own shell.
  */
 export async function runCommand(
   sandbox: Sandbox,
@@ -50,15 +50,16 @@ export async function runCommand(
   signal.throwIfAborted();
   const nonce = `cloud-ide-cwd-${crypto.randomUUID()}`;
   const started = Date.now();
-  // stderr goes into stdout's pipe inside the container, so the two keep the order they were written in.
   // A revoked token or a client that went away (`signal`) ends the command too.
-  const process = await sandbox.command(
-    ["sh", "-c", RUN, "sh", String(KILL_AFTER_SECONDS), String(timeoutSeconds), command, containerPath(folder), nonce],
-    { env: { ...SHELL_ENV, TERM: "dumb" }, signal },
-  );
+  const process = await sandbox.shell(RUN, [containerPath(folder), nonce, command], {
+    env: { ...SHELL_ENV, TERM: "dumb" },
+    timeoutSeconds,
+    killAfterSeconds: KILL_AFTER_SECONDS,
+    signal,
+  });
   const output = await keepTail(process.output, COMMAND_OUTPUT_MAX_BYTES);
   const exitCode = await process.exitCode;
-  folderProblem(new TextDecoder().decode(output.kept.subarray(0, 200)), nonce, folder);
+  folderProblem(new TextDecoder().decode(output.kept.subarray(-200)), nonce, folder);
   const seconds = (Date.now() - started) / 1000;
   signal.throwIfAborted();
   const timedOut = (exitCode === 124 || exitCode === 137) && seconds >= timeoutSeconds;
@@ -74,10 +75,15 @@ export async function runCommand(
   return [new TextDecoder().decode(output.kept), notes.join("\n")];
 }
 
-/** The check's answer (the script's first line with the nonce) as the files API's error for that folder. */
-function folderProblem(head: string, nonce: string, folder: string): void {
-  if (!head.startsWith(`${nonce} `)) return;
-  const reason = head.slice(nonce.length + 1).trim();
+/**
+ * The check's answer (the script's last line, with the nonce: only what the
+ * login shell's profile printed comes before it) as the files API's error
+ * for that folder.
+ */
+function folderProblem(tail: string, nonce: string, folder: string): void {
+  const at = tail.lastIndexOf(`${nonce} `);
+  if (at < 0 || (at > 0 && tail[at - 1] !== "\n")) return;
+  const reason = tail.slice(at + nonce.length + 1).trim();
   if (reason === "outside")
     throw new AppError(ErrorCode.PATH_OUTSIDE_WORKSPACE, `cwd "${folder}" resolves outside /workspace.`);
   if (reason === "not-a-folder") throw new AppError(ErrorCode.NOT_A_DIRECTORY, `cwd "${folder}" is not a folder.`);

@@ -125,6 +125,9 @@ class FakeSandbox implements SandboxControl {
   command(): Promise<CommandProcess> {
     throw new Error("not used");
   }
+  shell(): Promise<CommandProcess> {
+    throw new Error("not used");
+  }
   tcpPort(): Fetcher {
     throw new Error("not used");
   }

@@ -63,7 +63,7 @@ export interface SpawnedProcess extends SandboxProcess {
   kill(signal?: "TERM" | "INT" | "KILL" | "HUP"): Promise<void>;
 }
 
-/** A command from {@link Sandbox.command}: its output (stderr into stdout) and its exit code. */
+/** A command from {@link Sandbox.command} or {@link Sandbox.shell}: its output (stderr into stdout) and its exit code. */
 export interface CommandProcess {
   output: ReadableStream<Uint8Array>;
   /** A signal's end reads as the shell's 128 + its number. */
@@ -74,6 +74,17 @@ export interface CommandOptions {
   /** Added to the image's environment. */
   env?: Readonly<Record<string, string>>;
   /** Aborting it ends the command and what it started (TERM). */
+  signal?: AbortSignal;
+}
+
+export interface ShellOptions {
+  /** Added to the image's environment. */
+  env?: Readonly<Record<string, string>>;
+  /** Seconds until its whole process group gets TERM (exit code 124, as timeout(1) answers). */
+  timeoutSeconds: number;
+  /** After the TERM, a shell still running gets KILL this much later (exit code 137). */
+  killAfterSeconds: number;
+  /** Aborting it ends the shell and what it started (TERM). */
   signal?: AbortSignal;
 }
 
@@ -101,6 +112,14 @@ export interface Sandbox {
    * command), else by its own exec. It wakes the container.
    */
   command(argv: string[], options?: CommandOptions): Promise<CommandProcess>;
+  /**
+   * `timeout --kill-after=K T bash -lc SCRIPT bash ...ARGS` in "/", stderr
+   * into stdout, its output streamed as it comes: through the resident
+   * agent when it runs (a login shell it started ahead, its profile already
+   * read: no process start but the command's own), else by its own exec.
+   * It wakes the container.
+   */
+  shell(script: string, args: string[], options: ShellOptions): Promise<CommandProcess>;
   /** A TCP port inside the container, for fetch() (HTTP or a WebSocket upgrade). It does not wake the container. */
   tcpPort(port: number): Fetcher;
   /** Starts or wakes the container when it does not run, or waits for its start in progress. */
@@ -165,6 +184,9 @@ pid=$(cat "$1" 2>/dev/null) || exit 0
 pkill -"$2" -P "$pid" 2>/dev/null
 kill -"$2" "$pid" 2>/dev/null
 exit 0`;
+
+/** Sandbox.shell without the agent: `timeout --kill-after=$1 $2 bash -lc SCRIPT bash ARGS...`, stderr into stdout. */
+const TIMEOUT_SHELL = 'k=$1 t=$2; shift 2; exec timeout --kill-after="$k" "$t" bash -lc "$@" 2>&1';
 
 /** How long after a resident agent died another is started (when the container still runs). */
 const AGENT_RESTART_MS = 1_000;
@@ -251,6 +273,41 @@ export class ContainerSandbox implements SandboxControl {
       return { output: stream.body, exitCode };
     }
     const process = await this.spawn(argv, { env, stderr: "combined" });
+    const stop = () => void process.kill("TERM");
+    signal?.addEventListener("abort", stop, { once: true });
+    const exitCode = process.exitCode.finally(() => signal?.removeEventListener("abort", stop));
+    exitCode.catch(() => {});
+    return { output: process.stdout as ReadableStream<Uint8Array>, exitCode };
+  }
+
+  async shell(
+    script: string,
+    args: string[],
+    { env = {}, timeoutSeconds, killAfterSeconds, signal }: ShellOptions,
+  ): Promise<CommandProcess> {
+    signal?.throwIfAborted();
+    let viaAgent = this.running;
+    if (viaAgent) await this.agent.start().catch(() => (viaAgent = false));
+    if (viaAgent) {
+      const stream = await this.agent.open(
+        "shell",
+        [JSON.stringify(env), String(timeoutSeconds), String(killAfterSeconds), script, ...args],
+        { signal },
+      );
+      const exitCode = stream.result.then((result) => {
+        const code = (result as { exitCode: number }).exitCode;
+        // Python's returncode is minus the signal that ended the process.
+        return code < 0 ? 128 - code : code;
+      });
+      // A command cancelled (or its agent gone) ends its output with the reason; nobody may await its exit then.
+      exitCode.catch(() => {});
+      return { output: stream.body, exitCode };
+    }
+    // stderr into stdout inside the container, so the two keep the order they were written in.
+    const process = await this.spawn(
+      ["sh", "-c", TIMEOUT_SHELL, "sh", String(killAfterSeconds), String(timeoutSeconds), script, "bash", ...args],
+      { env, stderr: "combined" },
+    );
     const stop = () => void process.kill("TERM");
     signal?.addEventListener("abort", stop, { once: true });
     const exitCode = process.exitCode.finally(() => signal?.removeEventListener("abort", stop));
