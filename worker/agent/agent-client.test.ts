@@ -221,6 +221,17 @@ describe("the resident agent", { timeout: 60_000 }, () => {
     expect(Number(pid)).not.toBe(stale);
     // The one whose profile went stale ran nothing and is gone.
     await until(() => !alive(stale));
+
+    // One that died meanwhile (killed from a terminal, say) is replaced for the command.
+    await until(() => lines(started).length === 5);
+    const killed = Number(lines(started)[4]);
+    process.kill(killed, "SIGKILL");
+    // Dead: a zombie until the agent reaps it.
+    await until(() => !alive(killed) || readFileSync(`/proc/${killed}/stat`, "utf8").split(" ")[2] === "Z");
+    const fourth = await shell('echo "$$ $FROM_PROFILE"');
+    const [fourthPid, fourthValue] = (await text(fourth.body)).trim().split(" ");
+    expect(fourthValue).toBe("changed");
+    expect(Number(fourthPid)).not.toBe(killed);
   });
 
   it("ends a command at its timeout, its whole group: exit 124 after TERM, 137 when it took a KILL", async () => {

@@ -272,8 +272,9 @@ def stream_command(req, args):
 
 # Commands run by a login shell (run_command's bash -lc). Such a shell costs a bash and its profile's own
 # processes (Debian's /etc/profile runs id and run-parts, ours cat) before the command even starts: one is
-# started ahead instead, reads its profile, and waits on a pipe for the next command (SHELL_BOOT). It is
-# used only while nothing its profile reads has changed since it started, and never for another environment.
+# started ahead instead (when a command ends, for the next), reads its profile, and waits on a pipe for the
+# next command (SHELL_BOOT). It is used only while nothing its profile reads has changed since it started, and
+# never for another environment.
 SHELL_BOOT = r"""# cloud-ide: a login shell started ahead for the agent's next command, which comes on fd $1
 __cloud_ide_fd=$1
 shift
@@ -354,22 +355,15 @@ def prepare_shell(key, env):
         drop_shell(old[2:])
 
 def take_shell(key, env):
-    """A login shell for ENV (KEY is its JSON): the one started ahead when it fits, else a new one; then the
-    next is started ahead."""
+    """A login shell for ENV (KEY is its JSON): the one started ahead when it fits, else a new one."""
     global ready
     with ready_lock:
         kept, ready = ready, None
-    shell = None
     if kept is not None:
-        fits = kept[0] == key and kept[2].poll() is None and kept[1] == profile_state(env.get("HOME", "/root"))
-        if fits:
-            shell = kept[2:]
-        else:
-            drop_shell(kept[2:])
-    if shell is None:
-        shell = start_shell(env)
-    threading.Thread(target=prepare_shell, args=(key, env), daemon=True).start()
-    return shell
+        if kept[0] == key and kept[2].poll() is None and kept[1] == profile_state(env.get("HOME", "/root")):
+            return kept[2:]
+        drop_shell(kept[2:])
+    return start_shell(env)
 
 def shell_quote(word):
     return "'" + word.replace("'", "'\\''") + "'"
@@ -386,6 +380,15 @@ def run_shell(req, args):
     env = dict(os.environ)
     env.update(json.loads(args[0]))
     p, w = take_shell(args[0], env)
+    try:
+        return supervised(req, p, w, env, command, timeout, kill_after)
+    finally:
+        # The next one starts once this command ended: it never competes with the command for the CPU.
+        threading.Thread(target=prepare_shell, args=(args[0], env), daemon=True).start()
+
+def supervised(req, p, w, env, command, timeout, kill_after):
+    """Hands COMMAND to the shell P (its pipe W; a new one for ENV if P died meanwhile), streams its output,
+    ends it at the timeout or on a cancel."""
     try:
         with open(w, "wb") as pipe:
             pipe.write(command)
