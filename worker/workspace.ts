@@ -133,9 +133,6 @@ export class Workspace extends DurableObject<Env> {
       hibernatedSockets: () => ctx.getWebSockets().length,
       tag: `container ${ctx.id.toString().slice(0, 8)}`,
     });
-    // The resident agent dies with its container: locally workerd can take
-    // minutes to notice a container removed from outside, so check at once.
-    this.sandbox.agent.onStopped(() => void this.lifecycle.confirmAlive());
     this.members = new WorkspaceMembers({
       storage: ctx.storage,
       env,

@@ -386,7 +386,7 @@ describe("the lifecycle", () => {
     sandbox.start({ image: "x" });
     sandbox.startGate = undefined;
     expect(lifecycle.kind).toBe("running");
-    // A terminal and the resident agent that both lost it ask at once: one check.
+    // Two status polls at once: one check.
     const checks = [lifecycle.confirmAlive(), lifecycle.confirmAlive()];
     expect(checks[0]).toBe(checks[1]);
     expect(await Promise.all(checks)).toEqual([false, false]);
@@ -396,6 +396,24 @@ describe("the lifecycle", () => {
     expect(lifecycle.isAsleep()).toBe(false);
     await lifecycle.ensureRunning();
     expect((await lifecycle.status("w")).restored).toMatchObject({ from: "template", savedAt: null });
+  });
+
+  it("confirmAlive never destroys a container started after the one it found dead", async () => {
+    const { lifecycle, sandbox } = setup();
+    await lifecycle.ensureRunning();
+    sandbox.startGate = new Promise(() => {});
+    sandbox.start({ image: "x" });
+    sandbox.startGate = undefined;
+    const check = lifecycle.confirmAlive();
+    // Meanwhile the platform reports the exit, and a reconnect starts a new container.
+    sandbox.vanish();
+    await lifecycle.ensureRunning();
+    const starts = sandbox.starts.length;
+    expect(await check).toBe(true);
+    expect(sandbox.destroys).toBe(0);
+    expect(sandbox.running).toBe(true);
+    expect(lifecycle.kind).toBe("running");
+    expect(sandbox.starts).toHaveLength(starts);
   });
 
   it("confirmAlive leaves a sleeping or saving workspace alone", async () => {

@@ -602,12 +602,8 @@ export class Lifecycle {
   /**
    * Checks that a running container still answers, and stops the workspace
    * when it does not, so the next use brings it back from the latest save
-   * (with the notice of what was lost). Called by a status probe, and when
-   * something in the container ended unexpectedly (a terminal's tmux client
-   * killed, the resident agent's output cut): locally workerd can take
-   * minutes to notice a container removed from outside, and until then every
-   * exec fails and nothing else would find out. Concurrent callers share one
-   * check; false when it stopped the workspace.
+   * (with the notice of what was lost). The status probe's check; concurrent
+   * callers share one. False when it stopped the workspace.
    */
   confirmAlive(): Promise<boolean> {
     if (!this.aliveCheck) {
@@ -632,6 +628,9 @@ export class Lifecycle {
     } catch (error) {
       // The container is gone (or broken): its unsaved changes are lost
       // either way, so the next use starts again from the latest snapshot.
+      // Noticed meanwhile (workerd reported its exit, and a new start may be
+      // under way): a destroy now would end that new container.
+      if (this.state !== state) return true;
       console.warn(`${this.deps.tag}: the container does not answer (${describe(error)}); it starts again on next use`);
       await this.deps.sandbox.destroy().catch(() => {});
       if (this.state === state) this.transition({ kind: "stopped" });

@@ -29,11 +29,6 @@ export interface TerminalConnection {
    * keystrokes are refused before they reach it.
    */
   readOnly?: boolean;
-  /**
-   * The tmux client could not start or ended without its session ending:
-   * the container may be gone without the platform having noticed yet.
-   */
-  lost?(): void;
 }
 
 /** Opens terminal `name` for a WebSocket upgrade request; the caller has checked the name. */
@@ -78,7 +73,6 @@ export async function openTerminal(
     });
   } catch (error) {
     console.error(`terminal ${name}: ${describe(error)}`);
-    connection?.lost?.();
     return refuseTerminal(`The terminal could not start: ${describe(error)}`, [client, server]);
   }
   // Every resize goes through one pump, in order (terminal-resize.ts).
@@ -241,7 +235,6 @@ function bridge(
     // container is then brought back from the latest snapshot, a sleeping one
     // says so.
     console.warn(`terminal: tmux client ended with ${code ?? "no exit code"}`);
-    connection?.lost?.();
     server.close(1011, "The terminal lost its container");
   };
   void forward().catch((error) => {

@@ -77,8 +77,6 @@ export const TERMINAL_ROUTES: Route[] = [
           forget();
           lifecycle.activity.end();
         },
-        // Found gone, it is stopped: the page's reconnect brings it back from the latest save.
-        lost: () => void lifecycle.confirmAlive(),
       });
     },
   }),
