@@ -19,7 +19,8 @@ const ATTEMPTS_BEFORE_SYNC = 3;
  * One open file's shared document: a Y.Doc kept in step with the
  * Workspace's over y-websocket's provider (which reconnects by itself), the
  * CodeMirror extension that binds it (yCollab: remote cursors with names,
- * and an undo that undoes only this page's own edits).
+ * and an undo that undoes only this page's own edits). The editor model
+ * takes it as a `SharedText` (app/editor/shared-buffer.ts).
  */
 export class SharedFile {
   readonly doc = new Y.Doc();
@@ -55,6 +56,8 @@ export class SharedFile {
         if (failures >= ATTEMPTS_BEFORE_SYNC) reject(new Error(`"${path}" could not be opened as a shared document.`));
       });
     });
+    // A file left before it synced (it turned out not to be shared text) rejects with nobody waiting.
+    this.synced.catch(() => {});
   }
 
   /** The binding for this file's CodeMirror state (Ctrl/Cmd+Z goes to the shared undo, not CodeMirror's). */
@@ -63,6 +66,19 @@ export class SharedFile {
       yCollab(this.text, this.provider.awareness, { undoManager: this.undoManager }),
       Prec.high(keymap.of(yUndoManagerKeymap)),
     ];
+  }
+
+  /**
+   * Resolves once this page's edits so far have left the browser (the socket's buffer is empty), so a save
+   * asked for after them reaches the server behind them. Without a connection they wait in the document and
+   * go when it reconnects: this resolves at once, and the save writes what the server has.
+   */
+  async sent(): Promise<void> {
+    for (;;) {
+      const ws = this.provider.ws;
+      if (!ws || ws.readyState !== WebSocket.OPEN || ws.bufferedAmount === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   }
 
   destroy(): void {

@@ -48,6 +48,11 @@ export function EditorPane({ model, files, footer }: { model: EditorModel; files
           {buffer.message}
         </div>
       )}
+      {buffer?.note && (
+        <div className="editor-warning" data-testid="editor-note">
+          {buffer.note}
+        </div>
+      )}
       {buffer?.kind === "text" && buffer.readOnly && (
         <div className="editor-warning" data-testid="read-only-warning">
           This file is {formatSize(buffer.size)}: opened read-only to keep the editor responsive.
@@ -82,6 +87,7 @@ function EditorTabs({
           data-testid="editor-tab"
           data-path={b.path}
           data-dirty={b.dirty ? "true" : "false"}
+          data-shared={b.shared ? "true" : "false"}
           className={`editor-tab${b.path === active ? " active" : ""}`}
           onClick={() => model.activate(b.path)}
           onKeyDown={(e) => e.key === "Enter" && model.activate(b.path)}
@@ -89,7 +95,11 @@ function EditorTabs({
         >
           <span className="editor-tab-name">{nameOf(b.path)}</span>
           {b.dirty && (
-            <span className="editor-tab-dirty" title="Unsaved changes" data-testid="tab-dirty">
+            <span
+              className="editor-tab-dirty"
+              title={b.shared ? "Unsaved changes (shared: they stay in the workspace)" : "Unsaved changes"}
+              data-testid="tab-dirty"
+            >
               ●
             </span>
           )}

@@ -14,6 +14,15 @@ import type { FileEventListener } from "../files/file-events";
 import { nameOf } from "../files/paths";
 import { bufferExtensions } from "./buffer-extensions";
 import { decodeText, imageTypeFor } from "./languages";
+import {
+  applyToText,
+  caughtUp,
+  mayShare,
+  type SharedDocuments,
+  type SharedText,
+  sharedSize,
+  whySharingFailed,
+} from "./shared-buffer";
 
 /** Above this a file opens read-only (CodeMirror stays usable, but editing it here is unwise). */
 const READ_ONLY_BYTES = 5 * 1024 * 1024;
@@ -41,6 +50,10 @@ export interface BufferInfo {
   readonly saving?: boolean;
   /** A failed save, for the person to read. */
   readonly message?: string;
+  /** Everyone who has it open edits the same text (a shared document): no conflicts, saves through it. */
+  readonly shared?: boolean;
+  /** Why a text file that could be shared is not, for the person to read. */
+  readonly note?: string;
 }
 
 export interface EditorSnapshot {
@@ -70,6 +83,10 @@ interface Buffer {
   /** Where to put the cursor once the buffer shows. */
   reveal?: Position;
   loading?: Promise<void>;
+  /** The file's shared document while the buffer is shared; `saved` then is the disk's text. */
+  shared?: SharedText;
+  /** Stops following the shared text's changes (for the dirty mark while no view shows it). */
+  unobserve?: () => void;
 }
 
 /** Holds the providers' extensions in each state, so adding one keeps undo history. */
@@ -80,8 +97,13 @@ export type ExtensionProvider = (path: string, buffer: { readOnly: boolean }) =>
 
 /**
  * The open files of a workspace: one buffer per path, their CodeMirror states
- * (document, selection, undo history), saving with If-Match, and what a change
- * on disk does to each (a clean buffer reloads, a dirty one gets a conflict).
+ * (document, selection, undo history), saving, and what a change on disk does
+ * to each. A text file up to MAX_SHARED_FILE_BYTES is shared (given
+ * `shared`): its state is bound to the file's shared document, a save writes
+ * the shared text, its saved state follows the disk, and a change on disk is
+ * merged by the server (no conflict, unless the file is deleted). Other files,
+ * or when the shared document cannot be had, keep a buffer of this page's own:
+ * saved with If-Match, a clean one reloads on a change, a dirty one gets a conflict.
  * React reads it through `useSyncExternalStore(model.subscribe, model.getSnapshot)`;
  * the one CodeMirror view attaches itself with {@link attachView} and shows
  * the active buffer.
@@ -97,7 +119,11 @@ export class EditorModel {
   private viewPath: string | undefined;
   private readonly providers = new Set<ExtensionProvider>();
 
-  constructor(private readonly files: FilesApi) {}
+  constructor(
+    private readonly files: FilesApi,
+    /** The workspace's shared documents; without them every buffer is this page's own. */
+    private readonly sharing?: SharedDocuments,
+  ) {}
 
   // --- reading (for React and for features built on top) ---
 
@@ -121,10 +147,12 @@ export class EditorModel {
     return this.active;
   }
 
-  /** The live editor state of a text buffer (the view's while it shows it). */
+  /** The live editor state of a text buffer (the view's while it shows it; a shared one has the shared text). */
   state(path: string): EditorState | undefined {
     if (this.view && this.viewPath === path) return this.view.state;
-    return this.buffers.get(path)?.state;
+    const buffer = this.buffers.get(path);
+    if (buffer?.shared && buffer.state) buffer.state = caughtUp(buffer.state, buffer.shared.text.toString());
+    return buffer?.state;
   }
 
   /** The CodeMirror view, while it shows this buffer. */
@@ -132,13 +160,19 @@ export class EditorModel {
     return this.view && this.viewPath === path ? this.view : undefined;
   }
 
-  /** The buffer's current text, edits included. */
+  /** The buffer's current text, edits included (a shared buffer's: everyone's). */
   text(path: string): string | undefined {
+    const buffer = this.buffers.get(path);
+    if (buffer?.shared && buffer.state && this.viewPath !== path) return buffer.shared.text.toString();
     return this.state(path)?.doc.toString();
   }
 
+  /** Whether leaving loses edits: a shared buffer's unsaved edits stay in the workspace. */
   isDirty(): boolean {
-    return this.order.some((path) => this.buffers.get(path)?.info.dirty);
+    return this.order.some((path) => {
+      const buffer = this.buffers.get(path);
+      return buffer?.info.dirty && !buffer.shared;
+    });
   }
 
   // --- opening, showing, closing ---
@@ -179,10 +213,17 @@ export class EditorModel {
   close(path: string, { force = false } = {}): boolean {
     const buffer = this.buffers.get(path);
     if (!buffer) return true;
-    if (!force && buffer.info.dirty && !confirm(`"${nameOf(path)}" has unsaved changes. Close it and lose them?`)) {
+    // A shared buffer's unsaved edits stay in its shared document: closing loses nothing.
+    if (
+      !force &&
+      buffer.info.dirty &&
+      !buffer.shared &&
+      !confirm(`"${nameOf(path)}" has unsaved changes. Close it and lose them?`)
+    ) {
       return false;
     }
     if (buffer.info.imageUrl) URL.revokeObjectURL(buffer.info.imageUrl);
+    this.unshare(buffer);
     const index = this.order.indexOf(path);
     this.buffers.delete(path);
     this.order = this.order.filter((p) => p !== path);
@@ -193,6 +234,17 @@ export class EditorModel {
     }
     this.emit();
     return true;
+  }
+
+  /** Leaves every shared document (the page leaves the workspace); the buffers stay as this page's own. */
+  leaveShared(): void {
+    for (const path of this.order) {
+      const buffer = this.buffers.get(path) as Buffer;
+      if (!buffer.shared) continue;
+      if (this.viewPath !== path && buffer.state) buffer.state = this.state(path);
+      this.unshare(buffer);
+      this.patch(path, { shared: false });
+    }
   }
 
   // --- the view ---
@@ -244,10 +296,14 @@ export class EditorModel {
     this.updateState(path, spec);
   }
 
-  /** Saves a text buffer to disk (If-Match its disk version). Failures show on the buffer. */
+  /**
+   * Saves a text buffer to disk: a shared one writes the shared text (the server merges a change on disk
+   * first), another If-Match its disk version. Failures show on the buffer.
+   */
   async save(path = this.active): Promise<void> {
     const buffer = path === undefined ? undefined : this.buffers.get(path);
     if (!buffer || path === undefined) return;
+    if (buffer.shared) return this.saveShared(path, buffer, buffer.shared);
     const { info } = buffer;
     const text = this.text(path);
     if (info.kind !== "text" || info.readOnly || text === undefined || info.saving) return;
@@ -323,7 +379,10 @@ export class EditorModel {
 
   // --- what happened elsewhere ---
 
-  /** A file or folder was renamed in the tree: its buffers follow. */
+  /**
+   * A file or folder was renamed in the tree: its buffers follow. A shared document belongs to its path, so a
+   * shared buffer becomes one of this page's own (with the text it had), and says so.
+   */
   renamed(from: string, to: string): void {
     const moved = (p: string) => p === from || p.startsWith(`${from}/`);
     if (!this.order.some(moved)) return;
@@ -333,12 +392,21 @@ export class EditorModel {
     for (const old of this.order.filter(moved)) {
       const buffer = this.buffers.get(old) as Buffer;
       const path = renamed(old);
-      this.buffers.delete(old);
       // A new path may mean another language: the state is made again with the same text.
-      const text = buffer.state?.doc.toString();
+      const text = buffer.state ? this.text(old) : undefined;
+      const wasShared = buffer.shared !== undefined;
+      this.unshare(buffer);
+      this.buffers.delete(old);
       this.buffers.set(path, {
         ...buffer,
-        info: { ...buffer.info, path },
+        info: {
+          ...buffer.info,
+          path,
+          shared: false,
+          note: wasShared
+            ? "Renamed: this tab is no longer shared with others (a shared document belongs to its path). Close and open the file again to edit it together."
+            : buffer.info.note,
+        },
         state: text === undefined ? undefined : this.makeState(path, text, buffer.info.readOnly),
       });
     }
@@ -348,7 +416,7 @@ export class EditorModel {
     this.emit();
   }
 
-  /** A file or folder was deleted in the tree: clean buffers close, dirty ones say so. */
+  /** A file or folder was deleted in the tree: clean buffers close, dirty ones (shared ones too) say so. */
   deleted(path: string): void {
     for (const open of [...this.order]) {
       if (open !== path && !open.startsWith(`${path}/`)) continue;
@@ -376,18 +444,30 @@ export class EditorModel {
   // --- inside ---
 
   private async load(path: string): Promise<void> {
+    const buffer = this.buffers.get(path);
+    if (!buffer) return;
+    // The file joins its shared document while its bytes are read, not after: opening is no slower for it.
+    // What turns out not to be shared text leaves it again.
+    let joining = this.sharing && !buffer.shared && mayShare(path) ? this.sharing.open(path) : undefined;
+    const leave = () => {
+      joining?.destroy();
+      joining = undefined;
+    };
+    const current = () => this.buffers.get(path) === buffer;
     try {
       const info = await this.files.stat(path);
       if (info.type === "directory") throw new Error(`${path} is a folder.`);
       if (info.size > NO_LOAD_BYTES) {
+        leave();
         this.patch(path, { kind: "too-large", size: info.size, etag: info.etag });
         return;
       }
+      if (!sharedSize(info.size)) leave();
       const { bytes, etag } = await this.files.read(path);
-      const buffer = this.buffers.get(path);
-      if (!buffer) return;
+      if (!current()) return leave();
       const image = imageTypeFor(path);
       if (image) {
+        leave();
         const imageUrl = URL.createObjectURL(new Blob([bytes as BlobPart], { type: image }));
         if (buffer.info.imageUrl) URL.revokeObjectURL(buffer.info.imageUrl);
         this.patch(path, { kind: "image", size: bytes.byteLength, etag, imageUrl });
@@ -395,16 +475,81 @@ export class EditorModel {
       }
       const text = decodeText(bytes);
       if (text === undefined) {
+        leave();
         this.patch(path, { kind: "binary", size: bytes.byteLength, etag });
         return;
       }
+      let note: string | undefined;
+      if (joining && sharedSize(bytes.byteLength)) {
+        const why = await whySharingFailed(joining);
+        if (!current()) return leave();
+        if (why !== undefined) {
+          leave();
+          note = `Not shared with others (${why}): this tab edits its own copy, saved only if the file did not change meanwhile.`;
+        }
+      } else {
+        leave();
+      }
       const readOnly = bytes.byteLength > READ_ONLY_BYTES;
       buffer.saved = text;
-      buffer.state = this.makeState(path, text, readOnly);
-      this.patch(path, { kind: "text", size: bytes.byteLength, etag, dirty: false, readOnly, conflict: undefined });
+      if (joining) this.share(path, buffer, joining);
+      const shown = joining ? joining.text.toString() : text;
+      buffer.state = this.makeState(path, shown, readOnly, joining);
+      this.patch(path, {
+        kind: "text",
+        size: bytes.byteLength,
+        etag,
+        dirty: shown !== text,
+        readOnly,
+        conflict: undefined,
+        shared: joining !== undefined,
+        note,
+      });
       if (this.active === path) this.showActive();
     } catch (cause) {
+      leave();
       this.patch(path, { kind: "error", error: errorMessage(cause) });
+    }
+  }
+
+  /** The buffer follows its shared document: its dirty mark changes with others' edits too. */
+  private share(path: string, buffer: Buffer, shared: SharedText): void {
+    buffer.shared = shared;
+    const changed = () => {
+      // The view's own update listener marks what the view shows.
+      if (this.viewPath !== path && this.buffers.get(path) === buffer) this.updateDirty(path);
+    };
+    shared.text.observe(changed);
+    buffer.unobserve = () => shared.text.unobserve(changed);
+  }
+
+  /** Leaves a buffer's shared document (the buffer closed or was renamed). */
+  private unshare(buffer: Buffer): void {
+    buffer.unobserve?.();
+    buffer.shared?.destroy();
+    buffer.unobserve = undefined;
+    buffer.shared = undefined;
+  }
+
+  /** Writes the shared text; the buffer is saved when its text is what was written. */
+  private async saveShared(path: string, buffer: Buffer, shared: SharedText): Promise<void> {
+    if (buffer.info.saving) return;
+    this.patch(path, { saving: true, message: undefined });
+    try {
+      // This page's last keystrokes go first, so the save has them.
+      await shared.sent();
+      const saved = await (this.sharing as SharedDocuments).save(path);
+      if (this.buffers.get(path) !== buffer) return;
+      buffer.saved = saved.text;
+      this.patch(path, {
+        saving: false,
+        etag: saved.file.etag,
+        size: saved.file.size,
+        dirty: this.text(path) !== saved.text,
+        conflict: undefined,
+      });
+    } catch (cause) {
+      this.patch(path, { saving: false, message: `Not saved: ${errorMessage(cause)}` });
     }
   }
 
@@ -428,6 +573,12 @@ export class EditorModel {
     const buffer = this.buffers.get(path);
     if (!disk || !buffer || (disk.etag === buffer.info.etag && !force)) return;
     const text = decodeText(disk.bytes) ?? "";
+    if (buffer.shared) {
+      // The server merges the change into the shared text; here it is only what the buffer compares with.
+      buffer.saved = text;
+      this.patch(path, { etag: disk.etag, dirty: this.text(path) !== text, conflict: undefined });
+      return;
+    }
     const mine = this.text(path) ?? buffer.saved;
     if (mine === text) {
       buffer.saved = text;
@@ -444,7 +595,7 @@ export class EditorModel {
     this.patch(path, { conflict: { disk: text, etag: disk.etag } });
   }
 
-  private makeState(path: string, text: string, readOnly: boolean): EditorState {
+  private makeState(path: string, text: string, readOnly: boolean, shared?: SharedText): EditorState {
     return EditorState.create({
       doc: text,
       extensions: [
@@ -452,6 +603,7 @@ export class EditorModel {
           onSave: () => void this.save(path),
           onChange: () => this.updateDirty(path),
         }),
+        shared ? shared.extension() : [],
         provided.of(this.providedExtensions(path, readOnly)),
       ],
     });
@@ -479,7 +631,11 @@ export class EditorModel {
     }
     const buffer = this.buffers.get(path);
     if (!buffer?.state) return;
-    buffer.state = buffer.state.update(spec).state;
+    const state = this.state(path) as EditorState;
+    const transaction = state.update(spec);
+    buffer.state = transaction.state;
+    // No view binds a stored state to its shared text: its changes go there here (as this page's own edits).
+    if (buffer.shared && transaction.docChanged) applyToText(buffer.shared.text, transaction.changes);
     this.updateDirty(path);
   }
 
@@ -513,12 +669,12 @@ export class EditorModel {
     const buffer = this.active === undefined ? undefined : this.buffers.get(this.active);
     if (this.viewPath !== undefined && this.viewPath === this.active) return;
     this.storeViewState();
-    if (!buffer?.state || buffer.info.comparing) {
-      this.viewPath = undefined;
-      return;
-    }
+    this.viewPath = undefined;
+    if (!buffer?.state || buffer.info.comparing) return;
+    // A shared buffer's stored state first takes what others did meanwhile: the view's binding starts from it.
+    const state = this.state(this.active as string) as EditorState;
     this.viewPath = this.active;
-    view.setState(buffer.state);
+    view.setState(state);
     this.applyReveal(this.active as string);
   }
 

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useSyncExternalStore } from "react";
 import type { FilesApi } from "../api/files";
+import { CollabApi } from "../collab/collab-api";
 import { EditorModel } from "../editor/editor-model";
 import { useFileEvents } from "../files/file-events";
 import { FileTreeModel } from "../files/file-tree-model";
@@ -11,7 +12,8 @@ import { registerUnsaved } from "../unsaved-work";
  */
 export function useWorkspaceFiles(files: FilesApi) {
   const events = useFileEvents(files);
-  const editor = useMemo(() => new EditorModel(files), [files]);
+  // Text files are shared documents (app/collab/): everyone with one open edits the same text.
+  const editor = useMemo(() => new EditorModel(files, new CollabApi(files.workspaceId)), [files]);
   const tree = useMemo(
     () =>
       new FileTreeModel(files, {
@@ -27,6 +29,8 @@ export function useWorkspaceFiles(files: FilesApi) {
       for (const stop of unsubscribe) stop();
     };
   }, [events, tree, editor]);
+  // The page leaves the workspace: its shared documents' sockets close.
+  useEffect(() => () => editor.leaveShared(), [editor]);
   // Leaving the page with unsaved work asks first (app/unsaved-work.ts).
   useEffect(() => registerUnsaved("editor", () => editor.isDirty()), [editor]);
   const { active } = useSyncExternalStore(editor.subscribe, editor.getSnapshot);
