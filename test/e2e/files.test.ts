@@ -65,6 +65,13 @@ async function typeInTerminal(text: string) {
 
 const row = (path: string) => page.locator(`[data-testid="file-tree"] [data-path="${path}"]`);
 const editorText = () => page.locator('[data-testid="code-editor"] .cm-content').textContent();
+/** The whole document the editor shows (the view draws only the lines on screen). */
+const documentText = () =>
+  page.evaluate(() => {
+    const fn = window.__cloudIde?.editorText;
+    if (typeof fn !== "function") throw new Error("the app has no editorText hook");
+    return fn() as string | undefined;
+  });
 const tab = (path: string) => page.locator(`[data-testid="editor-tab"][data-path="${path}"]`);
 const exists = (path: string) => shell(container, `test -e '/workspace/${path}' && echo yes || echo no`) === "yes";
 
@@ -179,25 +186,60 @@ describe("files and editor", () => {
     expect(shell(container, "cat /workspace/resent.txt")).toBe("survived a dropped connection");
   });
 
-  it("reloads a clean buffer silently and offers a choice when a dirty one changes underneath", async () => {
+  it("merges a change on disk into a shared buffer's unsaved edits, and says when its file is deleted", async () => {
     await row("notes.md").click();
-    await until(async () => ((await editorText()) ?? "").includes("first"), "notes.md in the editor");
-    shell(container, "printf 'second\\n' > /workspace/notes.md");
-    await until(async () => ((await editorText()) ?? "").includes("second"), "the clean buffer to reload");
+    await tab("notes.md").and(page.locator('[data-shared="true"]')).waitFor();
+    await until(async () => (await documentText()) === "first\n", "notes.md in the editor");
+    shell(container, "printf 'first\\nsecond\\n' > /workspace/notes.md");
+    await until(async () => (await documentText()) === "first\nsecond\n", "the change on disk in the clean buffer");
+
+    // Unsaved edits at the top, a change on disk at the bottom: the shared document takes both, no conflict.
+    await page.locator('[data-testid="code-editor"] .cm-content').click();
+    await page.keyboard.press("Control+Home");
+    await page.keyboard.type("mine ");
+    await expect.poll(() => tab("notes.md").getAttribute("data-dirty"), { timeout: 20_000 }).toBe("true");
+    shell(container, "printf 'first\\nsecond\\nthird\\n' > /workspace/notes.md");
+    await until(async () => (await documentText()) === "mine first\nsecond\nthird\n", "the merged text");
+    expect(await page.getByTestId("conflict-bar").count()).toBe(0);
+    expect(await tab("notes.md").getAttribute("data-dirty")).toBe("true");
+    await page.keyboard.press("Control+s");
+    await expect.poll(() => tab("notes.md").getAttribute("data-dirty"), { timeout: 20_000 }).toBe("false");
+    expect(shell(container, "cat /workspace/notes.md")).toBe("mine first\nsecond\nthird");
+
+    // Deleted under unsaved edits: the bar says so, and Close closes the tab.
+    await page.keyboard.type("more ");
+    await expect.poll(() => tab("notes.md").getAttribute("data-dirty"), { timeout: 20_000 }).toBe("true");
+    shell(container, "rm /workspace/notes.md");
+    await page.getByTestId("conflict-bar").waitFor();
+    expect(await page.getByTestId("conflict-bar").textContent()).toContain("deleted on disk");
+    await page.getByTestId("conflict-take").click();
+    await tab("notes.md").waitFor({ state: "detached" });
+    expect(errors).toEqual([]);
+  });
+
+  it("reloads a clean unshared (over 512 KiB) buffer silently and offers a choice when a dirty one changes underneath", async () => {
+    // Over MAX_SHARED_FILE_BYTES: one buffer per tab, saved with If-Match, as before co-editing.
+    shell(container, "cd /workspace && { echo first; yes 'filler line of a large file' | head -c 600000; } > big.txt");
+    await row("big.txt").click();
+    await tab("big.txt").and(page.locator('[data-shared="false"]')).waitFor();
+    await until(async () => ((await documentText()) ?? "").startsWith("first\n"), "big.txt in the editor");
+    shell(container, "sed -i '1s/.*/second/' /workspace/big.txt");
+    await until(async () => ((await documentText()) ?? "").startsWith("second\n"), "the clean buffer to reload");
     expect(await page.getByTestId("conflict-bar").count()).toBe(0);
 
     await page.locator('[data-testid="code-editor"] .cm-content').click();
     await page.keyboard.press("Control+End");
     await page.keyboard.type("mine");
-    await expect.poll(() => tab("notes.md").getAttribute("data-dirty"), { timeout: 20_000 }).toBe("true");
-    shell(container, "printf 'from the terminal\\n' > /workspace/notes.md");
+    await expect.poll(() => tab("big.txt").getAttribute("data-dirty"), { timeout: 20_000 }).toBe("true");
+    shell(container, "sed -i '1s/.*/from the terminal/' /workspace/big.txt");
     await page.getByTestId("conflict-bar").waitFor();
     await page.getByTestId("conflict-compare").click();
     await page.getByTestId("compare-view").waitFor();
     expect(await page.getByTestId("compare-view").textContent()).toContain("from the terminal");
     await page.getByTestId("conflict-take").click();
-    await until(async () => ((await editorText()) ?? "").includes("from the terminal"), "the disk version");
-    expect(await tab("notes.md").getAttribute("data-dirty")).toBe("false");
+    await until(async () => ((await documentText()) ?? "").startsWith("from the terminal\n"), "the disk version");
+    expect(await documentText()).not.toContain("mine");
+    expect(await tab("big.txt").getAttribute("data-dirty")).toBe("false");
     expect(errors).toEqual([]);
   });
 });
