@@ -20,6 +20,10 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** How long a poll waits: a search or the file list reads a fresh container, on a loaded machine (expect.poll's
+ * own default is 1 s). */
+const patient = { timeout: 30_000 };
+
 const lines = (...text: string[]) => text.map((line) => `${line}\\n`).join("");
 
 beforeEach(async () => {
@@ -43,7 +47,7 @@ afterEach(async () => {
 /** The editor's active file and the text of the line the cursor is on. */
 async function cursorAt(path: string, text: string) {
   await page.locator(`[data-testid="editor-tab"][data-path="${path}"][aria-selected="true"]`).waitFor();
-  await expect.poll(() => page.locator('[data-testid="code-editor"] .cm-activeLine').textContent()).toBe(text);
+  await expect.poll(() => page.locator('[data-testid="code-editor"] .cm-activeLine').textContent(), patient).toBe(text);
 }
 
 const picker = () => page.getByRole("dialog");
@@ -56,7 +60,7 @@ describe("search in files", () => {
       .poll(() => page.evaluate(() => document.activeElement?.getAttribute("data-testid")))
       .toBe("search-input");
     await page.keyboard.type("findme");
-    await expect.poll(() => page.getByTestId("search-status").textContent()).toBe("3 results in 3 files");
+    await expect.poll(() => page.getByTestId("search-status").textContent(), patient).toBe("3 results in 3 files");
     const files = await page
       .getByTestId("search-file")
       .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-path")));
@@ -67,7 +71,7 @@ describe("search in files", () => {
     const expected =
       { "docs/gamma.md": "Find findme here", "src/alpha.ts": "const findme = 1;" }[second] ??
       "  return findme;  // seven";
-    await expect.poll(() => match.locator("mark").textContent()).toBe("findme");
+    await expect.poll(() => match.locator("mark").textContent(), patient).toBe("findme");
     await match.click();
     await cursorAt(second, expected);
     expect(errors).toEqual([]);
@@ -77,9 +81,9 @@ describe("search in files", () => {
     await page.keyboard.press("Control+Shift+F");
     await page.getByTestId("search-regex").click();
     await page.getByTestId("search-input").fill("find(me");
-    await expect.poll(() => page.getByTestId("search-error").textContent()).toMatch(/does not compile/);
+    await expect.poll(() => page.getByTestId("search-error").textContent(), patient).toMatch(/does not compile/);
     await page.getByTestId("search-input").fill("find(me|you)");
-    await expect.poll(() => page.getByTestId("search-status").textContent()).toBe("3 results in 3 files");
+    await expect.poll(() => page.getByTestId("search-status").textContent(), patient).toBe("3 results in 3 files");
     expect(await page.getByTestId("search-error").count()).toBe(0);
   });
 });
@@ -91,16 +95,16 @@ describe("quick open", () => {
     await page.keyboard.press("Control+P");
     const input = picker().getByRole("combobox", { name: "Go to file" });
     await input.waitFor();
-    await expect.poll(() => picker().textContent()).toContain("files");
+    await expect.poll(() => picker().textContent(), patient).toContain("files");
     await page.keyboard.type("gamd");
-    await expect.poll(() => options().first().textContent()).toBe("gamma.mddocs/");
+    await expect.poll(() => options().first().textContent(), patient).toBe("gamma.mddocs/");
     await page.keyboard.press("Enter");
-    await expect.poll(() => picker().count()).toBe(0);
+    await expect.poll(() => picker().count(), patient).toBe(0);
     await cursorAt("docs/gamma.md", "# Gamma");
 
     await page.keyboard.press("Control+P");
     await page.keyboard.type("dpbeta:7");
-    await expect.poll(() => options().first().getAttribute("aria-selected")).toBe("true");
+    await expect.poll(() => options().first().getAttribute("aria-selected"), patient).toBe("true");
     await page.keyboard.press("Enter");
     await cursorAt("src/deep/beta.ts", "  return findme;  // seven");
 
@@ -126,14 +130,14 @@ describe("quick open", () => {
     const input = picker().getByRole("combobox");
     await input.waitFor();
     await page.keyboard.type("ts");
-    await expect.poll(() => options().count()).toBe(2);
+    await expect.poll(() => options().count(), patient).toBe(2);
     const first = await input.getAttribute("aria-activedescendant");
     await page.keyboard.press("ArrowDown");
     const second = await input.getAttribute("aria-activedescendant");
     expect(second).not.toBe(first);
     expect(await page.locator(`[id="${second}"]`).getAttribute("aria-selected")).toBe("true");
     await page.keyboard.press("Escape");
-    await expect.poll(() => picker().count()).toBe(0);
+    await expect.poll(() => picker().count(), patient).toBe(0);
     expect(await page.evaluate(() => document.activeElement?.getAttribute("role"))).toBe("tree");
   });
 });
@@ -143,7 +147,7 @@ describe("the command palette", () => {
     await page.keyboard.press("Control+Shift+P");
     await picker().getByRole("combobox", { name: "Run a command" }).waitFor();
     const goToFile = options().filter({ hasText: "Go to file" });
-    await expect.poll(() => goToFile.locator("kbd").textContent()).toBe("Ctrl+P");
+    await expect.poll(() => goToFile.locator("kbd").textContent(), patient).toBe("Ctrl+P");
     for (const title of [
       "Save file",
       "Save all files",
@@ -154,7 +158,7 @@ describe("the command palette", () => {
       expect(await options().filter({ hasText: title }).count(), title).toBe(1);
     }
     await page.keyboard.type("new term");
-    await expect.poll(() => options().first().textContent()).toBe("New terminal");
+    await expect.poll(() => options().first().textContent(), patient).toBe("New terminal");
     await page.keyboard.press("Enter");
     await page.getByTestId("terminal-tab-term-2").waitFor();
   });
@@ -164,7 +168,7 @@ describe("the command palette", () => {
     await page.keyboard.type("go to file");
     await page.keyboard.press("Enter");
     await page.keyboard.type("alpha");
-    await expect.poll(() => options().first().textContent()).toBe("alpha.tssrc/");
+    await expect.poll(() => options().first().textContent(), patient).toBe("alpha.tssrc/");
     await page.keyboard.press("Enter");
     await cursorAt("src/alpha.ts", "one");
     await page.keyboard.press("Control+G");
