@@ -4,10 +4,13 @@
 // others, against the same with 2 participants; and workerd's CPU time and
 // memory (the process that runs the Worker and the Workspace Durable Object
 // holding the document) against the same 15 s with the 10 connected and idle.
-// (The browser figure, a letter typed by one person until the other's editor
-// shows it, comes with the editor's switch to shared documents.)
+// Then in Chromium, two people (the owner and an invited editor) with the
+// file open: a letter typed by one until the other's editor shows it, against
+// the same letter typed into the terminal both watch until the other's
+// terminal shows it.
 import { readdirSync, readFileSync } from "node:fs";
 import { connectCollab } from "../scripts/lib/collab-client.mjs";
+import { launchChromium, openIdePage } from "./lib/browser.mjs";
 import { signIn } from "./lib/session.mjs";
 
 export const title = "Co-editing";
@@ -16,6 +19,9 @@ const FILE = "shared.txt";
 const PARTICIPANTS = 10;
 const TYPING_SECONDS = 15;
 const KEYS_PER_SECOND = 10;
+const BROWSER_RUNS = 21;
+/** Typed by the owner in the browser figure; counted in the other's editor and terminal. */
+const LETTER = "Q";
 
 function percentile(values, p) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -42,7 +48,9 @@ export async function run({ baseUrl, serverPid }) {
   const token = new URL(invite.url).hash.slice(1);
   const guest = (name) => joinAsGuest(baseUrl, id, token, name);
   try {
-    return await underLoad(baseUrl, id, guest, serverPid);
+    const rows = await underLoad(baseUrl, id, guest, serverPid);
+    rows.push(...(await inBrowsers(baseUrl, owner, id, await guest("Browser guest"))));
+    return rows;
   } finally {
     await owner.fetch(`/api/workspaces/${id}`, { method: "DELETE" });
   }
@@ -191,4 +199,91 @@ async function underLoad(baseUrl, id, guest, serverPid) {
     );
   }
   return rows;
+}
+
+/**
+ * The browser figure: the owner types a letter in the shared file; the time
+ * until the guest's editor shows it. The reference is the same letter typed
+ * by the owner into the terminal both watch (tmux echoes it to every client),
+ * until the guest's terminal shows it. Both are read in the guest's page once
+ * a frame, and timed across the two pages on the clock they share
+ * (performance.timeOrigin + performance.now()).
+ */
+async function inBrowsers(baseUrl, owner, id, guestCookie) {
+  const browser = await launchChromium();
+  try {
+    const ownerPage = await openIdePage(browser, baseUrl, owner, id);
+    const guestPage = await openIdePage(browser, baseUrl, guestCookie, id);
+    for (const page of [ownerPage, guestPage]) {
+      const hasHooks = await page.evaluate(() => typeof window.__cloudIde?.editorText === "function");
+      if (!hasHooks) throw new Error("the IDE under benchmark has no test hooks (CLOUD_IDE_TEST_HOOKS=1)");
+      await page.locator(`[data-testid="file-tree"] [data-path="${FILE}"]`).click({ timeout: 60_000 });
+      // Its text is the typists' by now (their marks inside "start"): any text will do.
+      await page.waitForFunction(() => (window.__cloudIde.editorText() ?? "").length > 0, null, { timeout: 60_000 });
+    }
+    await ownerPage.evaluate(() => {
+      window.__benchKey = 0;
+      window.addEventListener("keydown", () => (window.__benchKey = performance.timeOrigin + performance.now()), {
+        capture: true,
+      });
+    });
+    const editor = ownerPage.locator('[data-testid="code-editor"] .cm-content');
+    const terminal = ownerPage.locator('.terminal-view:not(.inactive) [data-testid="terminal"]');
+    /** Resolves, in the guest's page, when `read` (a hook's name) shows one more LETTER than now: the epoch ms. */
+    const shown = (hookName) =>
+      guestPage.evaluate(
+        ({ hookName, letter }) =>
+          new Promise((resolve) => {
+            const count = () => (window.__cloudIde[hookName]() ?? "").split(letter).length;
+            const before = count();
+            const check = () => {
+              if (count() > before) resolve(performance.timeOrigin + performance.now());
+              else requestAnimationFrame(check);
+            };
+            requestAnimationFrame(check);
+          }),
+        { hookName, letter: LETTER },
+      );
+    const once = async (target, hookName) => {
+      await target.click();
+      if (target === editor) await ownerPage.keyboard.press("Control+End");
+      const seen = shown(hookName);
+      await ownerPage.waitForTimeout(50);
+      await ownerPage.keyboard.type(LETTER);
+      const at = await seen;
+      return at - (await ownerPage.evaluate(() => window.__benchKey));
+    };
+    const letters = [];
+    const echoes = [];
+    for (let i = 0; i < BROWSER_RUNS; i++) {
+      // By turns, the first rotating, so a busy moment does not fall on one side only.
+      if (i % 2 === 0) {
+        letters.push(await once(editor, "editorText"));
+        echoes.push(await once(terminal, "terminalText"));
+      } else {
+        echoes.push(await once(terminal, "terminalText"));
+        letters.push(await once(editor, "editorText"));
+      }
+    }
+    await terminal.click();
+    await ownerPage.keyboard.press("Control+u");
+    return [
+      {
+        metric: `a letter typed by one person -> the other's editor (p50 of ${BROWSER_RUNS})`,
+        ours: median(letters),
+        reference: median(echoes),
+        referenceName: "the same letter -> the other's view of a shared terminal",
+        unit: "ms",
+      },
+      {
+        metric: "the same, p95",
+        ours: percentile(letters, 0.95),
+        reference: percentile(echoes, 0.95),
+        referenceName: "the same letter -> the other's view of a shared terminal",
+        unit: "ms",
+      },
+    ];
+  } finally {
+    await browser.close();
+  }
 }
