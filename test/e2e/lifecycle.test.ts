@@ -74,7 +74,16 @@ describe("saving and sleeping from the header", () => {
     await state("running").waitFor({ timeout: 60_000 });
   });
 
-  it("says at once what was lost when the container is removed from outside before any save", async () => {
+  // Tried once more, with a new workspace, when it fails: local workerd
+  // sometimes reports a container removed with `docker rm -f` minutes late,
+  // and until then the reconnecting terminal's exec hangs (seen in two CI
+  // rehearsals, and once in the next test instead). The
+  // product's answer (a bounded exec, and no new start while the dead one's
+  // removal is in flight) is not built yet.
+  it("says at once what was lost when the container is removed from outside before any save", {
+    timeout: 240_000,
+    retry: 1,
+  }, async () => {
     const id = await createWorkspace();
     const before = new Set(runContainers());
     const { page, errors } = await openWorkspace(browser, id);
@@ -98,9 +107,13 @@ describe("saving and sleeping from the header", () => {
     await page.locator('[data-testid="container-state"][data-state="running"]').waitFor({ timeout: 60_000 });
     expect(await page.getByTestId("loss-notice").count()).toBe(0);
     expect(errors).toEqual([]);
-  }, 240_000);
+  });
 
-  it("reconnects an open terminal to a container restored from the last save when the container is removed", async () => {
+  // Tried once more when it fails, for the same workerd miss as the test above.
+  it("reconnects an open terminal to a container restored from the last save when the container is removed", {
+    timeout: 240_000,
+    retry: 1,
+  }, async () => {
     const id = await createWorkspace();
     const before = new Set(runContainers());
     const { page, errors } = await openWorkspace(browser, id);
@@ -130,5 +143,5 @@ describe("saving and sleeping from the header", () => {
     expect(await notice.getAttribute("data-from")).toBe("snapshot");
     expect(await notice.textContent()).toMatch(/came back from the last save/);
     expect(errors).toEqual([]);
-  }, 240_000);
+  });
 });
