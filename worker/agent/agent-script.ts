@@ -248,17 +248,28 @@ def stream_command(req, args):
                 req.cond.wait(0.5)
             if not req.cancelled:
                 return
-        for sig, grace in ((signal.SIGTERM, 5), (signal.SIGKILL, 0)):
-            try:
-                os.killpg(p.pid, sig)
-            except OSError:
-                return
-            deadline = time.time() + grace
-            while p.poll() is None and time.time() < deadline:
-                time.sleep(0.05)
-            if p.poll() is not None:
-                return
+        end_group(p, 5)
     threading.Thread(target=end_on_cancel, daemon=True).start()
+    stream_output(req, p)
+    return {"exitCode": p.wait()}
+
+def end_group(p, grace, signalled=lambda sig: None):
+    """TERM to P's process group, then KILL GRACE seconds later if it is still there (SIGNALLED is told
+    before each)."""
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 0)):
+        signalled(sig)
+        try:
+            os.killpg(p.pid, sig)
+        except OSError:
+            return
+        end = time.monotonic() + wait
+        while p.poll() is None and time.monotonic() < end:
+            time.sleep(0.05)
+        if p.poll() is not None:
+            return
+
+def stream_output(req, p):
+    """P's stdout to the request as DATA, as far as the Worker grants, until it ends."""
     req.begin(None)
     try:
         while True:
@@ -268,7 +279,6 @@ def stream_command(req, args):
             req.write(chunk)
     finally:
         p.stdout.close()
-    return {"exitCode": p.wait()}
 
 # Commands run by a login shell (run_command's bash -lc). Such a shell costs a bash and its profile's own
 # processes (Debian's /etc/profile runs id and run-parts, ours cat) before the command even starts: one is
@@ -409,27 +419,9 @@ def supervised(req, p, w, env, command, timeout, kill_after):
             if not req.cancelled and p.poll() is not None:
                 return
             ended["timeout"] = not req.cancelled
-        for sig, grace in ((signal.SIGTERM, kill_after), (signal.SIGKILL, 0)):
-            ended["kill"] = sig == signal.SIGKILL
-            try:
-                os.killpg(p.pid, sig)
-            except OSError:
-                return
-            end = time.monotonic() + grace
-            while p.poll() is None and time.monotonic() < end:
-                time.sleep(0.05)
-            if p.poll() is not None:
-                return
+        end_group(p, kill_after, lambda sig: ended.__setitem__("kill", sig == signal.SIGKILL))
     threading.Thread(target=supervise, daemon=True).start()
-    req.begin(None)
-    try:
-        while True:
-            chunk = os.read(p.stdout.fileno(), 65536)
-            if not chunk:
-                break
-            req.write(chunk)
-    finally:
-        p.stdout.close()
+    stream_output(req, p)
     code = p.wait()
     with req.cond:
         req.cond.notify_all()  # the supervisor's wait ends with it
