@@ -12,6 +12,7 @@ export function rewriteCreate(
   sidecarEnv?: string[],
   // biome-ignore lint/suspicious/noExplicitAny: Docker's create body is free-form JSON.
 ): Record<string, any>;
+export function upgradeAnswer(): (chunk: Buffer) => "pending" | "upgraded" | "refused";
 export function rewritePath(method: string | undefined, path: string): string;
 export function hostAddresses(): string[];
 export function engineAddress(env: NodeJS.ProcessEnv): { socketPath: string } | { host: string; port: number };

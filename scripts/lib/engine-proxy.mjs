@@ -349,6 +349,20 @@ export async function startEngineProxy({ env, limits, log = () => {}, egressGate
       if (head.length > 0) engine.write(head);
       engine.pipe(socket);
       socket.pipe(engine);
+      // After pipe's own listener: the chunk that completes a refusal is already passed on.
+      const answer = upgradeAnswer();
+      const watch = (/** @type {Buffer} */ chunk) => {
+        const seen = answer(chunk);
+        if (seen === "upgraded") engine.off("data", watch);
+        if (seen !== "refused") return;
+        engine.off("data", watch);
+        log(`engine proxy: ${req.method} ${req.url} was refused; the connection is closed after the answer`);
+        socket.unpipe(engine);
+        engine.unpipe(socket);
+        socket.end();
+        engine.destroy();
+      };
+      engine.on("data", watch);
     });
     engine.on("error", () => socket.destroy());
     socket.on("error", () => engine.destroy());
@@ -371,6 +385,51 @@ export async function startEngineProxy({ env, limits, log = () => {}, egressGate
         server.closeAllConnections();
       });
     },
+  };
+}
+
+/**
+ * Follows the engine's answer to an upgrade (`POST /exec/{id}/start` with
+ * `Upgrade: tcp`), one chunk at a time: "upgraded" once it is a 101,
+ * "refused" once a whole answer of any other status has passed (its body
+ * by Content-Length, or chunked to its last chunk), else "pending".
+ *
+ * Why: an exec started on a container that is going away (removed with
+ * `docker rm -f`) is refused with a 500, on a connection Docker keeps open,
+ * and workerd reads a refused start's body to the end of the stream
+ * (container-client.c++, startExec). Its exec then never returns; workerd
+ * runs a container's calls one at a time, so its report of the container's
+ * exit waits behind it too, and the workspace hangs until workerd restarts.
+ * Closed after the answer, the exec fails and everything after it goes on.
+ * @returns {(chunk: Buffer) => "pending" | "upgraded" | "refused"}
+ */
+export function upgradeAnswer() {
+  let seen = Buffer.alloc(0);
+  /** @type {"pending" | "upgraded" | "refused"} */
+  let state = "pending";
+  return (chunk) => {
+    if (state !== "pending") return state;
+    seen = Buffer.concat([seen, chunk]);
+    const end = seen.indexOf("\r\n\r\n");
+    if (end < 0) return state;
+    const head = seen.subarray(0, end).toString("latin1");
+    if (/^HTTP\/1\.[01] 101 /.test(head)) {
+      state = "upgraded";
+      return state;
+    }
+    const body = seen.subarray(end + 4);
+    const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
+    if (length) {
+      if (body.length >= Number(length[1])) state = "refused";
+    } else if (/\r\ntransfer-encoding:\s*chunked/i.test(head)) {
+      if (body.subarray(-5).toString("latin1") === "0\r\n\r\n") state = "refused";
+    } else if (!/\r\nconnection:\s*keep-alive/i.test(head)) {
+      // No length: the body ends with the connection, which the engine closes itself.
+      return state;
+    } else {
+      state = "refused";
+    }
+    return state;
   };
 }
 

@@ -74,15 +74,8 @@ describe("saving and sleeping from the header", () => {
     await state("running").waitFor({ timeout: 60_000 });
   });
 
-  // Tried once more, with a new workspace, when it fails: local workerd
-  // sometimes reports a container removed with `docker rm -f` minutes late,
-  // and until then the reconnecting terminal's exec hangs (seen in two CI
-  // rehearsals, and once in the next test instead). The
-  // product's answer (a bounded exec, and no new start while the dead one's
-  // removal is in flight) is not built yet.
   it("says at once what was lost when the container is removed from outside before any save", {
     timeout: 240_000,
-    retry: 1,
   }, async () => {
     const id = await createWorkspace();
     const before = new Set(runContainers());
@@ -109,10 +102,8 @@ describe("saving and sleeping from the header", () => {
     expect(errors).toEqual([]);
   });
 
-  // Tried once more when it fails, for the same workerd miss as the test above.
   it("reconnects an open terminal to a container restored from the last save when the container is removed", {
     timeout: 240_000,
-    retry: 1,
   }, async () => {
     const id = await createWorkspace();
     const before = new Set(runContainers());

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { engineAddress, rewriteCreate, rewritePath } from "../../scripts/lib/engine-proxy.mjs";
+import { engineAddress, rewriteCreate, rewritePath, upgradeAnswer } from "../../scripts/lib/engine-proxy.mjs";
 import { configuredInstanceType, dockerLimits } from "../../scripts/lib/instance-types.mjs";
 
 const limits = dockerLimits("standard-1");
@@ -100,7 +100,10 @@ describe("the engine proxy's hijacked streams", () => {
   const output = "x".repeat(4 * 1024 * 1024);
 
   /** An engine that answers an exec start as Docker does (101, then the stream), and the proxy in front of it. */
-  async function engineAndProxy(onStream: (socket: import("node:net").Socket, stdin: string) => void) {
+  async function engineAndProxy(
+    onStream: (socket: import("node:net").Socket, stdin: string) => void,
+    answer = "HTTP/1.1 101 UPGRADED\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n",
+  ) {
     const { createServer } = await import("node:net");
     const { mkdtempSync } = await import("node:fs");
     const { tmpdir } = await import("node:os");
@@ -115,7 +118,7 @@ describe("the engine proxy's hijacked streams", () => {
         const end = received.indexOf("\r\n\r\n");
         if (answered || end < 0 || received.length < end + 4 + 2) return;
         answered = true;
-        socket.write("HTTP/1.1 101 UPGRADED\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n");
+        socket.write(answer);
         onStream(socket, received.slice(end + 4));
       });
     });
@@ -182,5 +185,44 @@ describe("the engine proxy's hijacked streams", () => {
     } finally {
       await setup.close();
     }
+  });
+
+  it("end the connection after a refused start, which the engine keeps open (a container being removed)", async () => {
+    // Docker's answer to an exec start on a container going away; it then leaves the connection open.
+    const refusal = '{"message":"container is not running"}\n';
+    const setup = await engineAndProxy(
+      () => {},
+      `HTTP/1.1 500 Internal Server Error\r\nApi-Version: 1.41\r\nContent-Type: application/json\r\nContent-Length: ${refusal.length}\r\n\r\n${refusal}`,
+    );
+    try {
+      // Read to the end of the stream, as workerd reads a refused start's body: it must come.
+      const reply = await execThrough(setup.path, { endStdin: false });
+      expect(reply.startsWith("HTTP/1.1 500 Internal Server Error\r\n")).toBe(true);
+      expect(reply.endsWith(refusal)).toBe(true);
+    } finally {
+      await setup.close();
+    }
+  });
+});
+
+describe("the engine proxy's reading of an upgrade's answer", () => {
+  const bytes = (text: string) => Buffer.from(text, "latin1");
+
+  it("sees a 101 as upgraded, whatever follows", () => {
+    const answer = upgradeAnswer();
+    expect(answer(bytes("HTTP/1.1 101 UPGRADED\r\nConnection: Upgrade\r\n"))).toBe("pending");
+    expect(answer(bytes("Upgrade: tcp\r\n\r\nHTTP/1.1 500 looks like output"))).toBe("upgraded");
+    expect(answer(bytes("more output"))).toBe("upgraded");
+  });
+
+  it("sees another status as refused once its whole body has passed, by length or by chunks", () => {
+    const byLength = upgradeAnswer();
+    expect(byLength(bytes("HTTP/1.1 404 Not Found\r\nContent-Length: 10\r\n\r\n12345"))).toBe("pending");
+    expect(byLength(bytes("67890"))).toBe("refused");
+    const chunked = upgradeAnswer();
+    expect(chunked(bytes("HTTP/1.1 409 Conflict\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n"))).toBe("pending");
+    expect(chunked(bytes("0\r\n\r\n"))).toBe("refused");
+    // No length and no keep-alive: the body ends when the engine closes, which the pipe passes on.
+    expect(upgradeAnswer()(bytes("HTTP/1.0 500 Oops\r\n\r\nsome text"))).toBe("pending");
   });
 });
