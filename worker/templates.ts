@@ -11,7 +11,7 @@ const IMAGE_TEMPLATE: WorkspaceTemplate = "vite-react";
  * start from the image (never over a snapshot, so never over a user's files):
  * the image's template stays, "empty" clears it.
  */
-export async function seedTemplate(sandbox: Sandbox, template: WorkspaceTemplate): Promise<void> {
+export async function seedTemplate(sandbox: Pick<Sandbox, "stdout">, template: WorkspaceTemplate): Promise<void> {
   if (template === IMAGE_TEMPLATE) return;
   try {
     // During the start: never wake (the start in progress would wait for itself).

@@ -268,28 +268,38 @@ export class Workspace extends DurableObject<Env> {
    * and the clone of a repository.
    */
   private async afterStart(from: StartPlan["from"]): Promise<void> {
-    // The resident agent starts first; these steps run through it rather than an exec each.
+    // The resident agent starts first; these steps run through it rather than an exec each,
+    // side by side: each is a round trip to the container, and none needs another.
     this.sandbox.startAgent();
-    // A container whose clients cannot check the CA still has its files and terminals: log, go on.
-    await trustInterceptionCa(this.sandbox.quick, this.network.intercepting).catch((error) =>
-      console.error(`workspace ${this.ctx.id.name ?? ""}: ${describe(error)}`),
-    );
-    await this.previews.writePreviewHosts(this.sandbox.quick);
+    const quick = this.sandbox.quick;
+    await Promise.all([
+      // A container whose clients cannot check the CA still has its files and terminals: log, go on.
+      trustInterceptionCa(quick, this.network.intercepting).catch((error) =>
+        console.error(`workspace ${this.ctx.id.name ?? ""}: ${describe(error)}`),
+      ),
+      this.previews.writePreviewHosts(quick),
+      this.prepareFiles(from),
+    ]);
+  }
+
+  /** A new workspace's template, git author and setup recipe; the recipe again after a move to a new image. */
+  private async prepareFiles(from: StartPlan["from"]): Promise<void> {
+    const quick = this.sandbox.quick;
     const template = await this.ctx.storage.get<WorkspaceTemplate>("template");
     // Only over the image's /workspace, and at most once: never over a user's files.
     if (template && from === "template" && !(await this.ctx.storage.get<boolean>("seeded"))) {
       await this.ctx.storage.put("seeded", true);
-      await seedTemplate(this.sandbox, template);
+      await seedTemplate(quick, template);
       if (this.owner) {
         const { name, email } = ownerIdentity(this.owner);
         await this.scm.ensureIdentity(name, email);
       }
       const repository = await this.ctx.storage.get<RepositorySource>("repository");
       if (repository) await startClone(this.sandbox, repository);
-      else await runSetupRecipe(this.sandbox);
+      else await runSetupRecipe(quick);
     }
     // A move to the current image: what was installed outside the files is gone; the recipe puts it back.
-    if (from === "backup") await runSetupRecipe(this.sandbox);
+    if (from === "backup") await runSetupRecipe(quick);
   }
 
   /** The workspace's name, here and in its owner's list. */

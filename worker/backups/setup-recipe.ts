@@ -37,7 +37,7 @@ if (command) {
 }`;
 
 /** Starts the recipe in its own terminal when the workspace has one; true when it did. */
-export async function runSetupRecipe(sandbox: Sandbox): Promise<boolean> {
+export async function runSetupRecipe(sandbox: Pick<Sandbox, "run" | "stdout">): Promise<boolean> {
   // During a start: never wake (the start in progress would wait for itself).
   const options = { env: SHELL_ENV, cwd: WORKSPACE_ROOT, wake: false } as const;
   const command = (await sandbox.stdout(["bash", "-c", FIND_RECIPE, "find", READ_DEVCONTAINER], options)).trim();
