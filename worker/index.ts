@@ -26,6 +26,7 @@ import { workspaceRoutes } from "./routes/workspaces";
 import { securityHeaders } from "./security-headers";
 
 export { SignInThrottle } from "./auth/sign-in-throttle";
+export { ArchiveGateway } from "./backups/archive-gateway";
 export { Directory } from "./directory";
 export { Outbound } from "./network/outbound";
 export { Workspace } from "./workspace";

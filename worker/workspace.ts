@@ -15,6 +15,7 @@ import { AgentGateway } from "./agents/agent-gateway";
 import { AGENT_HEADER } from "./agents/agent-header";
 import { WorkspaceFiles } from "./agents/file-tools";
 import { AlarmScheduler } from "./alarms";
+import type { UploadOutcome } from "./backups/archive-transfers";
 import { restartTerminals } from "./backups/directory-archive";
 import { runSetupRecipe } from "./backups/setup-recipe";
 import { WorkspaceBackups } from "./backups/workspace-backups";
@@ -113,6 +114,7 @@ export class Workspace extends DurableObject<Env> {
       prefix: `workspaces/${ctx.id.toString()}/`,
       image: async () => (await ctx.storage.get<string>("lifecycle:image")) || this.image(),
       tag: `workspace ${ctx.id.toString().slice(0, 8)}`,
+      archiveRoute: () => this.sandbox.routeArchives(),
     });
     this.lifecycle = new Lifecycle({
       storage: ctx.storage,
@@ -675,6 +677,16 @@ export class Workspace extends DurableObject<Env> {
   /** Sends a request to GitHub (a test subclass answers it itself). */
   protected githubFetch(request: Request): Promise<Response> {
     return fetch(request);
+  }
+
+  /** The ArchiveGateway's PUT: a backup's archive from the container (archive-transfers.ts; the token is its permission). */
+  archiveReceive(token: string, body: ReadableStream<Uint8Array>): Promise<UploadOutcome> {
+    return this.backups.transfers.receive(token, body);
+  }
+
+  /** The ArchiveGateway's GET: a restore's archive for the container; null for an unknown or used token. */
+  archiveSend(token: string): ReadableStream<Uint8Array> | null {
+    return this.backups.transfers.send(token) ?? null;
   }
 
   /**

@@ -19,6 +19,9 @@ export const BACKUP_DIRS = [WORKSPACE_ROOT, "/root"] as const;
  */
 const EXCLUDED = ["root/.cache", "root/.npm/_cacache"];
 
+/** The scripts' exit when curl failed: the HTTP transfer broke, the archive itself may be fine. */
+const TRANSFER_FAILED = 7;
+
 /** On the root filesystem, beside /workspace and /root, so the swap is a rename on one filesystem. */
 const STAGE = "/.cloud-ide-restore";
 
@@ -29,15 +32,18 @@ const STAGE = "/.cloud-ide-restore";
  * as we read it") is a warning, not a failure: terminals may be writing.
  */
 const BACKUP_SCRIPT = `set -u
+url=$1; shift
 status=$(mktemp)
 dirs=""
 for d in "$@"; do [ -d "/$d" ] && dirs="$dirs $d"; done
+send() { if [ -n "$url" ]; then curl -sS --fail -X PUT -T - -H 'Expect:' -H 'Content-Type: application/zstd' "$url"; else cat; fi; }
 { tar -C / --format=posix --numeric-owner --one-file-system --anchored ${EXCLUDED.map((p) => `--exclude=${p}`).join(" ")} \\
     --warning=no-file-changed --warning=no-file-removed --warning=no-file-ignored -cf - $dirs; echo $? >"$status"; } \\
-  | zstd -q -3 -T0 -c
-z=\${PIPESTATUS[1]}
+  | zstd -q -3 -T0 -c | send
+st=("\${PIPESTATUS[@]}")
 t=$(cat "$status"); rm -f "$status"
-[ "$z" -eq 0 ] || { echo "zstd exited with $z" >&2; exit 2; }
+[ "\${st[2]}" -eq 0 ] || { echo "the transfer failed (curl exited with \${st[2]})" >&2; exit ${TRANSFER_FAILED}; }
+[ "\${st[1]}" -eq 0 ] || { echo "zstd exited with \${st[1]}" >&2; exit 2; }
 [ "$t" -le 1 ] || exit "$t"
 exit 0`;
 
@@ -46,13 +52,16 @@ exit 0`;
  * What a backup does not keep is dropped here: FIFOs, devices and sockets,
  * and the setuid and setgid bits.
  */
-const EXTRACT_SCRIPT = `set -u -o pipefail
+const EXTRACT_SCRIPT = `set -u
+url=$1
 stage=${STAGE}
 rm -rf "$stage" "$stage".old-*
 mkdir -m 700 "$stage"
-if ! zstd -q -d -c | tar -C "$stage" -x --numeric-owner --same-owner --same-permissions -f -; then
-  rm -rf "$stage"; exit 3
-fi
+receive() { if [ -n "$url" ]; then curl -sS --fail "$url"; else cat; fi; }
+receive | zstd -q -d -c | tar -C "$stage" -x --numeric-owner --same-owner --same-permissions -f -
+st=("\${PIPESTATUS[@]}")
+if [ "\${st[1]}" -ne 0 ] || [ "\${st[2]}" -ne 0 ]; then rm -rf "$stage"; exit 3; fi
+if [ "\${st[0]}" -ne 0 ]; then rm -rf "$stage"; echo "the transfer failed (curl exited with \${st[0]})" >&2; exit ${TRANSFER_FAILED}; fi
 # Dropping an entry must not change its folder's saved mtime.
 find "$stage" \\( -type p -o -type s -o -type b -o -type c \\) -print0 | while IFS= read -r -d '' f; do
   parent=$(dirname "$f"); touch -r "$parent" "$stage.mtime"; rm -f "$f"; touch -r "$stage.mtime" "$parent"
@@ -99,35 +108,53 @@ export function members(dirs: readonly string[]): string[] {
   return dirs.map((dir) => dir.replace(/^\/+/, ""));
 }
 
-/** The archive on stdout; `finished()` rejects when tar or zstd failed (the upload is then aborted). */
-export async function streamArchive(
+/** The archive's way between the container and this object: over HTTP (a transfer's URL) or the exec's stdio. */
+export type ArchiveVia = { url: string } | "exec";
+
+/**
+ * `tar | zstd` of `dirs`: to the transfer's URL (curl PUTs it), or on stdout
+ * (then `stream` is the exec's stdout). `finished()` rejects when tar, zstd
+ * or curl failed (the upload is then aborted).
+ */
+export async function startArchive(
   sandbox: Sandbox,
   dirs: readonly string[],
-): Promise<{ stream: ReadableStream<Uint8Array>; finished: () => Promise<void> }> {
-  const proc = await sandbox.exec(["bash", "-c", BACKUP_SCRIPT, "backup", ...members(dirs)], {
-    stdout: "pipe",
+  via: ArchiveVia,
+): Promise<{ stdout: ReadableStream<Uint8Array> | null; exitCode: Promise<number>; failure: () => Promise<string> }> {
+  const url = via === "exec" ? "" : via.url;
+  const proc = await sandbox.exec(["bash", "-c", BACKUP_SCRIPT, "backup", url, ...members(dirs)], {
+    stdout: via === "exec" ? "pipe" : "ignore",
     stderr: "pipe",
     wake: false,
   });
-  if (!proc.stdout) throw new Error("tar has no stdout");
+  if (via === "exec" && !proc.stdout) throw new Error("tar has no stdout");
   const stderr = readText(proc);
   return {
-    stream: proc.stdout,
-    finished: async () => {
-      const code = await proc.exitCode;
-      if (code !== 0) throw new Error(`tar | zstd exited with ${code}: ${(await stderr).trim().slice(0, 300)}`);
-    },
+    stdout: via === "exec" ? (proc.stdout as ReadableStream<Uint8Array>) : null,
+    exitCode: proc.exitCode,
+    failure: async () => `tar | zstd exited with ${await proc.exitCode}: ${(await stderr).trim().slice(0, 300)}`,
   };
 }
 
+/** Whether a script's exit says the HTTP transfer broke (curl failed) rather than tar or zstd. */
+export function transferFailed(exitCode: number): boolean {
+  return exitCode === TRANSFER_FAILED;
+}
+
 /**
- * Unpacks `archive` into the staging folder. Throws NO_SPACE when the disk
- * has no room for a second copy, BACKUP_INTEGRITY when it does not unpack;
- * either way the staging folder is gone and nothing else changed.
+ * Unpacks the archive into the staging folder: from the transfer's URL
+ * (curl GETs it) or from `stdin`. Throws NO_SPACE when the disk has no room
+ * for a second copy, BACKUP_INTEGRITY when it does not unpack,
+ * BACKUP_UNAVAILABLE when the HTTP transfer broke; either way the staging
+ * folder is gone and nothing else changed.
  */
-export async function extractToStaging(sandbox: Sandbox, archive: ReadableStream<Uint8Array>): Promise<void> {
-  const proc = await sandbox.exec(["bash", "-c", EXTRACT_SCRIPT], {
-    stdin: archive,
+export async function extractToStaging(
+  sandbox: Sandbox,
+  source: { url: string } | { stdin: ReadableStream<Uint8Array> },
+): Promise<void> {
+  const viaHttp = "url" in source;
+  const proc = await sandbox.exec(["bash", "-c", EXTRACT_SCRIPT, "extract", viaHttp ? source.url : ""], {
+    ...(viaHttp ? {} : { stdin: source.stdin }),
     stdout: "ignore",
     stderr: "pipe",
     wake: false,
@@ -138,6 +165,12 @@ export async function extractToStaging(sandbox: Sandbox, archive: ReadableStream
     throw new AppError(
       ErrorCode.NO_SPACE,
       "The disk has no room to unpack the backup beside your files (a restore needs space for both copies). Nothing was changed; free some space and try again.",
+    );
+  }
+  if (code === TRANSFER_FAILED) {
+    throw new AppError(
+      ErrorCode.BACKUP_UNAVAILABLE,
+      `The backup could not be carried into the container (${stderr.trim().slice(0, 300)}). Nothing was changed; try again.`,
     );
   }
   throw new AppError(

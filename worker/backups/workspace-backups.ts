@@ -1,17 +1,20 @@
 /**
  * A workspace's backups: records in the Durable Object's storage, objects in
  * R2 under the workspace's own prefix. The archive travels from `tar | zstd`
- * in the container over the exec's stdout to this object, which writes it to
- * R2 (and back over stdin for a restore): no R2 credential enters the
- * container, and it works in every network mode. Callers hold the disk
- * (Lifecycle.exclusive) around create and restore.
+ * in the container to this object, which writes it to R2 (and back for a
+ * restore): over HTTP to an intercepted hostname (archive-transfers.ts),
+ * else over the exec's stdout and stdin (a container whose intercept could
+ * not be set up). No R2 credential enters the container, and it works in
+ * every network mode. Callers hold the disk (Lifecycle.exclusive) around
+ * create and restore.
  */
 import type { BackupHealth, BackupReason, BackupRecord, RestoreResult } from "../../protocol/backups";
 import { ErrorCode } from "../../protocol/errors";
 import { AppError, describe } from "../errors";
 import type { Sandbox } from "../sandbox/sandbox";
 import { LATE, within } from "../within";
-import { BACKUP_DIRS, discardStaging, extractToStaging, streamArchive, swapStaged } from "./directory-archive";
+import { ArchiveTransfers } from "./archive-transfers";
+import { BACKUP_DIRS, discardStaging, extractToStaging, startArchive, swapStaged } from "./directory-archive";
 import { hashing, uploadInParts } from "./r2-parts";
 import { expiredBackups } from "./retention";
 
@@ -46,9 +49,26 @@ export interface BackupsDeps {
   /** The image the running container started from. */
   image: () => Promise<string>;
   tag: string;
+  /**
+   * Routes the container's requests to the archive hostname here (the
+   * sandbox's interceptArchive); absent or failing: archives go by exec.
+   */
+  archiveRoute?: () => Promise<void>;
+}
+
+/** The archive of a backup as this object reads it. */
+interface Archive {
+  stream: ReadableStream<Uint8Array>;
+  /** Awaited once the stream ended: rejects when tar, zstd or the transfer failed. */
+  finished: () => Promise<void>;
+  /** The upload failed: the container's side is told, so it ends. */
+  abandon: () => void;
 }
 
 export class WorkspaceBackups {
+  /** The HTTP transfers in progress (the Workspace's archiveReceive and archiveSend hand them over). */
+  readonly transfers = new ArchiveTransfers();
+
   constructor(private readonly deps: BackupsDeps) {}
 
   /** Newest first. */
@@ -105,12 +125,15 @@ export class WorkspaceBackups {
       const id = newBackupId();
       const dirs = [...BACKUP_DIRS];
       const image = await this.deps.image();
-      const archive = await streamArchive(this.deps.sandbox, dirs);
+      const archive = await this.archive(dirs);
       // When tar | zstd ended, apart from the R2 work after it: where a backup's time goes, in the log.
       let ended = started;
       const uploaded = await uploadInParts(bucket, this.key(id), archive.stream, async () => {
         await archive.finished();
         ended = Date.now();
+      }).catch((error: unknown) => {
+        archive.abandon();
+        throw error;
       });
       console.log(
         `${this.deps.tag}: backup ${id} (${reason}) ${uploaded.size} bytes in ${Date.now() - started} ms (the archive ended at ${ended - started} ms)`,
@@ -118,6 +141,82 @@ export class WorkspaceBackups {
       return { id, createdAt: new Date(started).toISOString(), ...uploaded, dirs, image, reason, pinned: false };
     } catch (error) {
       throw await this.failed(reason, error);
+    }
+  }
+
+  /**
+   * `tar | zstd` of `dirs`, PUT by the container's curl to a one-time URL
+   * of this object; by the exec's stdout when the route cannot be set up or
+   * the request never came (curl failed: a container whose catch-all
+   * intercept was registered before the archive's hostname).
+   */
+  private async archive(dirs: readonly string[]): Promise<Archive> {
+    const sandbox = this.deps.sandbox;
+    if (await this.routed()) {
+      const transfer = this.transfers.expectUpload();
+      const started = await startArchive(sandbox, dirs, { url: transfer.url });
+      const ended = started.exitCode.then(
+        () => undefined,
+        () => undefined,
+      );
+      const body = await Promise.race([transfer.body, ended]);
+      if (body) {
+        return {
+          stream: body,
+          finished: async () => {
+            // The body was read to its end: curl gets its answer, then the script its statuses.
+            transfer.answer({ ok: true });
+            const code = await started.exitCode.finally(() => transfer.close());
+            if (code !== 0) throw new Error(await started.failure());
+          },
+          abandon: () => {
+            transfer.answer({ ok: false, message: "the backup failed" });
+            transfer.close();
+          },
+        };
+      }
+      transfer.close();
+      console.warn(`${this.deps.tag}: the archive did not come over HTTP (${await started.failure()}); by exec`);
+    }
+    const started = await startArchive(sandbox, dirs, "exec");
+    return {
+      stream: started.stdout as ReadableStream<Uint8Array>,
+      finished: async () => {
+        if ((await started.exitCode) !== 0) throw new Error(await started.failure());
+      },
+      abandon: () => {},
+    };
+  }
+
+  /** Unpacks `archive` into the staging folder: GET by the container's curl, or by the exec's stdin as {@link archive} falls back. */
+  private async extract(archive: ReadableStream<Uint8Array>): Promise<void> {
+    const sandbox = this.deps.sandbox;
+    if (await this.routed()) {
+      const transfer = this.transfers.offerDownload(archive);
+      try {
+        await extractToStaging(sandbox, { url: transfer.url });
+        return;
+      } catch (error) {
+        // Taken: the stream is spent, and the error is the restore's.
+        if (transfer.wasTaken) throw error;
+        console.warn(`${this.deps.tag}: the archive did not go over HTTP (${describe(error)}); by exec`);
+      } finally {
+        transfer.close();
+      }
+    }
+    await extractToStaging(sandbox, { stdin: archive });
+  }
+
+  /** Whether the container's requests to the archive hostname reach this object. */
+  private async routed(): Promise<boolean> {
+    const route = this.deps.archiveRoute;
+    if (!route) return false;
+    try {
+      await route();
+      return true;
+    } catch (error) {
+      console.warn(`${this.deps.tag}: no HTTP route for archives (${describe(error)}); by exec`);
+      return false;
     }
   }
 
@@ -215,7 +314,7 @@ export class WorkspaceBackups {
     }
     const hashed = hashing(object.body);
     try {
-      await extractToStaging(this.deps.sandbox, hashed.stream);
+      await this.extract(hashed.stream);
       const got = await within(
         hashed.result().catch(() => undefined),
         HASH_WAIT_MS,

@@ -10,6 +10,8 @@
 import { ErrorCode } from "../../protocol/errors";
 import { AgentClient, type AgentConnection, AgentUnavailableError } from "../agent/agent-client";
 import { AGENT_SCRIPT } from "../agent/agent-script";
+import type { ArchiveGatewayProps } from "../backups/archive-gateway";
+import { ARCHIVE_HOST } from "../backups/archive-transfers";
 import { AppError, describe } from "../errors";
 import { WORKSPACE_ROOT } from "./environment";
 
@@ -146,6 +148,19 @@ export interface SandboxControl extends Sandbox {
   interceptOutbound(outbound: Fetcher): Promise<void>;
 }
 
+/** What backups use on top of {@link Sandbox}: the route of archives over HTTP (worker/backups/archive-transfers.ts). */
+export interface ArchiveRoute {
+  /**
+   * Hands the container's HTTP to ARCHIVE_HOST to the ArchiveGateway
+   * entrypoint. Registered before the catch-all of {@link SandboxControl.interceptOutbound}
+   * (which calls it first), since a hostname registered after it never
+   * receives a request; registering again replaces the handler.
+   */
+  interceptArchive(): Promise<void>;
+  /** {@link interceptArchive} unless this container has it already. */
+  routeArchives(): Promise<void>;
+}
+
 /**
  * What workerd's own error says, as a code: its container API throws plain
  * errors with no code, so this is the one place their words are read.
@@ -202,7 +217,7 @@ const RELEASE_PORT = 9;
 /** How long a deletion waits for that connection. */
 const RELEASE_WAIT_MS = 3000;
 
-export class ContainerSandbox implements SandboxControl {
+export class ContainerSandbox implements SandboxControl, ArchiveRoute {
   /**
    * The container's resident agent (worker/agent/): files and change events
    * without a process per operation. Started with each container (see
@@ -438,6 +453,7 @@ export class ContainerSandbox implements SandboxControl {
   start(options: ContainerStartupOptions): void {
     // An agent of a container before this one is gone with it, whether or not its stream said so yet.
     void this.agent.stop();
+    this.archiveRouted = false;
     this.container.start(options);
   }
 
@@ -488,9 +504,29 @@ export class ContainerSandbox implements SandboxControl {
     return this.container.setInactivityTimeout(ms);
   }
 
+  /** Whether this container's archive hostname was registered (see {@link ArchiveRoute}). */
+  private archiveRouted = false;
+
+  async routeArchives(): Promise<void> {
+    if (!this.archiveRouted) await this.interceptArchive();
+  }
+
+  async interceptArchive(): Promise<void> {
+    const exports = this.ctx.exports as unknown as {
+      ArchiveGateway(options: { props: ArchiveGatewayProps }): Fetcher;
+    };
+    await this.container.interceptOutboundHttp(
+      ARCHIVE_HOST,
+      exports.ArchiveGateway({ props: { workspace: this.ctx.id.toString() } }),
+    );
+    this.archiveRouted = true;
+  }
+
   async interceptOutbound(outbound: Fetcher): Promise<void> {
-    // Every HTTP first, then every HTTPS: a hostname intercept registered
-    // after the catch-all would never be used, so there are none.
+    // The archives' one hostname, then every HTTP, then every HTTPS: a
+    // hostname intercept registered after the catch-all would never be used.
+    // Without the first, archives go by exec (slower); the rules must apply regardless.
+    await this.interceptArchive().catch((error: unknown) => console.warn(`archive route: ${describe(error)}`));
     await this.container.interceptAllOutboundHttp(outbound);
     await this.container.interceptOutboundHttps("*", outbound);
   }

@@ -45,7 +45,7 @@ import { previewHostLabel } from "../preview-host";
 import { Workspace as ProductionWorkspace } from "../workspace";
 import { WORKSPACE_ROUTES } from "../workspace-routes";
 
-export { Directory, SignInThrottle } from "../index";
+export { ArchiveGateway, Directory, SignInThrottle } from "../index";
 
 import { fakeGitHub } from "./fake-github";
 import { FAKE_GITHUB_CLIENT_ID } from "./test-git-hosts";
