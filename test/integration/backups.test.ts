@@ -218,6 +218,33 @@ describe("backups in R2", () => {
     const status = await peek(id);
     expect(status.backup).toEqual({ lastAt: record.createdAt });
   });
+
+  it("carries archives over the intercepted hostname in the open mode too, which answers nothing without a live token", async () => {
+    const id = await createWorkspace("backup open mode", "empty");
+    // Set while asleep: the container starts in the open mode, with no catch-all intercept.
+    const policy = await ownerApi(`/api/workspaces/${id}/network`, {
+      method: "PUT",
+      headers: json,
+      body: JSON.stringify({ mode: "open", allow: [] }),
+    });
+    expect(policy.status, await policy.text()).toBe(200);
+    const { container } = await wake(id);
+    sh(container, "cd /workspace && head -c 300000 /dev/urandom > data.bin && echo one > a.txt");
+    const before = sh(container, "cd /workspace && sha256sum data.bin a.txt");
+    const record = await backup(id);
+    sh(container, "cd /workspace && echo two > a.txt && rm data.bin");
+    const restored = await restore(id, record.id);
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    expect(sh(container, "cd /workspace && sha256sum data.bin a.txt")).toBe(before);
+
+    // The route reaches the gateway (its own answers), and no token opens it once its transfer ended.
+    const status = (args: string, path: string) =>
+      sh(container, `curl -s -o /dev/null -w '%{http_code}' ${args} http://archive.cloud-ide.internal/${path}`);
+    const unknown = "0123456789abcdef".repeat(2);
+    expect(sh(container, `curl -s http://archive.cloud-ide.internal/${unknown}`)).toBe("no such transfer");
+    expect(status("-X PUT --data-binary x", unknown)).toBe("409");
+    expect(status("", "")).toBe("404");
+  });
 });
 
 describe("waking from a backup", () => {
