@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import type { BackupList, BackupRecord, RestoreResult } from "../../protocol/backups";
 import type { WorkspaceStatus } from "../../protocol/workspace";
 import { api } from "../support/api";
@@ -244,6 +244,20 @@ describe("backups in R2", () => {
     expect(sh(container, `curl -s http://archive.cloud-ide.internal/${unknown}`)).toBe("no such transfer");
     expect(status("-X PUT --data-binary x", unknown)).toBe("409");
     expect(status("", "")).toBe("404");
+
+    // With the hostname registered, the sidecar may hand the container's port 80 to workerd: a request
+    // naming this machine (the IDE, the Worker's inspector) must still reach nothing here (issue 19).
+    // Without that redirect, 11.0.0.1 would be outside: then nothing is sent.
+    const nat = execFileSync("docker", ["exec", `${container}-proxy`, "iptables-save", "-t", "nat"], {
+      encoding: "utf8",
+    });
+    if (/--dports 80,443 -j REDIRECT/.test(nat)) {
+      const answer = sh(
+        container,
+        `curl -s -m 10 -H 'Host: 127.0.0.1:${inject("port")}' http://11.0.0.1/api/health; echo; curl -s -m 10 -H 'Host: 127.0.0.1:${inject("inspectorPort")}' http://11.0.0.1/json/list; echo; curl -s -m 10 -H 'Host: localhost:${inject("port")}' http://11.0.0.1/api/health; true`,
+      );
+      expect(answer).not.toMatch(/webSocketDebuggerUrl|"ok"/);
+    }
   });
 });
 
