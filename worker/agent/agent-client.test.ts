@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AgentClient, type AgentConnection, AgentRequestError, AgentStoppedError } from "./agent-client";
-import { encodeFrame, FrameDecoder, FrameKind, MAX_PAYLOAD, payloads, WINDOW } from "./agent-protocol";
+import { encodeData, encodeFrame, FrameDecoder, FrameKind, MAX_PAYLOAD, payloads, WINDOW } from "./agent-protocol";
 import { AGENT_SCRIPT } from "./agent-script";
 
 describe("agent frames", () => {
@@ -50,6 +50,21 @@ describe("agent frames", () => {
     const parts = [...payloads(content)];
     expect(parts.map((p) => p.byteLength)).toEqual([MAX_PAYLOAD, MAX_PAYLOAD, 5]);
     expect(Buffer.concat(parts).equals(Buffer.from(content))).toBe(true);
+  });
+
+  it("come back whole when a large frame arrives in many small reads, its parts joined once", () => {
+    const content = new Uint8Array(MAX_PAYLOAD).map((_, i) => i % 251);
+    const halves = [content.subarray(0, 1000), content.subarray(1000)];
+    const bytes = Buffer.concat([encodeData(7, halves, MAX_PAYLOAD), encodeFrame(7, FrameKind.END)]);
+    const decoder = new FrameDecoder();
+    const out = [];
+    for (let at = 0; at < bytes.byteLength; at += 4096) out.push(...decoder.push(bytes.subarray(at, at + 4096)));
+    expect(decoder.pending).toBe(0);
+    expect(out.map((f) => [f.id, f.kind, f.payload.byteLength])).toEqual([
+      [7, FrameKind.DATA, MAX_PAYLOAD],
+      [7, FrameKind.END, 0],
+    ]);
+    expect(Buffer.from(out[0]?.payload ?? []).equals(Buffer.from(content))).toBe(true);
   });
 
   it("refuses a stream that is not frames", () => {
@@ -273,6 +288,25 @@ describe("the resident agent", { timeout: 60_000 }, () => {
     expect(readFileSync(at("src/a.txt")).equals(content)).toBe(true);
     const read = await client.open("read", [at("src/a.txt")]);
     expect(Buffer.from(await new Response(read.body).arrayBuffer()).equals(content)).toBe(true);
+  });
+
+  it("saves content that comes in many small reads (gathered into frames) and in reads larger than a frame", async () => {
+    const content = Buffer.alloc(WINDOW + MAX_PAYLOAD + 4321).map((_, i) => i % 253);
+    for (const size of [3000, MAX_PAYLOAD * 2 + 1]) {
+      let offset = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (offset >= content.byteLength) return controller.close();
+          controller.enqueue(new Uint8Array(content.subarray(offset, offset + size)));
+          offset += size;
+        },
+      });
+      const saved = (await client.call("save", [at("src/.b.bin.save-1"), at("src/b.bin"), ""], { body })) as {
+        size: number;
+      };
+      expect(saved.size).toBe(content.byteLength);
+      expect(readFileSync(at("src/b.bin")).equals(content)).toBe(true);
+    }
   });
 
   it("answers a listing larger than a frame and its window (as DATA), then a stat on the same agent", async () => {

@@ -1,4 +1,13 @@
-import { AGENT_VERSION, encodeFrame, type Frame, FrameDecoder, FrameKind, payloads, WINDOW } from "./agent-protocol";
+import {
+  AGENT_VERSION,
+  encodeData,
+  encodeFrame,
+  type Frame,
+  FrameDecoder,
+  FrameKind,
+  MAX_PAYLOAD,
+  WINDOW,
+} from "./agent-protocol";
 
 /** The agent process as the client needs it: its stdout, its stdin, and a way to end it. */
 export interface AgentConnection {
@@ -270,26 +279,49 @@ class AgentSession {
     return { id, pending };
   }
 
-  /** Sends a request's content as the agent grants credit for it. */
+  /**
+   * Sends a request's content as the agent grants credit for it, in DATA
+   * frames of MAX_PAYLOAD bytes (the last one shorter): a body arrives in
+   * reads of a few KiB, and each frame is a write to the exec's stdin and a
+   * CREDIT back. Content waits here until a frame is full or the body ended,
+   * so this is for content sent whole (a save, a command's stdin), not typed.
+   */
   private async pump(id: number, pending: Pending, body: ReadableStream<Uint8Array>): Promise<void> {
     const reader = body.getReader();
+    let held: Uint8Array[] = [];
+    let heldBytes = 0;
+    /** Sends what is held; false when the request ended meanwhile. */
+    const flush = async (): Promise<boolean> => {
+      while (pending.credit < heldBytes && !pending.done) {
+        await new Promise<void>((resolve) => {
+          pending.creditWaiter = resolve;
+        });
+      }
+      if (pending.done) return false;
+      if (heldBytes === 0) return true;
+      pending.credit -= heldBytes;
+      const frame = encodeData(id, held, heldBytes);
+      held = [];
+      heldBytes = 0;
+      await this.writer.write(frame);
+      return true;
+    };
     try {
       for (;;) {
         if (pending.done) return void reader.cancel().catch(() => {});
         const next = await reader.read();
         if (next.done) break;
-        for (const part of payloads(next.value)) {
-          while (pending.credit < part.byteLength && !pending.done) {
-            await new Promise<void>((resolve) => {
-              pending.creditWaiter = resolve;
-            });
-          }
-          if (pending.done) return void reader.cancel().catch(() => {});
-          pending.credit -= part.byteLength;
-          await this.writer.write(encodeFrame(id, FrameKind.DATA, undefined, part));
+        let chunk = next.value;
+        while (chunk.byteLength > 0) {
+          const part = chunk.subarray(0, MAX_PAYLOAD - heldBytes);
+          chunk = chunk.subarray(part.byteLength);
+          held.push(part);
+          heldBytes += part.byteLength;
+          if (heldBytes === MAX_PAYLOAD && !(await flush())) return void reader.cancel().catch(() => {});
         }
       }
-      if (!pending.done) this.send(encodeFrame(id, FrameKind.END));
+      if (!(await flush())) return;
+      this.send(encodeFrame(id, FrameKind.END));
     } catch (error) {
       // The caller's content failed (or the pipe broke): the agent drops what it wrote.
       if (!pending.done) {
@@ -322,19 +354,19 @@ class AgentSession {
 
   private async readLoop(): Promise<void> {
     const decoder = new FrameDecoder();
-    const reader = this.connection.readable.getReader();
+    const read = chunkReader(this.connection.readable);
     let reason = "its output ended";
     try {
       for (;;) {
-        const next = await reader.read();
-        if (next.done) break;
-        for (const frame of decoder.push(next.value)) this.dispatch(frame);
+        const chunk = await read.next();
+        if (!chunk) break;
+        for (const frame of decoder.push(chunk)) this.dispatch(frame);
         if (this.closed) break;
       }
     } catch (error) {
       reason = `its output failed: ${String(error)}`;
     }
-    void reader.cancel().catch(() => {});
+    void read.cancel();
     await this.close(reason);
   }
 
@@ -408,4 +440,44 @@ function collected(parts: Uint8Array[]): unknown {
     offset += part.byteLength;
   }
   return JSON.parse(new TextDecoder().decode(bytes));
+}
+
+/** Bytes one read of the agent's output may take at most. */
+const READ_BUFFER = 256 * 1024;
+
+/**
+ * The agent's output, a read at a time. A byte stream (workerd's exec
+ * stdout) is read into buffers of READ_BUFFER bytes, each read taking what
+ * has arrived: its default reader hands out 4 KiB a read, 260 reads (and
+ * decoder turns) a MiB. Other streams (a child process in unit tests) are
+ * read as they come.
+ */
+function chunkReader(stream: ReadableStream<Uint8Array>): {
+  next(): Promise<Uint8Array | undefined>;
+  cancel(): void;
+} {
+  let byob: ReadableStreamBYOBReader | undefined;
+  try {
+    byob = stream.getReader({ mode: "byob" });
+  } catch {
+    // Not a byte stream.
+  }
+  if (byob) {
+    const reader = byob;
+    return {
+      async next() {
+        const { done, value } = await reader.read(new Uint8Array(READ_BUFFER));
+        return done || !value ? undefined : value;
+      },
+      cancel: () => void reader.cancel().catch(() => {}),
+    };
+  }
+  const reader = stream.getReader();
+  return {
+    async next() {
+      const { done, value } = await reader.read();
+      return done ? undefined : value;
+    },
+    cancel: () => void reader.cancel().catch(() => {}),
+  };
 }

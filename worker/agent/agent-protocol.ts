@@ -65,6 +65,22 @@ export function encodeFrame(id: number, kind: FrameKind, header?: unknown, paylo
   return frame;
 }
 
+/** One DATA frame whose payload is `parts` joined (`length` bytes in all): one copy, into the frame. */
+export function encodeData(id: number, parts: Uint8Array[], length: number): Uint8Array {
+  const frame = new Uint8Array(PREFIX + length);
+  const view = new DataView(frame.buffer);
+  view.setUint32(0, 9 + length);
+  view.setUint32(4, id);
+  view.setUint8(8, FrameKind.DATA);
+  view.setUint32(9, 0);
+  let offset = PREFIX;
+  for (const part of parts) {
+    frame.set(part, offset);
+    offset += part.byteLength;
+  }
+  return frame;
+}
+
 /** Splits content into DATA payloads of at most MAX_PAYLOAD bytes (views, not copies). */
 export function* payloads(chunk: Uint8Array, max = MAX_PAYLOAD): Generator<Uint8Array> {
   for (let offset = 0; offset < chunk.byteLength; offset += max) {
@@ -72,13 +88,30 @@ export function* payloads(chunk: Uint8Array, max = MAX_PAYLOAD): Generator<Uint8
   }
 }
 
-/** Turns a byte stream cut anywhere into whole frames. */
+/**
+ * Turns a byte stream cut anywhere into whole frames. The pieces of a frame
+ * that arrives in many reads (a 256 KiB DATA frame comes in 16-64 KiB reads)
+ * are kept apart and joined once, when the frame is complete: joining them
+ * at every read copied a large frame over and over.
+ */
 export class FrameDecoder {
   private buffer: Uint8Array = new Uint8Array(0);
+  /** Reads that came after `buffer`, not yet joined to it: they do not complete its frame yet. */
+  private parts: Uint8Array[] = [];
+  private partsLength = 0;
 
   /** Feeds bytes; returns the frames they complete. Throws on a stream that is not frames. */
   push(chunk: Uint8Array): Frame[] {
-    this.buffer = this.buffer.byteLength === 0 ? chunk : concat(this.buffer, chunk);
+    if (this.buffer.byteLength === 0) this.buffer = chunk;
+    else {
+      this.parts.push(chunk);
+      this.partsLength += chunk.byteLength;
+      const available = this.buffer.byteLength + this.partsLength;
+      if (available < this.needed()) return [];
+      this.buffer = concat([this.buffer, ...this.parts], available);
+      this.parts = [];
+      this.partsLength = 0;
+    }
     const frames: Frame[] = [];
     let offset = 0;
     while (this.buffer.byteLength - offset >= PREFIX) {
@@ -91,12 +124,14 @@ export class FrameDecoder {
       if (this.buffer.byteLength - offset < 4 + length) break;
       const start = offset + PREFIX;
       const head = this.buffer.subarray(start, start + headerLength);
+      const payload = this.buffer.subarray(start + headerLength, offset + 4 + length);
       frames.push({
         id: view.getUint32(4),
         kind: view.getUint8(8) as FrameKind,
         header: headerLength === 0 ? undefined : JSON.parse(decoder.decode(head)),
-        // A copy: the buffer is reused for what follows.
-        payload: this.buffer.slice(start + headerLength, offset + 4 + length),
+        // A view, not a copy (the reads are ours and nothing writes into them again), unless it is a small part
+        // of a large read: a view keeps all of that read alive while it waits to be consumed.
+        payload: payload.byteLength * 4 < this.buffer.buffer.byteLength ? payload.slice() : payload,
       });
       offset += 4 + length;
     }
@@ -106,13 +141,25 @@ export class FrameDecoder {
 
   /** Bytes of an incomplete frame still waiting for the rest. */
   get pending(): number {
-    return this.buffer.byteLength;
+    return this.buffer.byteLength + this.partsLength;
+  }
+
+  /** Bytes the frame at the start of `buffer` needs (its prefix, when not all of that came yet). */
+  private needed(): number {
+    if (this.buffer.byteLength < 4) return PREFIX;
+    const length = new DataView(this.buffer.buffer, this.buffer.byteOffset).getUint32(0);
+    // Not a frame's length: the prefix is enough for push() to say so.
+    if (length < 9 || length > MAX_FRAME) return PREFIX;
+    return Math.max(PREFIX, 4 + length);
   }
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.byteLength + b.byteLength);
-  out.set(a);
-  out.set(b, a.byteLength);
+function concat(parts: Uint8Array[], length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.byteLength;
+  }
   return out;
 }
