@@ -40,7 +40,11 @@ stdout = sys.stdout.buffer
 
 def send(rid, kind, header=None, payload=b""):
     """Writes one frame; a Worker that went away (EPIPE) cancels the request that tried."""
-    head = b"" if header is None else json.dumps(header, separators=(",", ":")).encode()
+    send_raw(rid, kind, None if header is None else json.dumps(header, separators=(",", ":")).encode(), payload)
+
+def send_raw(rid, kind, head, payload=b""):
+    """send() with the header's JSON already encoded (HEAD None: no header)."""
+    head = head or b""
     prefix = struct.pack(">IIBI", 9 + len(head) + len(payload), rid, kind, len(head))
     with send_lock:
         try:
@@ -83,7 +87,7 @@ class Request:
                 if self.cancelled:
                     raise Cancelled()
                 self.credit -= n
-            send(self.rid, DATA, None, bytes(view[:n]))
+            send(self.rid, DATA, None, view[:n])
             view = view[n:]
 
     def flush(self):
@@ -111,6 +115,12 @@ def answer(rid, kind, header):
     except Cancelled:
         pass
 
+def answer_raw(rid, kind, head):
+    try:
+        send_raw(rid, kind, head)
+    except Cancelled:
+        pass
+
 def serve(req, op, args):
     try:
         ensure_root()
@@ -126,13 +136,12 @@ def serve(req, op, args):
             result = run_shell(req, args)
         else:
             result = run_op(op, args, req, req)
-        if result is not None:
-            body = json.dumps(result, separators=(",", ":")).encode()
-            if len(body) > MAX_HEADER:
-                # A large answer (a folder of many entries) flows as DATA, as far as the Worker granted.
-                req.write(body)
-                result = None
-        answer(req.rid, RESULT, result)
+        body = None if result is None else answer_bytes(result)
+        if body is not None and len(body) > MAX_HEADER:
+            # A large answer (a folder of many entries) flows as DATA, as far as the Worker granted.
+            req.write(body)
+            body = None
+        answer_raw(req.rid, RESULT, body)
     except Cancelled:
         answer(req.rid, ERROR, {"code": "ECANCELED", "detail": "The request was cancelled"})
     except (Fail, OSError) as e:

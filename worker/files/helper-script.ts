@@ -58,7 +58,7 @@ try:
     out = Stdout()
     result = run_op(op, args, sys.stdin.buffer, out)
     if result is not None:
-        out.write(json.dumps(result, separators=(",", ":")).encode())
+        out.write(answer_bytes(result))
     out.buffer.flush()
 except BrokenPipeError:
     sys.exit(1)
