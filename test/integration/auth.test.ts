@@ -49,7 +49,8 @@ describe("every /api/ and /ws/ route needs a session", () => {
 
   it("shows another user's workspace as 404, never 403", async () => {
     const id = await createWorkspace("owner's");
-    const mallory = await accessUser("mallory@example.com");
+    // A user of this test's own: files running beside this one make workspaces as mallory@ (its list must be empty).
+    const mallory = await accessUser("mallory-auth@example.com");
     const asMallory = (init: RequestInit = {}) => ({
       ...init,
       headers: { ...(init.headers as Record<string, string>), ...mallory },
