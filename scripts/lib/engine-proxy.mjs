@@ -359,6 +359,8 @@ export async function startEngineProxy({ env, limits, log = () => {}, egressGate
         log(`engine proxy: ${req.method} ${req.url} was refused; the connection is closed after the answer`);
         socket.unpipe(engine);
         engine.unpipe(socket);
+        // What the client still sends is dropped: read, so its end arrives and the socket closes.
+        socket.resume();
         socket.end();
         engine.destroy();
       };
