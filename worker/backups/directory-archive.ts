@@ -136,11 +136,6 @@ export async function startArchive(
   };
 }
 
-/** Whether a script's exit says the HTTP transfer broke (curl failed) rather than tar or zstd. */
-export function transferFailed(exitCode: number): boolean {
-  return exitCode === TRANSFER_FAILED;
-}
-
 /**
  * Unpacks the archive into the staging folder: from the transfer's URL
  * (curl GETs it) or from `stdin`. Throws NO_SPACE when the disk has no room
