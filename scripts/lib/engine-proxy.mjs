@@ -206,6 +206,8 @@ export async function startEngineProxy({ env, limits, log = () => {}, egressGate
   const dir = mkdtempSync(join(tmpdir(), "cloud-ide-engine-"));
   const socketPath = join(dir, "docker.sock");
   const gate = egressGate ? await startGate(upstream, log) : { env: [], close: async () => {} };
+  // Every call, timed (README: CLOUD_IDE_TRACE_ENGINE): how a start's time or a hung call is traced.
+  const trace = Boolean(env.CLOUD_IDE_TRACE_ENGINE);
 
   const server = http.createServer((req, res) => {
     // A Docker call that takes this long is what a hung workspace waits on: say which.
@@ -217,6 +219,13 @@ export async function startEngineProxy({ env, limits, log = () => {}, egressGate
       log(`engine proxy: ${req.method} ${req.url} unanswered after ${Math.round((Date.now() - started) / 1000)} s`);
     }, SLOW_REQUEST_MS);
     res.on("close", () => clearInterval(slow));
+    if (trace) {
+      res.on("finish", () =>
+        log(
+          `engine ${new Date(started).toISOString().slice(11, 23)} +${Date.now() - started}ms ${req.method} ${req.url} ${res.statusCode}`,
+        ),
+      );
+    }
     forward(req, res).catch((error) => {
       log(`engine proxy: ${req.method} ${req.url}: ${error.message}`);
       if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" });
@@ -243,6 +252,13 @@ export async function startEngineProxy({ env, limits, log = () => {}, egressGate
     // the engine may answer and close as soon as it read the headers, and a
     // body still being written would turn its answer into EPIPE.
     let body = await readBody(req);
+    if (trace && /\/exec$/.test(req.url ?? "")) {
+      try {
+        log(`engine exec ${JSON.stringify(JSON.parse(body.toString("utf8")).Cmd).slice(0, 160)}`);
+      } catch {
+        // Not JSON: the engine refuses it, and the call's own line says so.
+      }
+    }
     if (req.method === "POST" && CREATE_PATH.test(req.url ?? "")) {
       const name = new URL(req.url ?? "", "http://engine").searchParams.get("name") ?? "";
       try {

@@ -219,6 +219,15 @@ describe("the lifecycle", () => {
     expect(await lifecycle.status("w")).toMatchObject({ state: "running", phase: "ready", kernel: "Linux fake" });
   });
 
+  it("a wake that starts the container asks it once (its start's uname); a wake of a running one checks it", async () => {
+    const { lifecycle, sandbox } = setup();
+    const unames = () => sandbox.intercepts.filter((step) => step === "uname").length;
+    expect(await lifecycle.wake("w")).toMatchObject({ state: "running", kernel: "Linux fake" });
+    expect(unames()).toBe(1);
+    expect(await lifecycle.wake("w")).toMatchObject({ state: "running" });
+    expect(unames()).toBe(2);
+  });
+
   it("a status probe during a start waits for it and never destroys the container mid-start", async () => {
     const { lifecycle, sandbox } = setup();
     const gate = deferred();

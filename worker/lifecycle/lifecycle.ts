@@ -657,9 +657,12 @@ export class Lifecycle {
    */
   async wake(id: string): Promise<WorkspaceStatus> {
     try {
+      // A container this call saw start answered its start's own `uname` a
+      // moment ago: only one that was already running needs the check.
+      const wasRunning = this.observe().kind === "running";
       await this.ensureRunning();
       // A container that does not answer is stopped by the check: start it again.
-      if (!(await this.confirmAlive())) await this.ensureRunning();
+      if (wasRunning && !(await this.confirmAlive())) await this.ensureRunning();
     } catch (error) {
       // A failed start already says why; a workspace deleted meanwhile did not fail: it is gone.
       const kind = this.state.kind;
