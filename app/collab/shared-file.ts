@@ -74,11 +74,13 @@ export class SharedFile {
    * go when it reconnects: this resolves at once, and the save writes what the server has.
    */
   async sent(): Promise<void> {
-    for (;;) {
-      const ws = this.provider.ws;
-      if (!ws || ws.readyState !== WebSocket.OPEN || ws.bufferedAmount === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    while (this.unsent()) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+
+  /** Whether the open socket still holds some of this page's edits (see {@link sent}). */
+  unsent(): boolean {
+    const ws = this.provider.ws;
+    return ws !== null && ws.readyState === WebSocket.OPEN && ws.bufferedAmount > 0;
   }
 
   destroy(): void {

@@ -78,7 +78,14 @@ describe("the editor model", () => {
     expect(model.get("a.ts")?.dirty).toBe(true);
     // Opened in the background: nothing was active, nothing is.
     expect(model.getSnapshot().active).toBeUndefined();
+    // The request is on its way when the page first shows "saving" (its render does not hold the save back).
+    const onDiskWhenShown: (string | undefined)[] = [];
+    const stop = model.subscribe(() => {
+      if (model.get("a.ts")?.saving) onDiskWhenShown.push(disk.get("a.ts"));
+    });
     await model.save("a.ts");
+    stop();
+    expect(onDiskWhenShown[0]).toBe("let z = 1;\nlet y = z;\n");
     expect(disk.get("a.ts")).toBe("let z = 1;\nlet y = z;\n");
     expect(model.get("a.ts")?.dirty).toBe(false);
   });

@@ -307,9 +307,11 @@ export class EditorModel {
     const { info } = buffer;
     const text = this.text(path);
     if (info.kind !== "text" || info.readOnly || text === undefined || info.saving) return;
+    // The request leaves before the "saving" mark re-renders the page: that render is not the save's to wait for.
+    const saving = this.files.save(path, text, info.etag || undefined);
     this.patch(path, { saving: true, message: undefined });
     try {
-      const saved = await this.files.save(path, text, info.etag || undefined);
+      const saved = await saving;
       const current = this.buffers.get(path);
       if (!current) return;
       current.saved = text;
@@ -534,11 +536,13 @@ export class EditorModel {
   /** Writes the shared text; the buffer is saved when its text is what was written. */
   private async saveShared(path: string, buffer: Buffer, shared: SharedText): Promise<void> {
     if (buffer.info.saving) return;
+    // This page's last keystrokes go first, so the save has them; the request leaves before the "saving" mark
+    // re-renders the page (most often nothing waits to be sent, and it leaves at once).
+    const sharing = this.sharing as SharedDocuments;
+    const saving = shared.unsent() ? shared.sent().then(() => sharing.save(path)) : sharing.save(path);
     this.patch(path, { saving: true, message: undefined });
     try {
-      // This page's last keystrokes go first, so the save has them.
-      await shared.sent();
-      const saved = await (this.sharing as SharedDocuments).save(path);
+      const saved = await saving;
       if (this.buffers.get(path) !== buffer) return;
       buffer.saved = saved.text;
       this.patch(path, {

@@ -18,6 +18,8 @@ export interface SharedText {
   readonly synced: Promise<void>;
   /** The binding of a CodeMirror state to the text (remote cursors, own-edits-only undo). */
   extension(): Extension;
+  /** Whether some of this page's edits have not left for the server yet. */
+  unsent(): boolean;
   /** Resolves once this page's edits so far have left for the server (before a save). */
   sent(): Promise<void>;
   destroy(): void;
