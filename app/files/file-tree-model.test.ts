@@ -90,6 +90,37 @@ describe("the file tree model", () => {
     await vi.waitFor(() => expect(rows()).toEqual(["lib:directory:1", "b.ts:file:1", "made.txt:file:1"]));
   });
 
+  it("lists no folder again for a change to the content of an entry it lists; other changes it does", async () => {
+    const { files, dirs } = memoryTree({ ".": [entry("a.ts"), entry("src", "directory")], src: [entry("b.ts")] });
+    const model = new FileTreeModel(files, { open: vi.fn(), renamed: vi.fn(), deleted: vi.fn() });
+    await model.load(".");
+    await model.load("src");
+    const listed: string[] = [];
+    const list = files.list.bind(files);
+    files.list = async (path, options) => {
+      listed.push(path);
+      return list(path, options);
+    };
+    model.onFileEvent({
+      kind: "changes",
+      changes: [
+        { type: "modified", path: "a.ts", directory: false },
+        { type: "modified", path: "src", directory: true },
+        { type: "modified", path: "src/b.ts", directory: false },
+      ],
+    });
+    expect(listed).toEqual([]);
+    // Not listed there, or listed as another kind (a file that became a folder): the folder is listed again.
+    dirs["."] = [entry("a.ts", "directory"), entry("src", "directory"), entry("new.ts")];
+    model.onFileEvent({ kind: "changes", changes: [{ type: "modified", path: "a.ts", directory: true }] });
+    model.onFileEvent({ kind: "changes", changes: [{ type: "modified", path: "src/c.ts", directory: false }] });
+    model.onFileEvent({ kind: "changes", changes: [{ type: "modified", path: "new.ts" }] });
+    expect(listed).toEqual([".", "src", "."]);
+    await vi.waitFor(() =>
+      expect(model.getSnapshot().rows.map((r) => `${r.path}:${r.type}`)).toContain("a.ts:directory"),
+    );
+  });
+
   it("shows the latest listing of a folder when two listings cross on the wire", async () => {
     const { files } = memoryTree({ ".": [entry("a.ts")] });
     const model = new FileTreeModel(files, { open: vi.fn(), renamed: vi.fn(), deleted: vi.fn() });

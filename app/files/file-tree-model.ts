@@ -105,8 +105,11 @@ export class FileTreeModel {
   /**
    * Shows each change at once in the loaded folders (a new name appears, a
    * deleted one goes), then re-lists those folders for what the event does
-   * not say (sizes, times, a link's kind): a file made in a terminal shows
-   * without waiting for that round trip.
+   * not say (a link's kind): a file made in a terminal shows without waiting
+   * for that round trip. A change to the content of an entry the folder
+   * already lists changes no row (the tree shows no sizes or times), so it
+   * re-lists nothing: a save, or a build writing files, no longer lists
+   * their folders again each time.
    */
   readonly onFileEvent: FileEventListener = (event) => {
     if (event.kind === "git") return;
@@ -116,6 +119,7 @@ export class FileTreeModel {
     } else {
       const folders = new Map(this.folders);
       for (const change of event.changes) {
+        if (change.type === "modified" && listedAs(folders, change.path, change.directory)) continue;
         dirs.add(parentOf(change.path));
         if (change.from) dirs.add(parentOf(change.from));
         if (change.type === "deleted") this.dropSubtree(change.path, folders);
@@ -311,6 +315,17 @@ export class FileTreeModel {
       upload: this.upload,
     };
   }
+}
+
+/**
+ * Whether a loaded folder lists `path` as a folder (`directory`) or as something else: a "modified" change
+ * to it then changes no row. A path the event says nothing about (no `directory`) counts as not listed.
+ */
+function listedAs(folders: ReadonlyMap<string, Folder>, path: string, directory: boolean | undefined): boolean {
+  if (directory === undefined) return false;
+  const name = nameOf(path);
+  const entry = folders.get(parentOf(path))?.entries?.find((e) => e.name === name);
+  return entry !== undefined && (entry.type === "directory") === directory;
 }
 
 /** A name an event says was made, in its loaded parent folder, until the folder's next listing says more. */
