@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MAX_AWARENESS_STATE_BYTES, MAX_PRESENCE_FILES } from "../../protocol/collab";
 import {
+  changesNothing,
   filesOpenBy,
   foldersOpenBy,
   initialsOf,
@@ -160,5 +161,19 @@ describe("publishedFiles", () => {
     expect(published.length).toBeGreaterThan(0);
     expect(published).toEqual(long.slice(0, published.length));
     expect(JSON.stringify({ files: published }).length).toBeLessThanOrEqual(MAX_AWARENESS_STATE_BYTES / 2 + 20);
+  });
+});
+
+describe("changesNothing", () => {
+  it("finds a change that says only what the published state says (it is not sent again)", () => {
+    const state = { files: ["a.ts", "b.ts"], active: "a.ts", line: 3, terminal: null };
+    expect(changesNothing(state, { files: ["a.ts", "b.ts"], active: "a.ts", line: 3 })).toBe(true);
+    expect(changesNothing(state, { terminal: null })).toBe(true);
+    expect(changesNothing(state, {})).toBe(true);
+    expect(changesNothing(state, { files: ["a.ts"], active: "a.ts", line: 3 })).toBe(false);
+    expect(changesNothing(state, { files: ["b.ts", "a.ts"] })).toBe(false);
+    expect(changesNothing(state, { line: 4 })).toBe(false);
+    expect(changesNothing(state, { line: undefined })).toBe(false);
+    expect(changesNothing(state, { terminal: "main" })).toBe(false);
   });
 });

@@ -27,6 +27,22 @@ export interface Person {
 /** A page's own state; `movedAt` (ms) says which of a person's tabs they last moved in. */
 export type PublishedState = Omit<PresenceState, "user"> & { movedAt?: number };
 
+/**
+ * Whether `change` says nothing `state` does not already say. Publishing it
+ * again would go to the server and back to every page in the room for
+ * nothing (the editor's every dirty mark and save asked to); the awareness
+ * protocol renews a state that stays the same by itself.
+ */
+export function changesNothing(state: PublishedState, change: Partial<PublishedState>): boolean {
+  return Object.entries(change).every(([key, value]) => {
+    const now = state[key as keyof PublishedState];
+    if (Array.isArray(value) && Array.isArray(now)) {
+      return value.length === now.length && value.every((item, i) => item === now[i]);
+    }
+    return value === now;
+  });
+}
+
 /** Enough for any real page; a state that lists more is cut, not trusted with the page's memory. */
 const MAX_FILES = MAX_PRESENCE_FILES;
 const MAX_PATH = 4096;

@@ -1,6 +1,7 @@
 import { WebsocketProvider } from "y-websocket";
 import * as Y from "yjs";
 import {
+  changesNothing,
   filesOpenBy,
   foldersOpenBy,
   type PeopleAt,
@@ -149,6 +150,7 @@ export class PresenceRoom {
   }
 
   private publish(change: Partial<PublishedState>, moved: boolean): void {
+    if (!moved && changesNothing(this.local, change)) return;
     this.local = { ...this.local, ...change, ...(moved ? { movedAt: Date.now() } : {}) };
     this.provider.awareness.setLocalState(this.local);
   }
