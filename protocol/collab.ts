@@ -7,6 +7,11 @@
  *   GET  /ws/workspaces/{id}/collab/presence               who is in the workspace (awareness only)
  *   POST /api/workspaces/{id}/collab/save?path=P           writes the shared text to disk -> CollabSaved
  *
+ * A page saves on its file's socket instead ({@link COLLAB_MESSAGE_SAVE}):
+ * behind every edit it sent before, without the request's own way through
+ * the Worker; the POST is for other clients and for a page whose socket is
+ * not connected.
+ *
  * A document's Y.Text is named {@link SHARED_TEXT}. The server stamps every
  * awareness state with the caller's own `user` (name and colour), so nobody
  * can show up as someone else.
@@ -74,3 +79,14 @@ export interface CollabSaved {
   file: FileInfo;
   text: string;
 }
+
+/**
+ * A save asked for on a file's socket, besides y-protocols' message types:
+ * the page sends [COLLAB_MESSAGE_SAVE, varUint id], the server answers
+ * [COLLAB_MESSAGE_SAVE, varUint id, varString JSON {@link CollabSaveAnswer}]
+ * once the file is written (or not). A viewer's is refused (FORBIDDEN).
+ */
+export const COLLAB_MESSAGE_SAVE = 100;
+
+/** The answer to a save on the socket: what POST /collab/save answers, or its error. */
+export type CollabSaveAnswer = { saved: CollabSaved } | { error: { code: string; message: string } };

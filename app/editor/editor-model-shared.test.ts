@@ -65,8 +65,6 @@ function sharedServer(disk: ReturnType<typeof memoryFiles>, log: Log) {
   const documents = new Map<string, Y.Doc>();
   const refused = new Set<string>();
   const joined: { path: string; destroyed: boolean }[] = [];
-  /** While set, this page's edits are still in its socket: `sent()` waits for the release. */
-  const socket: { held?: { released: Promise<void>; release(): void } } = {};
   const document = (path: string) => {
     let doc = documents.get(path);
     if (!doc) {
@@ -100,9 +98,11 @@ function sharedServer(disk: ReturnType<typeof memoryFiles>, log: Log) {
         text: page.getText(SHARED_TEXT),
         synced,
         extension: () => [],
-        unsent: () => socket.held !== undefined,
-        sent: async () => {
-          await socket.held?.released;
+        async save() {
+          log.push(`collab.save ${path}`);
+          const text = document(path).getText(SHARED_TEXT).toString();
+          disk.write(path, text);
+          return { file: disk.info(path), text };
         },
         destroy: () => {
           entry.destroyed = true;
@@ -110,12 +110,6 @@ function sharedServer(disk: ReturnType<typeof memoryFiles>, log: Log) {
           page.destroy();
         },
       };
-    },
-    async save(path) {
-      log.push(`collab.save ${path}`);
-      const text = document(path).getText(SHARED_TEXT).toString();
-      disk.write(path, text);
-      return { file: disk.info(path), text };
     },
   };
   /** A change on disk, merged into the shared text as the server does (here: taken whole). */
@@ -134,18 +128,6 @@ function sharedServer(disk: ReturnType<typeof memoryFiles>, log: Log) {
     joined,
     diskChange,
     text: (path: string) => document(path).getText(SHARED_TEXT),
-    /** Holds this page's edits in its socket until the returned function lets them go. */
-    holdSocket: () => {
-      let release = () => {};
-      const released = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      socket.held = { released, release };
-      return () => {
-        socket.held = undefined;
-        release();
-      };
-    },
   };
 }
 
@@ -256,8 +238,8 @@ describe("the editor model's shared buffers", () => {
     expect(bob.get("a.ts")?.etag).toBe(disk.info("a.ts").etag);
   });
 
-  it("sends the save before it shows the buffer saving, unless edits still wait in the socket", async () => {
-    const { log, server, page } = setUp({ "a.ts": "one\n" });
+  it("sends the save before it shows the buffer saving", async () => {
+    const { log, page } = setUp({ "a.ts": "one\n" });
     const model = page();
     await model.open("a.ts");
     await model.applyEdits("a.ts", [{ from: { line: 1, column: 1 }, to: { line: 1, column: 1 }, insert: "A" }]);
@@ -267,19 +249,8 @@ describe("the editor model's shared buffers", () => {
       if (model.get("a.ts")?.saving) savesWhenShown.push(log.filter((line) => line === "collab.save a.ts").length);
     });
     await model.save("a.ts");
-    expect(savesWhenShown[0]).toBe(1);
-
-    // Edits still in the socket go first: the save waits until they left.
-    await model.applyEdits("a.ts", [{ from: { line: 1, column: 1 }, to: { line: 1, column: 1 }, insert: "B" }]);
-    const release = server.holdSocket();
-    const saving = model.save("a.ts");
-    await Promise.resolve();
-    expect(model.get("a.ts")?.saving).toBe(true);
-    expect(log.filter((line) => line === "collab.save a.ts")).toHaveLength(1);
-    release();
-    await saving;
     stop();
-    expect(log.filter((line) => line === "collab.save a.ts")).toHaveLength(2);
+    expect(savesWhenShown[0]).toBe(1);
     expect(model.get("a.ts")).toMatchObject({ dirty: false, saving: false });
   });
 

@@ -536,10 +536,9 @@ export class EditorModel {
   /** Writes the shared text; the buffer is saved when its text is what was written. */
   private async saveShared(path: string, buffer: Buffer, shared: SharedText): Promise<void> {
     if (buffer.info.saving) return;
-    // This page's last keystrokes go first, so the save has them; the request leaves before the "saving" mark
-    // re-renders the page (most often nothing waits to be sent, and it leaves at once).
-    const sharing = this.sharing as SharedDocuments;
-    const saving = shared.unsent() ? shared.sent().then(() => sharing.save(path)) : sharing.save(path);
+    // The save goes behind this page's last keystrokes (so it has them), before the "saving" mark re-renders
+    // the page (that render is not the save's to wait for).
+    const saving = shared.save();
     this.patch(path, { saving: true, message: undefined });
     try {
       const saved = await saving;

@@ -18,18 +18,14 @@ export interface SharedText {
   readonly synced: Promise<void>;
   /** The binding of a CodeMirror state to the text (remote cursors, own-edits-only undo). */
   extension(): Extension;
-  /** Whether some of this page's edits have not left for the server yet. */
-  unsent(): boolean;
-  /** Resolves once this page's edits so far have left for the server (before a save). */
-  sent(): Promise<void>;
+  /** Writes the shared text to disk, with this page's edits so far: the file as written and the text it holds. */
+  save(): Promise<CollabSaved>;
   destroy(): void;
 }
 
 /** The workspace's shared documents (app/collab/collab-api.ts). */
 export interface SharedDocuments {
   open(path: string): SharedText;
-  /** Writes the shared text to disk: the file as written and the text it holds. */
-  save(path: string): Promise<CollabSaved>;
 }
 
 /** How long a file waits for its shared document before it opens unshared. */

@@ -13,6 +13,8 @@ export interface CollabClient {
   /** Resolves once `check` holds (checked after each message); rejects after `timeoutMs`. */
   until(check: () => boolean, what: string, timeoutMs?: number): Promise<void>;
   announce(state: Record<string, unknown>): void;
+  /** Saves on the socket, behind the edits sent before: { saved: CollabSaved } or { error: { code, message } }. */
+  save(): Promise<unknown>;
   close(): void;
 }
 

@@ -12,6 +12,8 @@ import * as Y from "yjs";
 const MESSAGE_SYNC = 0;
 const MESSAGE_AWARENESS = 1;
 const MESSAGE_AUTH = 2;
+/** A save on the socket (protocol/collab.ts COLLAB_MESSAGE_SAVE). */
+const MESSAGE_SAVE = 100;
 /** The name of the Y.Text in every shared document (protocol/collab.ts SHARED_TEXT). */
 const SHARED_TEXT = "text";
 
@@ -30,6 +32,9 @@ export async function connectCollab(url, headers) {
   const denied = [];
   /** @type {Set<() => void>} */
   const listeners = new Set();
+  /** Answers to saves on the socket, by id. @type {Map<number, unknown>} */
+  const saveAnswers = new Map();
+  let lastSave = 0;
   let synced = false;
   /** @param {(encoder: encoding.Encoder) => void} write */
   const send = (write) => {
@@ -58,6 +63,9 @@ export async function connectCollab(url, headers) {
     } else if (type === MESSAGE_AUTH) {
       decoding.readVarUint(decoder);
       denied.push(decoding.readVarString(decoder));
+    } else if (type === MESSAGE_SAVE) {
+      const saveId = decoding.readVarUint(decoder);
+      saveAnswers.set(saveId, JSON.parse(decoding.readVarString(decoder)));
     }
     for (const listener of [...listeners]) listener();
   });
@@ -111,6 +119,20 @@ export async function connectCollab(url, headers) {
         encoding.writeVarUint(encoder, MESSAGE_AWARENESS);
         encoding.writeVarUint8Array(encoder, awarenessProtocol.encodeAwarenessUpdate(awareness, [doc.clientID]));
       });
+    },
+    /**
+     * Saves on the socket, behind the edits sent before; resolves with the answer
+     * ({ saved: CollabSaved } or { error: { code, message } }).
+     * @returns {Promise<unknown>}
+     */
+    save: async () => {
+      const saveId = ++lastSave;
+      send((encoder) => {
+        encoding.writeVarUint(encoder, MESSAGE_SAVE);
+        encoding.writeVarUint(encoder, saveId);
+      });
+      await until(() => saveAnswers.has(saveId), `the answer to save ${saveId}`);
+      return saveAnswers.get(saveId);
     },
     close: () => {
       ws.close();

@@ -151,6 +151,29 @@ describe("the disk and a shared document", () => {
   });
 });
 
+describe("a save on the socket", () => {
+  it("writes the shared text with the edits sent just before it, and refuses a viewer's", async () => {
+    expect((await putFile(id, "shared/socket.txt", "one\n")).status).toBe(200);
+    const owner = await connect("shared/socket.txt");
+    const guest = await connect("shared/socket.txt", editor);
+    // Sent right before the save, on the same socket: the save has it without waiting for it.
+    guest.text.insert(guest.text.length, "two\n");
+    const answer = (await guest.save()) as { saved: CollabSaved };
+    expect(answer.saved).toMatchObject({ text: "one\ntwo\n", file: { path: "shared/socket.txt" } });
+    expect(await disk("shared/socket.txt")).toBe("one\ntwo\n");
+    // Its etag is the file's (what a page sends as If-Match next).
+    const stat = await ownerApi(filesUrl(id, "/stat", { path: "shared/socket.txt" }));
+    expect(stat.headers.get("ETag")).toBe(answer.saved.file.etag);
+    await owner.until(() => owner.text.toString() === "one\ntwo\n", "the guest's line at the owner");
+
+    const watcher = await connect("shared/socket.txt", viewer);
+    owner.text.insert(0, "unsaved ");
+    await watcher.until(() => watcher.text.toString().startsWith("unsaved "), "the owner's edit at the viewer");
+    expect(await watcher.save()).toEqual({ error: { code: "FORBIDDEN", message: expect.any(String) } });
+    expect(await disk("shared/socket.txt")).toBe("one\ntwo\n");
+  });
+});
+
 describe("a member taken out", () => {
   it("loses their shared-document socket at once", async () => {
     expect((await putFile(id, "shared/members.txt", "x\n")).status).toBe(200);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { CollabSaved } from "../../protocol/collab";
+import type { CollabSaveAnswer, CollabSaved } from "../../protocol/collab";
 import { ErrorCode } from "../../protocol/errors";
 import type { WorkspaceParts } from "../door/parts";
 import { type Call, defineRoute, type Route } from "../door/route";
@@ -16,6 +16,9 @@ import { collabUser } from "./collab-user";
  *   GET  /ws/workspaces/{id}/collab/file?path=P[&wake=0]  y-protocols sync + awareness (viewer: awareness only)
  *   GET  /ws/workspaces/{id}/collab/presence              awareness only
  *   POST /api/workspaces/{id}/collab/save?path=P          CollabSaved
+ *
+ * A page saves on its file's socket (protocol/collab.ts COLLAB_MESSAGE_SAVE),
+ * an editor's only, as the POST: the same save, answered on the socket.
  *
  * Sockets end with the session that opened them, and with the caller's
  * membership (SessionSockets).
@@ -46,6 +49,19 @@ function endsWithSession(call: { caller: Call<unknown, unknown, unknown>["caller
   };
 }
 
+/** A save on the socket, as its answer: what the POST answers, or the error it would answer. */
+async function saveAnswer(save: () => Promise<CollabSaved>, path: string): Promise<CollabSaveAnswer> {
+  try {
+    return { saved: await save() };
+  } catch (error) {
+    if (error instanceof AppError) return { error: { code: error.code, message: error.message } };
+    console.error(`collab: saving ${path} on its socket failed:`, error);
+    return {
+      error: { code: ErrorCode.INTERNAL, message: `Something went wrong on the server saving "${path}". Try again.` },
+    };
+  }
+}
+
 export const COLLAB_ROUTES: Route[] = [
   defineRoute({
     method: "GET",
@@ -67,12 +83,15 @@ export const COLLAB_ROUTES: Route[] = [
       await lifecycle.ensureRunning();
       const document = await collab.document(call.query.path);
       const session = endsWithSession(call);
+      const canWrite = call.caller.role !== "viewer";
+      const { path } = call.query;
       try {
         return openCollabSocket(
           document.shared,
-          { canWrite: call.caller.role !== "viewer", user: participant(call) },
+          { canWrite, user: participant(call) },
           {
             onMessage: () => lifecycle.activity.touch(),
+            ...(canWrite ? { onSave: () => saveAnswer(() => collab.save(path), path) } : {}),
             onOpen: session.onOpen,
             onClose: () => {
               session.forget();

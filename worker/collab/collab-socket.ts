@@ -4,7 +4,7 @@
  * closes the socket with a code that says why (protocol/collab.ts
  * CollabClose); nothing a page sends throws out of a listener.
  */
-import { CollabClose, MAX_COLLAB_FRAME_BYTES } from "../../protocol/collab";
+import { CollabClose, type CollabSaveAnswer, MAX_COLLAB_FRAME_BYTES } from "../../protocol/collab";
 import { describe } from "../errors";
 import { BadFrame, type Peer, type SharedDocument } from "./shared-document";
 
@@ -15,12 +15,14 @@ export interface CollabSocketHooks {
   onOpen?: (close: (code: number, reason: string) => void) => void;
   /** The socket closed, whoever closed it. */
   onClose?: () => void;
+  /** A save asked for on the socket (none: the peer's saves are refused). */
+  onSave?: () => Promise<CollabSaveAnswer>;
 }
 
 export function openCollabSocket(
   shared: SharedDocument,
   who: Pick<Peer, "canWrite" | "user">,
-  { onMessage, onOpen, onClose }: CollabSocketHooks = {},
+  { onMessage, onOpen, onClose, onSave }: CollabSocketHooks = {},
 ): Response {
   const [client, socket] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
   // Binary frames as ArrayBuffers (workerd's default is Blob).
@@ -43,7 +45,7 @@ export function openCollabSocket(
     }
     gone();
   };
-  const peer: Peer = { ...who, send: (message) => socket.send(message) };
+  const peer: Peer = { ...who, send: (message) => socket.send(message), ...(onSave ? { save: onSave } : {}) };
   socket.addEventListener("message", (event) => {
     try {
       onMessage?.();

@@ -6,7 +6,15 @@ import * as syncProtocol from "y-protocols/sync";
 import * as Y from "yjs";
 import { MAX_AWARENESS_CLIENTS_PER_PEER, MAX_AWARENESS_STATE_BYTES, SHARED_TEXT } from "../../protocol/collab";
 import { collabUser } from "./collab-user";
-import { BadFrame, MESSAGE_AUTH, MESSAGE_AWARENESS, MESSAGE_SYNC, type Peer, SharedDocument } from "./shared-document";
+import {
+  BadFrame,
+  MESSAGE_AUTH,
+  MESSAGE_AWARENESS,
+  MESSAGE_SAVE,
+  MESSAGE_SYNC,
+  type Peer,
+  SharedDocument,
+} from "./shared-document";
 
 /** A page: its own Y.Doc, answering the server as y-websocket's provider does. */
 class Page implements Peer {
@@ -172,5 +180,62 @@ describe("SharedDocument", () => {
     const a = new Page(shared, true).connect();
     shared.replaceText("one\ntwo\nthree\n");
     expect(a.text).toBe("one\ntwo\nthree\n");
+  });
+});
+
+describe("a save on the socket", () => {
+  /** Frames of a save's answers a page received: [id, answer]. */
+  const answers = (page: Page) =>
+    page.received.flatMap((message) => {
+      const decoder = decoding.createDecoder(message);
+      if (decoding.readVarUint(decoder) !== MESSAGE_SAVE) return [];
+      return [[decoding.readVarUint(decoder), JSON.parse(decoding.readVarString(decoder))] as const];
+    });
+  const askSave = (server: SharedDocument, page: Page, id: number) => {
+    const encoder = encoding.createEncoder();
+    encoding.writeVarUint(encoder, MESSAGE_SAVE);
+    encoding.writeVarUint(encoder, id);
+    server.receive(page, encoding.toUint8Array(encoder));
+  };
+
+  it("saves the text with the edits sent before it and answers the page that asked, by its id", async () => {
+    const server = new SharedDocument();
+    const written: string[] = [];
+    const writer = new (class extends Page {
+      save = async () => {
+        written.push(server.text.toString());
+        return {
+          saved: {
+            file: { path: "a.ts", type: "file" as const, size: 3, modifiedAt: 0, etag: '"e"' },
+            text: server.text.toString(),
+          },
+        };
+      };
+    })(server, true).connect();
+    const other = new Page(server, true).connect();
+    writer.doc.getText(SHARED_TEXT).insert(0, "abc");
+    askSave(server, writer, 7);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(written).toEqual(["abc"]);
+    expect(answers(writer)).toEqual([[7, { saved: expect.objectContaining({ text: "abc" }) }]]);
+    expect(answers(other)).toEqual([]);
+  });
+
+  it("refuses a viewer's save, and a page's that cannot save", async () => {
+    const server = new SharedDocument();
+    const viewer = new Page(server, false).connect();
+    askSave(server, viewer, 1);
+    expect(answers(viewer)).toEqual([[1, { error: { code: "FORBIDDEN", message: expect.any(String) } }]]);
+    const editor = new Page(server, true).connect();
+    askSave(server, editor, 2);
+    expect(answers(editor)).toEqual([[2, { error: expect.objectContaining({ code: "FORBIDDEN" }) }]]);
+  });
+
+  it("closes on a save frame without its id", () => {
+    const server = new SharedDocument();
+    const page = new Page(server, true).connect();
+    const encoder = encoding.createEncoder();
+    encoding.writeVarUint(encoder, MESSAGE_SAVE);
+    expect(() => server.receive(page, encoding.toUint8Array(encoder))).toThrow(BadFrame);
   });
 });

@@ -15,23 +15,30 @@ import * as awarenessProtocol from "y-protocols/awareness";
 import * as syncProtocol from "y-protocols/sync";
 import * as Y from "yjs";
 import {
+  COLLAB_MESSAGE_SAVE,
+  type CollabSaveAnswer,
   type CollabUser,
   MAX_AWARENESS_CLIENTS_PER_PEER,
   MAX_AWARENESS_STATE_BYTES,
   SHARED_TEXT,
 } from "../../protocol/collab";
+import { ErrorCode } from "../../protocol/errors";
 import { textEdits } from "./text-merge";
 
 export const MESSAGE_SYNC = 0;
 export const MESSAGE_AWARENESS = 1;
 export const MESSAGE_AUTH = 2;
 export const MESSAGE_QUERY_AWARENESS = 3;
+/** A save on the socket (protocol/collab.ts). */
+export const MESSAGE_SAVE = COLLAB_MESSAGE_SAVE;
 
 export interface Peer {
   send(message: Uint8Array): void;
   readonly canWrite: boolean;
   /** Stamped on every awareness state this peer sends. */
   readonly user: CollabUser;
+  /** Writes the document to disk for this peer's save message; without it (a viewer), saves are refused. */
+  save?(): Promise<CollabSaveAnswer>;
 }
 
 /** A frame this server cannot take: the socket closes with CollabClose.BAD_FRAME and this message. */
@@ -113,6 +120,9 @@ export class SharedDocument {
         case MESSAGE_AWARENESS:
           this.receiveAwareness(peer, decoding.readVarUint8Array(decoder));
           return;
+        case MESSAGE_SAVE:
+          this.receiveSave(peer, decoding.readVarUint(decoder));
+          return;
         case MESSAGE_QUERY_AWARENESS:
           peer.send(
             frame(MESSAGE_AWARENESS, (encoder) =>
@@ -157,6 +167,27 @@ export class SharedDocument {
       return;
     }
     Y.applyUpdate(this.doc, update, peer);
+  }
+
+  /**
+   * A save asked for on the socket, answered on it. The page's edits sent
+   * before it are in the document already (each frame is applied as it
+   * comes), so the save has them.
+   */
+  private receiveSave(peer: Peer, id: number): void {
+    const answer = (body: CollabSaveAnswer) =>
+      safeSend(
+        peer,
+        frame(MESSAGE_SAVE, (encoder) => {
+          encoding.writeVarUint(encoder, id);
+          encoding.writeVarString(encoder, JSON.stringify(body));
+        }),
+      );
+    if (!peer.canWrite || !peer.save) {
+      answer({ error: { code: ErrorCode.FORBIDDEN, message: "Viewers cannot save this file." } });
+      return;
+    }
+    void peer.save().then(answer);
   }
 
   /**
