@@ -114,7 +114,7 @@ export class Workspace extends DurableObject<Env> {
       prefix: `workspaces/${ctx.id.toString()}/`,
       image: async () => (await ctx.storage.get<string>("lifecycle:image")) || this.image(),
       tag: `workspace ${ctx.id.toString().slice(0, 8)}`,
-      archiveRoute: () => this.sandbox.routeArchives(),
+      archiveRoute: () => this.routeArchives(),
     });
     this.lifecycle = new Lifecycle({
       storage: ctx.storage,
@@ -369,6 +369,15 @@ export class Workspace extends DurableObject<Env> {
   /** Where backups go (a test subclass may make it fail). */
   protected backupBucket(): R2Bucket | undefined {
     return this.env.BACKUPS;
+  }
+
+  /**
+   * Routes the container's requests to the archive hostname to this object;
+   * when it throws, archives go over the exec's stdio instead (the test
+   * Worker makes it throw to exercise that path).
+   */
+  protected routeArchives(): Promise<void> {
+    return this.sandbox.routeArchives();
   }
 
   /** The machine size its containers start on: the owner's choice, else the deployment's. */

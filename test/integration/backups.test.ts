@@ -1,10 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import type { BackupList, BackupRecord, RestoreResult } from "../../protocol/backups";
 import type { WorkspaceStatus } from "../../protocol/workspace";
 import { api } from "../support/api";
-import { peek, post, removeWhatWeMade, sh, testHooks, wake } from "../support/lifecycle";
+import { peek, post, removeWhatWeMade, sh, testHooks, waitFor, wake } from "../support/lifecycle";
 import { createWorkspace, ownerApi } from "../support/session";
 import { accessUser } from "../support/users";
 
@@ -50,6 +51,50 @@ printf 'echo from-history\\n' > /root/.bash_history`;
 /** What the fixture looks like: names, types, modes, owners, link counts, mtimes; and content hashes. */
 const DESCRIBE = `cd /workspace && find . /root/.gitconfig /root/.bash_history -path ./node_modules -prune -o -printf '%p %y %m %U:%G %n %T@ %l\\n' | sort
 sha256sum src/hello.txt src/deep/blob.bin src/run.sh /root/.gitconfig`;
+
+/** DESCRIBE's output for the fixture once restored: a backup keeps no FIFOs and no setuid bit. */
+function restoredFixture(described: string): string {
+  return described
+    .split("\n")
+    .filter((line) => !line.startsWith("./a-fifo "))
+    .map((line) => (line.startsWith("./setuid-file ") ? line.replace(" 4755 ", " 755 ") : line))
+    .join("\n");
+}
+
+/** The server's log from `from` (bytes) on. */
+function serverLogSince(from: number): string {
+  return readFileSync(inject("serverLog")).subarray(from).toString("utf8");
+}
+
+function serverLogSize(): number {
+  try {
+    return statSync(inject("serverLog")).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Waits until the server's log since `from` holds `count` matches of `pattern` (a message may span lines). */
+async function logged(from: number, pattern: RegExp, count: number): Promise<string[]> {
+  const global = new RegExp(pattern.source, "g");
+  return waitFor(
+    `${count} log messages like ${pattern}`,
+    () => {
+      const found = serverLogSince(from).match(global) ?? [];
+      return found.length >= count ? found : undefined;
+    },
+    10_000,
+  );
+}
+
+/** The object as stored in R2: its size and SHA-256 are the record's. */
+async function expectStoredAsRecorded(id: string, record: BackupRecord): Promise<void> {
+  const raw = await ownerApi(`/api/workspaces/${id}/backups/${record.id}/download?format=zst`);
+  expect(raw.status).toBe(200);
+  const bytes = new Uint8Array(await raw.arrayBuffer());
+  expect(bytes.byteLength).toBe(record.size);
+  expect(createHash("sha256").update(bytes).digest("hex")).toBe(record.sha256);
+}
 
 describe("backups in R2", () => {
   it("round-trips files, modes, owners, links and mtimes, checks the SHA-256, and a restore can be undone", async () => {
@@ -258,6 +303,64 @@ describe("backups in R2", () => {
       );
       expect(answer).not.toMatch(/webSocketDebuggerUrl|"ok"/);
     }
+  });
+});
+
+describe("archives by exec, when the archive hostname cannot be used", () => {
+  it("backs up and restores over the exec's stdio when the hostname cannot be set up, or the container's requests never arrive", async () => {
+    const id = await createWorkspace("backup by exec", "empty");
+    const { container } = await wake(id);
+    sh(container, FIXTURE);
+    const before = sh(container, DESCRIBE);
+    const hooks = (body: object) =>
+      post(`/api/workspaces/${id}/test-hooks/backups`, { headers: json, body: JSON.stringify(body) });
+
+    // 1. The hostname cannot be routed here (the archive route fails): no HTTP is tried at all.
+    const logFrom = serverLogSize();
+    expect((await hooks({ archiveRoute: false })).status).toBe(204);
+    const record = await backup(id);
+    await expectStoredAsRecorded(id, record);
+    sh(
+      container,
+      "cd /workspace && rm -rf src link-to-hello && echo new > added.txt && echo changed > /root/.gitconfig",
+    );
+    const changed = sh(container, "cd /workspace && ls -A | sort && cat /root/.gitconfig");
+    const restored = await restore(id, record.id);
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    expect(sh(container, DESCRIBE)).toBe(restoredFixture(before));
+    expect(sh(container, "ls -A / | grep cloud-ide-restore || true")).toBe("");
+    // The backup, then the restore's staging and its undo backup: each went by exec.
+    await logged(
+      logFrom,
+      new RegExp(
+        `no HTTP route for archives \\(the archive hostname is off for workspace ${id} \\(test hook\\)\\); by exec`,
+      ),
+      3,
+    );
+
+    // 2. The hostname is routed, but the container's requests never arrive (its curl fails at once):
+    // each side notices and goes by exec. Undoing the restore carries the undo backup back that way.
+    expect((await hooks({ archiveRoute: true })).status).toBe(204);
+    const curlOff = `curl is off for ${id}`;
+    sh(
+      container,
+      `printf '#!/bin/sh\\necho "${curlOff}" >&2\\nexit 7\\n' > /usr/local/bin/curl && chmod 755 /usr/local/bin/curl`,
+    );
+    const secondFrom = serverLogSize();
+    const undone = await restore(id, restored.body.undo.id);
+    expect(undone.status, JSON.stringify(undone.body)).toBe(200);
+    // The undo backup keeps no FIFO either.
+    const changedWithoutFifo = changed
+      .split("\n")
+      .filter((line) => line !== "a-fifo")
+      .join("\n");
+    expect(sh(container, "cd /workspace && ls -A | sort && cat /root/.gitconfig")).toBe(changedWithoutFifo);
+    // Each message quotes the script's stderr (several lines), then says where the archive went.
+    await logged(secondFrom, new RegExp(`the archive did not go over HTTP \\([^]*?${curlOff}[^]*?\\); by exec`), 1);
+    await logged(secondFrom, new RegExp(`the archive did not come over HTTP \\([^]*?${curlOff}[^]*?\\); by exec`), 1);
+    // The undo backup of that restore was written to R2 by exec, whole.
+    await expectStoredAsRecorded(id, undone.body.undo);
+    sh(container, "rm -f /usr/local/bin/curl");
   });
 });
 

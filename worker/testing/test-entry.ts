@@ -11,8 +11,9 @@
  *        or an image to start from (one that cannot start, to test failures)
  *   POST /api/workspaces/{id}/previews/{port}/shares/{shareId}/expire
  *        the share link expires now
- *   POST /api/workspaces/{id}/test-hooks/backups  {unavailable?: boolean}
- *        R2 fails every backup operation of this workspace (until false)
+ *   POST /api/workspaces/{id}/test-hooks/backups  {unavailable?: boolean, archiveRoute?: boolean}
+ *        unavailable: R2 fails every backup operation of this workspace (until false);
+ *        archiveRoute false: the archive hostname cannot be set up, so archives go by exec (until true)
  *   POST /api/workspaces/{id}/test-hooks/backups/{backupId}/corrupt  {mode: "flip" | "truncate"}
  *        overwrites the backup's object in R2: one byte changed, or its second half cut off
  *   GET  /api/test-hooks/routes
@@ -58,6 +59,7 @@ const OVERRIDES_KEY = "test:lifecycle-overrides";
 export class Workspace extends ProductionWorkspace {
   private testImage: string | undefined;
   private backupsUnavailable = false;
+  private archiveRouteOff = false;
 
   protected override backupBucket(): R2Bucket | undefined {
     const bucket = super.backupBucket();
@@ -68,9 +70,15 @@ export class Workspace extends ProductionWorkspace {
     });
   }
 
-  testBackups(caller: string, options: { unavailable: boolean }): Promise<RpcResult<void>> {
+  protected override routeArchives(): Promise<void> {
+    if (!this.archiveRouteOff) return super.routeArchives();
+    return Promise.reject(new Error(`the archive hostname is off for workspace ${this.ctx.id.name ?? ""} (test hook)`));
+  }
+
+  testBackups(caller: string, options: { unavailable?: boolean; archiveRoute?: boolean }): Promise<RpcResult<void>> {
     return this.call(caller, () => {
-      this.backupsUnavailable = options.unavailable;
+      if (options.unavailable !== undefined) this.backupsUnavailable = options.unavailable;
+      if (options.archiveRoute !== undefined) this.archiveRouteOff = !options.archiveRoute;
     });
   }
 
@@ -196,9 +204,13 @@ hooks.post("/api/workspaces/:id/previews/:port/shares/:shareId/expire", async (c
 });
 
 hooks.post("/api/workspaces/:id/test-hooks/backups", async (c) => {
-  const body = (await c.req.json().catch(() => ({}))) as { unavailable?: unknown };
+  const body = (await c.req.json().catch(() => ({}))) as { unavailable?: unknown; archiveRoute?: unknown };
+  const flag = (value: unknown) => (typeof value === "boolean" ? value : undefined);
   unwrap(
-    (await testStub(c).testBackups(c.get("user").id, { unavailable: body.unavailable === true })) as RpcResult<void>,
+    (await testStub(c).testBackups(c.get("user").id, {
+      unavailable: flag(body.unavailable),
+      archiveRoute: flag(body.archiveRoute),
+    })) as RpcResult<void>,
   );
   return c.body(null, 204);
 });
