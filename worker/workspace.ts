@@ -130,6 +130,7 @@ export class Workspace extends DurableObject<Env> {
           ...(intercept ? { outbound: this.outbound() } : {}),
         };
       },
+      afterLaunch: () => this.afterLaunch(),
       afterStart: (from) => this.afterStart(from),
       backups: this.backups,
       hibernatedSockets: () => ctx.getWebSockets().length,
@@ -265,11 +266,11 @@ export class Workspace extends DurableObject<Env> {
   }
 
   /**
-   * After a start: the interception CA trusted, preview hostnames for dev
-   * servers; on the very first start the template, git's author (the owner)
-   * and the clone of a repository.
+   * As soon as a new container answers, beside the restore of a backup's
+   * files: the resident agent, the interception CA trusted, preview hostnames
+   * for dev servers. None of them touches /workspace or /root.
    */
-  private async afterStart(from: StartPlan["from"]): Promise<void> {
+  private async afterLaunch(): Promise<void> {
     // The resident agent starts first; these steps run through it rather than an exec each,
     // side by side: each is a round trip to the container, and none needs another.
     this.sandbox.startAgent();
@@ -280,12 +281,15 @@ export class Workspace extends DurableObject<Env> {
         console.error(`workspace ${this.ctx.id.name ?? ""}: ${describe(error)}`),
       ),
       this.previews.writePreviewHosts(quick),
-      this.prepareFiles(from),
     ]);
   }
 
-  /** A new workspace's template, git author and setup recipe; the recipe again after a move to a new image. */
-  private async prepareFiles(from: StartPlan["from"]): Promise<void> {
+  /**
+   * Once the container has its files: on the very first start the template,
+   * git's author (the owner) and the clone of a repository; the setup recipe
+   * after a move to a new image.
+   */
+  private async afterStart(from: StartPlan["from"]): Promise<void> {
     const quick = this.sandbox.quick;
     const template = await this.ctx.storage.get<WorkspaceTemplate>("template");
     // Only over the image's /workspace, and at most once: never over a user's files.

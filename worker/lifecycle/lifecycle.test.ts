@@ -680,6 +680,95 @@ describe("the lifecycle with backups", () => {
     expect((await lifecycle.status("w")).system).toMatchObject({ image: "image-2", current: true });
   });
 
+  /** withBackups, with the container's set-up (afterLaunch) held by `setUp` and the steps in `events`. */
+  function withSetUp() {
+    const events: string[] = [];
+    let image = "image-1";
+    let setUp = Promise.resolve();
+    let backups: FakeBackups | undefined;
+    const made = setup({}, () => ({ image, enableInternet: true }), {
+      get backups() {
+        return backups;
+      },
+      afterLaunch: async () => {
+        events.push("set-up begins");
+        await setUp;
+        events.push("set-up done");
+      },
+      afterStart: async (from) => {
+        events.push(`files' steps (${from}): ${[...made.sandbox.disk].sort().join(" ")}`);
+      },
+    });
+    backups = new FakeBackups(made.sandbox);
+    const lifecycle = made.restart();
+    made.sandbox.wake = () => lifecycle.ensureRunning();
+    return {
+      ...made,
+      lifecycle,
+      backups,
+      events,
+      setImage: (next: string) => {
+        image = next;
+      },
+      holdSetUp: () => {
+        const held = deferred();
+        setUp = held.promise;
+        return held;
+      },
+    };
+  }
+
+  it("a wake from a backup sets the container up beside the restore, and runs the files' steps once the files are back", async () => {
+    const { lifecycle, sandbox, backups, events, setImage, holdSetUp } = withSetUp();
+    await lifecycle.ensureRunning();
+    await sandbox.write("mine.txt");
+    await lifecycle.stop();
+
+    const restoring = deferred();
+    const restoreInto = backups.restoreInto.bind(backups);
+    backups.restoreInto = async (record) => {
+      events.push("restore begins");
+      await restoring.promise;
+      await restoreInto(record);
+      events.push("restored");
+    };
+    setImage("image-2");
+    const setUp = holdSetUp();
+    events.length = 0;
+    const waking = lifecycle.ensureRunning();
+    for (let i = 0; i < 10; i++) await tick();
+    // Both under way at once; nothing touches the files before they are back.
+    expect(events).toEqual(["set-up begins", "restore begins"]);
+    restoring.resolve();
+    for (let i = 0; i < 10; i++) await tick();
+    expect(events).toEqual(["set-up begins", "restore begins", "restored", "files' steps (backup): mine.txt template"]);
+    // Running only once the set-up is done too.
+    expect(lifecycle.kind).toBe("starting");
+    setUp.resolve();
+    await waking;
+    expect(events.at(-1)).toBe("set-up done");
+    expect(lifecycle.kind).toBe("running");
+  });
+
+  it("a start whose restore fails waits for the container's set-up before the container goes", async () => {
+    const { lifecycle, sandbox, backups, events, setImage, holdSetUp } = withSetUp();
+    await lifecycle.ensureRunning();
+    await lifecycle.stop();
+    backups.damaged.add("b1");
+
+    setImage("image-2");
+    const setUp = holdSetUp();
+    const destroys = sandbox.destroys;
+    const waking = lifecycle.ensureRunning().catch((error: unknown) => error);
+    for (let i = 0; i < 10; i++) await tick();
+    expect(sandbox.destroys).toBe(destroys);
+    setUp.resolve();
+    expect(await waking).toMatchObject({ code: "BACKUP_INTEGRITY" });
+    expect(events.at(-1)).toBe("set-up done");
+    expect(sandbox.destroys).toBe(destroys + 1);
+    expect(events.some((event) => event.startsWith("files' steps (backup)"))).toBe(false);
+  });
+
   it("a snapshot that cannot be restored falls back to the latest backup, skipping a damaged one", async () => {
     const { lifecycle, sandbox, backups } = withBackups();
     await lifecycle.ensureRunning();

@@ -133,7 +133,15 @@ export interface LifecycleDeps {
   alarms: AlarmScheduler;
   settings: () => Promise<LifecycleSettings>;
   startOptions: () => StartOptions;
-  /** Runs once a new container answers and has its files, before it counts as running (preview hostnames, the template, the setup recipe). */
+  /**
+   * Runs as soon as a new container answers, beside the restore of a
+   * backup's files (so never anything that reads or writes /workspace or
+   * /root: the resident agent, the interception CA, preview hostnames). A
+   * start waits for it before the container counts as running; a failure is
+   * logged, not a failed start.
+   */
+  afterLaunch?: () => Promise<void>;
+  /** Runs once a new container answers and has its files, before it counts as running (the template, the setup recipe). */
   afterStart?: (from: StartPlan["from"]) => Promise<void>;
   /** Backups of the user's files; without them a start uses the snapshot or the template only. */
   backups?: FileBackups;
@@ -402,6 +410,7 @@ export class Lifecycle {
     let plan = await this.plan(image);
     const { sandbox, tag } = this.deps;
     let kernel: string;
+    let launched: Promise<void> = Promise.resolve();
     try {
       try {
         kernel = await this.launch(starting, plan);
@@ -413,11 +422,16 @@ export class Lifecycle {
         plan = { from: "backup", backups, reason: "snapshot-unavailable" };
         kernel = await this.launch(starting, plan);
       }
+      // The container's own set-up goes on while a backup's files come in: the restore is
+      // seconds of the container's CPU and I/O, these steps a few round trips.
+      launched = this.afterLaunch();
       if (plan.from === "backup") {
         this.setPhase(starting, "restoring-backup");
         plan = { ...plan, backups: [await this.restoreLatest(plan.backups)] };
       }
     } catch (error) {
+      // Settled before the container goes, so nothing of it runs against the next one.
+      await launched;
       if (sandbox.running) await sandbox.destroy().catch(() => {});
       if (this.isDeleted) throw deleted();
       const reason = describe(error).replace(/\.+$/, "");
@@ -438,6 +452,7 @@ export class Lifecycle {
     }
     if (this.isDeleted) {
       // Deleted while it started: it must not outlive the workspace.
+      await launched;
       await sandbox.destroy().catch(() => {});
       throw deleted();
     }
@@ -446,7 +461,10 @@ export class Lifecycle {
     await this.deps.storage.put(SYSTEM_KEY, snapshot ? (snapshot.image ?? "") : image);
     await this.noteStart(plan);
     await this.deps.storage.delete(SLEPT_KEY);
-    await this.deps.afterStart?.(plan.from).catch((error) => console.error(`${tag} after start: ${describe(error)}`));
+    await Promise.all([
+      launched,
+      this.deps.afterStart?.(plan.from).catch((error) => console.error(`${tag} after start: ${describe(error)}`)),
+    ]);
     this.setPhase(starting, "ready");
     const settings = await this.deps.settings();
     await sandbox.setInactivityTimeout(platformTimeoutMs(settings));
@@ -456,6 +474,13 @@ export class Lifecycle {
       await sandbox.destroy().catch(() => {});
       throw deleted();
     }
+  }
+
+  /** {@link LifecycleDeps.afterLaunch}, never rejecting. */
+  private async afterLaunch(): Promise<void> {
+    await this.deps
+      .afterLaunch?.()
+      .catch((error) => console.error(`${this.deps.tag} after launch: ${describe(error)}`));
   }
 
   /** Starts a container for `plan` (from the snapshot, else the image), trying a few times; returns `uname -a`. */
