@@ -111,6 +111,7 @@ export class Workspace extends DurableObject<Env> {
       bucket: () => this.backupBucket(),
       storage: ctx.storage,
       sandbox: this.sandbox,
+      quick: this.sandbox.quick,
       prefix: `workspaces/${ctx.id.toString()}/`,
       image: async () => (await ctx.storage.get<string>("lifecycle:image")) || this.image(),
       tag: `workspace ${ctx.id.toString().slice(0, 8)}`,
@@ -524,7 +525,8 @@ export class Workspace extends DurableObject<Env> {
       const result = await this.backups.restore(backupId);
       const when = result.restored.createdAt.slice(0, 16).replace("T", " ");
       await restartTerminals(
-        this.sandbox,
+        // Through the resident agent: an exec's round trip fewer before the restore answers.
+        this.sandbox.quick,
         `cloud-ide: the files were restored from the backup of ${when} UTC; this terminal started again in the restored tree.`,
       ).catch((error) => console.error(`restarting terminals after a restore: ${describe(error)}`));
       this.fileWatcher.restart();

@@ -6,7 +6,7 @@
  * staged folders in. See README "Workspaces that last" for what is kept.
  */
 import { ErrorCode } from "../../protocol/errors";
-import { AppError } from "../errors";
+import { AppError, describe } from "../errors";
 import { SHELL_ENV, WORKSPACE_ROOT } from "../sandbox/environment";
 import type { Sandbox, SandboxProcess } from "../sandbox/sandbox";
 
@@ -120,8 +120,22 @@ export async function startArchive(
   sandbox: Sandbox,
   dirs: readonly string[],
   via: ArchiveVia,
+  quick?: Pick<Sandbox, "run">,
 ): Promise<{ stdout: ReadableStream<Uint8Array> | null; exitCode: Promise<number>; failure: () => Promise<string> }> {
   const url = via === "exec" ? "" : via.url;
+  if (url && quick) {
+    // Over HTTP the script needs no stdio of ours: the resident agent runs it, an exec's round trip fewer.
+    const result = quick.run(["bash", "-c", BACKUP_SCRIPT, "backup", url, ...members(dirs)], { wake: false });
+    result.catch(() => {});
+    return {
+      stdout: null,
+      exitCode: result.then((done) => done.exitCode),
+      failure: async () => {
+        const done = await result.catch((error: unknown) => ({ exitCode: -1, stderr: describe(error) }));
+        return `tar | zstd exited with ${done.exitCode}: ${done.stderr.trim().slice(0, 300)}`;
+      },
+    };
+  }
   const proc = await sandbox.exec(["bash", "-c", BACKUP_SCRIPT, "backup", url, ...members(dirs)], {
     stdout: via === "exec" ? "pipe" : "ignore",
     stderr: "pipe",
@@ -146,15 +160,9 @@ export async function startArchive(
 export async function extractToStaging(
   sandbox: Sandbox,
   source: { url: string } | { stdin: ReadableStream<Uint8Array> },
+  quick?: Pick<Sandbox, "run">,
 ): Promise<void> {
-  const viaHttp = "url" in source;
-  const proc = await sandbox.exec(["bash", "-c", EXTRACT_SCRIPT, "extract", viaHttp ? source.url : ""], {
-    ...(viaHttp ? {} : { stdin: source.stdin }),
-    stdout: "ignore",
-    stderr: "pipe",
-    wake: false,
-  });
-  const [code, stderr] = await Promise.all([proc.exitCode, readText(proc)]);
+  const { code, stderr } = await runExtract(sandbox, source, quick);
   if (code === 0) return;
   if (/no space left/i.test(stderr)) {
     throw new AppError(
@@ -174,13 +182,34 @@ export async function extractToStaging(
   );
 }
 
+/** The extract script's exit code and stderr; over HTTP through the resident agent when there is one (no stdio of ours needed). */
+async function runExtract(
+  sandbox: Sandbox,
+  source: { url: string } | { stdin: ReadableStream<Uint8Array> },
+  quick: Pick<Sandbox, "run"> | undefined,
+): Promise<{ code: number; stderr: string }> {
+  const viaHttp = "url" in source;
+  if (viaHttp && quick) {
+    const done = await quick.run(["bash", "-c", EXTRACT_SCRIPT, "extract", source.url], { wake: false });
+    return { code: done.exitCode, stderr: done.stderr };
+  }
+  const proc = await sandbox.exec(["bash", "-c", EXTRACT_SCRIPT, "extract", viaHttp ? source.url : ""], {
+    ...(viaHttp ? {} : { stdin: source.stdin }),
+    stdout: "ignore",
+    stderr: "pipe",
+    wake: false,
+  });
+  const [code, stderr] = await Promise.all([proc.exitCode, readText(proc)]);
+  return { code, stderr };
+}
+
 /** Removes what an extraction left (after a refused check). */
-export async function discardStaging(sandbox: Sandbox): Promise<void> {
+export async function discardStaging(sandbox: Pick<Sandbox, "run">): Promise<void> {
   await sandbox.run(["rm", "-rf", STAGE], { wake: false });
 }
 
 /** Swaps the staged folders in place of `dirs`. */
-export async function swapStaged(sandbox: Sandbox, dirs: readonly string[]): Promise<void> {
+export async function swapStaged(sandbox: Pick<Sandbox, "run">, dirs: readonly string[]): Promise<void> {
   const result = await sandbox.run(["bash", "-c", SWAP_SCRIPT, "swap", ...members(dirs)], { wake: false });
   if (result.exitCode !== 0) {
     throw new Error(`replacing the files failed (exit ${result.exitCode}): ${result.stderr.trim().slice(0, 300)}`);
@@ -188,7 +217,7 @@ export async function swapStaged(sandbox: Sandbox, dirs: readonly string[]): Pro
 }
 
 /** Tells each terminal what happened and starts its shell again in the restored tree. */
-export async function restartTerminals(sandbox: Sandbox, message: string): Promise<void> {
+export async function restartTerminals(sandbox: Pick<Sandbox, "run">, message: string): Promise<void> {
   // The message goes through printf's %s, never as a format: no quoting games.
   const safe = message.replace(/["'\\$`]/g, "");
   await sandbox.run(["bash", "-c", RESTART_TERMINALS_SCRIPT, "restart", safe], { env: SHELL_ENV, wake: false });
