@@ -31,6 +31,8 @@ const FILL_MB = 200;
  * workspace, most of the section's time), for a quicker look at backup and restore.
  */
 const WAKES = process.env.BENCH_BACKUPS_WAKES !== "0";
+/** `BENCH_BACKUPS_ONLY=template` (or `fill`) measures one of the two workspaces. */
+const ONLY = process.env.BENCH_BACKUPS_ONLY;
 
 const TAR =
   "tar -C / --format=posix --numeric-owner --one-file-system --anchored --exclude=root/.cache --exclude=root/.npm/_cacache -cf - workspace root";
@@ -55,8 +57,8 @@ export async function run({ baseUrl }) {
   const cleanup = { tags: [], snapshots: [] };
   try {
     return [
-      ...(await measure(session, "template workspace", undefined, cleanup)),
-      ...(await measure(session, `~${FILL_MB} MB`, FILL_MB, cleanup)),
+      ...(ONLY === "fill" ? [] : await measure(session, "template workspace", undefined, cleanup)),
+      ...(ONLY === "template" ? [] : await measure(session, `~${FILL_MB} MB`, FILL_MB, cleanup)),
     ];
   } finally {
     for (const snapshot of cleanup.snapshots.reverse()) {
