@@ -132,7 +132,7 @@ export async function startArchive(
       exitCode: result.then((done) => done.exitCode),
       failure: async () => {
         const done = await result.catch((error: unknown) => ({ exitCode: -1, stderr: describe(error) }));
-        return `tar | zstd exited with ${done.exitCode}: ${done.stderr.trim().slice(0, 300)}`;
+        return archiveFailure(url, done.exitCode, done.stderr);
       },
     };
   }
@@ -146,8 +146,13 @@ export async function startArchive(
   return {
     stdout: via === "exec" ? (proc.stdout as ReadableStream<Uint8Array>) : null,
     exitCode: proc.exitCode,
-    failure: async () => `tar | zstd exited with ${await proc.exitCode}: ${(await stderr).trim().slice(0, 300)}`,
+    failure: async () => archiveFailure(url, await proc.exitCode, await stderr),
   };
+}
+
+/** What failed, named by the pipeline that ran (curl too when it PUT the archive); the script's stderr says which part. */
+function archiveFailure(url: string, exitCode: number, stderr: string): string {
+  return `${url ? "tar | zstd | curl" : "tar | zstd"} exited with ${exitCode}: ${stderr.trim().slice(0, 300)}`;
 }
 
 /**
