@@ -131,6 +131,8 @@ export class Workspace extends DurableObject<Env> {
           ...(intercept ? { outbound: this.outbound() } : {}),
         };
       },
+      // Its python starts while the start's `uname` runs; a failed attempt's is started again by afterLaunch.
+      onLaunch: () => this.sandbox.startAgent(),
       afterLaunch: () => this.afterLaunch(),
       afterStart: (from) => this.afterStart(from),
       backups: this.backups,
@@ -272,8 +274,8 @@ export class Workspace extends DurableObject<Env> {
    * for dev servers. None of them touches /workspace or /root.
    */
   private async afterLaunch(): Promise<void> {
-    // The resident agent starts first; these steps run through it rather than an exec each,
-    // side by side: each is a round trip to the container, and none needs another.
+    // The resident agent (started at launch, or again here after a failed attempt); these steps
+    // run through it rather than an exec each, side by side: none needs another.
     this.sandbox.startAgent();
     const quick = this.sandbox.quick;
     await Promise.all([

@@ -511,6 +511,32 @@ describe("the lifecycle", () => {
     expect(lifecycle.kind).toBe("running");
   });
 
+  it("starts the resident agent beside each attempt's first command, after the intercepts; a failed attempt's again", async () => {
+    const outbound = { toString: () => "outbound" } as unknown as Fetcher;
+    let attempt = 0;
+    const { lifecycle, sandbox } = setup(
+      { attempts: 2 },
+      (sandbox) => ({ image: sandbox.image, enableInternet: false, outbound }),
+      { onLaunch: () => sandbox.intercepts.push("agent") },
+    );
+    // The first attempt's container never answers; the second does.
+    const start = sandbox.start.bind(sandbox);
+    sandbox.start = (options) => {
+      attempt += 1;
+      sandbox.startGate = attempt === 1 ? new Promise(() => {}) : undefined;
+      start(options);
+    };
+    await lifecycle.ensureRunning();
+    expect(sandbox.intercepts).toEqual([
+      "before first command: outbound",
+      "agent",
+      "before first command: outbound",
+      "agent",
+      "uname",
+    ]);
+    expect(lifecycle.kind).toBe("running");
+  });
+
   it("deleting does not hang on a container removal that never answers, and fails if the removal fails", async () => {
     vi.useFakeTimers();
     try {

@@ -141,6 +141,12 @@ export interface LifecycleDeps {
    * logged, not a failed start.
    */
   afterLaunch?: () => Promise<void>;
+  /**
+   * Called when a start attempt's container is about to get its first
+   * command (its intercepts are in place), beside that command: for what
+   * starts itself again if the attempt fails (the resident agent).
+   */
+  onLaunch?: () => void;
   /** Runs once a new container answers and has its files, before it counts as running (the template, the setup recipe). */
   afterStart?: (from: StartPlan["from"]) => Promise<void>;
   /** Backups of the user's files; without them a start uses the snapshot or the template only. */
@@ -608,6 +614,8 @@ export class Lifecycle {
       // Intercepts end with a container: a new one gets them before any command runs in it.
       const answered = (async () => {
         if (outbound) await sandbox.interceptOutbound(outbound);
+        // The resident agent's process starts beside the first command, not after it answered.
+        this.deps.onLaunch?.();
         return this.uname(this.timings.attemptWaitMs);
       })();
       answered.catch(() => {});
