@@ -272,8 +272,9 @@ describe("a workspace from a repository", () => {
     await treeRow("README.md").waitFor({ timeout: 60_000 });
     await page.getByTestId("sidebar-git").click();
     await poll(logSubjects).toEqual(["Served by the test handler"]);
-    expect(await page.getByTestId("git-branch").inputValue()).toBe("main");
-    expect(await page.getByText("No changes.").count()).toBe(1);
+    // The panel's status can arrive after the clone's last change event: both waited for, not read once.
+    await expect.poll(() => page.getByTestId("git-branch").inputValue(), { timeout: 30_000 }).toBe("main");
+    await expect.poll(() => page.getByText("No changes.").count(), { timeout: 30_000 }).toBe(1);
   });
 
   it("takes a Git URL and a branch in New workspace, and the clone runs in the terminal", async () => {
