@@ -628,13 +628,15 @@ class FakeBackups implements FileBackups {
 }
 
 describe("the lifecycle with backups", () => {
-  function withBackups() {
+  /** A lifecycle whose backups are a FakeBackups and whose image changes by setImage; `extra` adds deps. */
+  function withBackups(extra: Partial<LifecycleDeps> = {}) {
     let image = "image-1";
     let backups: FakeBackups | undefined;
     const made = setup({}, () => ({ image, enableInternet: true }), {
       get backups() {
         return backups;
       },
+      ...extra,
     });
     backups = new FakeBackups(made.sandbox);
     const lifecycle = made.restart();
@@ -709,13 +711,8 @@ describe("the lifecycle with backups", () => {
   /** withBackups, with the container's set-up (afterLaunch) held by `setUp` and the steps in `events`. */
   function withSetUp() {
     const events: string[] = [];
-    let image = "image-1";
     let setUp = Promise.resolve();
-    let backups: FakeBackups | undefined;
-    const made = setup({}, () => ({ image, enableInternet: true }), {
-      get backups() {
-        return backups;
-      },
+    const made = withBackups({
       afterLaunch: async () => {
         events.push("set-up begins");
         await setUp;
@@ -725,17 +722,9 @@ describe("the lifecycle with backups", () => {
         events.push(`files' steps (${from}): ${[...made.sandbox.disk].sort().join(" ")}`);
       },
     });
-    backups = new FakeBackups(made.sandbox);
-    const lifecycle = made.restart();
-    made.sandbox.wake = () => lifecycle.ensureRunning();
     return {
       ...made,
-      lifecycle,
-      backups,
       events,
-      setImage: (next: string) => {
-        image = next;
-      },
       holdSetUp: () => {
         const held = deferred();
         setUp = held.promise;
