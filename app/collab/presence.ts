@@ -1,5 +1,6 @@
 import { WebsocketProvider } from "y-websocket";
 import * as Y from "yjs";
+import { keepAwarenessAcrossReconnects } from "./awareness-reconnect";
 import {
   changesNothing,
   filesOpenBy,
@@ -63,6 +64,7 @@ export class PresenceRoom {
       disableBc: true,
       maxBackoffTime: 10_000,
     });
+    keepAwarenessAcrossReconnects(this.provider);
     this.provider.awareness.setLocalState(this.local);
     this.provider.awareness.on("change", this.changed);
     // Back in step after a reconnect: everyone's states have arrived (the

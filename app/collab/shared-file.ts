@@ -8,6 +8,7 @@ import * as Y from "yjs";
 import { COLLAB_MESSAGE_SAVE, type CollabSaveAnswer, type CollabSaved, SHARED_TEXT } from "../../protocol/collab";
 import { ErrorCode, errorStatus } from "../../protocol/errors";
 import { ApiRequestError } from "../api/http";
+import { keepAwarenessAcrossReconnects } from "./awareness-reconnect";
 
 /** The WebSocket base of a workspace's collab routes (worker/collab/collab-routes.ts). */
 export function collabUrl(workspaceId: string): string {
@@ -50,6 +51,8 @@ export class SharedFile {
       disableBc: true,
       maxBackoffTime: 5000,
     });
+    // The others' cursors, and this page's, come back with the socket.
+    keepAwarenessAcrossReconnects(this.provider);
     this.synced = new Promise((resolve, reject) => {
       let failures = 0;
       this.provider.on("sync", (synced: boolean) => {

@@ -125,6 +125,9 @@ describe("presence", () => {
     await hook(guest, "dropPresenceSocket");
     expect(await guest.getByTestId("follow-bar").isVisible()).toBe(true);
     expect(await guest.getByTestId("follow-stopped").count()).toBe(0);
+    // Back in step, each sees the other again without either having moved (their states' clocks did not change).
+    expect(await avatar(guest, "owner").count()).toBe(1);
+    await avatar(owner, "Grace Hopper").waitFor({ timeout: 10_000 });
     await treeRow(owner, "docs/inner.txt").click();
     await expect.poll(() => activeTab(guest), { timeout: 30_000 }).toBe("docs/inner.txt");
     await treeRow(owner, "short.txt").click();
