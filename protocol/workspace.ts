@@ -79,6 +79,11 @@ export interface WorkspaceStatus {
   restored?: RestoreNotice;
   /** While running: the image and machine; see {@link SystemInfo}. */
   system?: SystemInfo;
+  /**
+   * The machine size (instance type) it runs on, or starts on next when it
+   * is not running: a change while asleep applies from the next start.
+   */
+  machine?: string;
   /** The latest backup of the user's files and the error of a later attempt that failed. */
   backup?: BackupHealth;
   error?: ErrorBody;

@@ -11,8 +11,11 @@ function machineSpec(spec: MachineSpec): string {
 }
 
 /** What a size change does, said before it happens: the workspace restarts (saved first, files kept). */
-function machineConfirmation(machine: Machine): string {
-  return `Change the machine to ${machine} (${machineSpec(MACHINES[machine])})? This restarts the workspace: it is saved first and your files are kept, but running programs (terminal processes, dev servers) stop.`;
+function machineConfirmation(machine: Machine, running: boolean): string {
+  const change = `Change the machine to ${machine} (${machineSpec(MACHINES[machine])})?`;
+  return running
+    ? `${change} This restarts the workspace: it is saved first and your files are kept, but running programs (terminal processes, dev servers) stop.`
+    : `${change} The workspace is not running: it starts on the new machine next time.`;
 }
 
 /** What support needs to know about the workspace, behind a click: id, kernel, image, how files reach it, last save. */
@@ -22,6 +25,7 @@ export function WorkspaceDetails({
   backups,
   onMachine,
   onChanged,
+  onRead,
 }: {
   workspaceId: string;
   status: StatusView;
@@ -29,6 +33,8 @@ export function WorkspaceDetails({
   /** Chooses a new machine size (the workspace restarts on it). */
   onMachine?: (machine: Machine) => Promise<unknown>;
   onChanged?: () => Promise<void>;
+  /** Reads the state again without waking the workspace (after a change made while it is not running). */
+  onRead?: () => Promise<void>;
 }) {
   const action = useAction();
   // Its own action: its busy state and error show beside the size, not beside the image.
@@ -36,6 +42,9 @@ export function WorkspaceDetails({
   // The size being moved to shows in the select until the restart is done (or failed).
   const [pending, setPending] = useState<Machine>();
   const busy = action.busy !== undefined || machineAction.busy !== undefined;
+  // Known asleep too (the size it starts on next), so it can be chosen before a wake.
+  const machine = status.system?.machine ?? status.machine;
+  const running = status.state === "running";
   const upgrade = () => {
     if (
       !window.confirm(
@@ -94,27 +103,28 @@ export function WorkspaceDetails({
         </dd>
         <dt>Machine</dt>
         <dd data-testid="details-machine">
-          {status.system && onMachine ? (
+          {machine && onMachine ? (
             <select
               aria-label="Machine size"
               data-testid="machine-select"
-              value={pending ?? status.system.machine}
+              value={pending ?? machine}
               disabled={busy}
               onChange={(event) => {
-                const machine = event.target.value as Machine;
-                if (!window.confirm(machineConfirmation(machine))) return;
-                setPending(machine);
+                const chosen = event.target.value as Machine;
+                if (!window.confirm(machineConfirmation(chosen, running))) return;
+                setPending(chosen);
                 void machineAction
-                  .run(async () => {
-                    await onMachine(machine);
-                    await onChanged?.();
-                  }, `Restarting on ${machine}…`)
+                  .run(
+                    async () => {
+                      await onMachine(chosen);
+                      await (running ? onChanged : onRead)?.();
+                    },
+                    running ? `Restarting on ${chosen}…` : `Saving ${chosen}…`,
+                  )
                   .finally(() => setPending(undefined));
               }}
             >
-              {!(status.system.machine in MACHINES) && (
-                <option value={status.system.machine}>{status.system.machine}</option>
-              )}
+              {!(machine in MACHINES) && <option value={machine}>{machine}</option>}
               {Object.entries(MACHINES).map(([name, spec]) => (
                 <option key={name} value={name}>
                   {name}: {machineSpec(spec)}
@@ -122,7 +132,7 @@ export function WorkspaceDetails({
               ))}
             </select>
           ) : (
-            (status.system?.machine ?? "not running")
+            (machine ?? "not known")
           )}
           {/* Outside the select: the workspace is not running for part of the restart. */}
           {machineAction.busy && (

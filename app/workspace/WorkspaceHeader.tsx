@@ -79,6 +79,7 @@ export function WorkspaceHeader({
         backups={api.backups}
         onMachine={(machine) => api.setMachine(machine)}
         onChanged={onRetry}
+        onRead={onPoll}
       />
       {status.state === "failed" && (
         <span className="status-error" role="alert" data-testid="container-error">

@@ -100,4 +100,33 @@ describe("the machine size in Details", () => {
     await waitForScreen(page, /^made-before-21$/m);
     expect(errors).toEqual([]);
   });
+
+  it("can be chosen while the workspace sleeps: no restart, and it starts on the new size when woken", async () => {
+    const id = await createWorkspace("machine size asleep page", "empty");
+    const { page, errors } = await openWorkspace(browser, id);
+    const state = (value: string) => page.locator(`[data-testid="container-state"][data-state="${value}"]`);
+    await state("running").waitFor({ timeout: 60_000 });
+    expect((await ownerApi(`/api/workspaces/${id}/stop`, { method: "POST" })).status).toBe(200);
+    await state("sleeping").waitFor({ timeout: 60_000 });
+
+    await page.getByTestId("workspace-details").click();
+    const select = page.getByTestId("machine-select");
+    expect(await select.inputValue()).toBe("standard-1");
+    const accepted = nextDialog(page, true);
+    await select.selectOption("standard-2");
+    expect(await accepted).toMatch(
+      /^Change the machine to standard-2 .*not running: it starts on the new machine next time/,
+    );
+    await page.getByTestId("machine-busy").waitFor({ state: "detached", timeout: 60_000 });
+    expect(await page.getByTestId("machine-error").count()).toBe(0);
+    expect(await select.inputValue()).toBe("standard-2");
+    // Nothing woke it.
+    expect(await state("sleeping").count()).toBe(1);
+    expect(await peek(id)).toMatchObject({ state: "sleeping", machine: "standard-2" });
+
+    // A wake starts it on standard-2.
+    expect((await ownerApi(`/api/workspaces/${id}/wake`, { method: "POST" })).status).toBe(200);
+    expect(limits(await workspaceContainer(id))).toEqual(limitsOf("standard-2"));
+    expect(errors).toEqual([]);
+  });
 });

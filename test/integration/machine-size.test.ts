@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import type { WorkspaceSettings } from "../../protocol/workspace";
-import { peek, removeWhatWeMade, sh, wake } from "../support/lifecycle";
+import { peek, post, removeWhatWeMade, sh, wake } from "../support/lifecycle";
 import { createWorkspace, ownerApi } from "../support/session";
 
 afterAll(removeWhatWeMade);
@@ -45,5 +45,22 @@ describe("a workspace's machine size", () => {
     expect(limits(container)).toEqual({ memory: 6144 * 1024 * 1024, cpus: 1_000_000_000 });
     expect(sh(container, "cat /workspace/note.txt")).toBe("kept");
     expect(await (await settings(id)).json()).toEqual({ machine: "standard-2" });
+  });
+
+  it("is in the status while asleep, and a change then waits for the next start without waking it", async () => {
+    const id = await createWorkspace("machine size asleep", "empty");
+    const { container } = await wake(id);
+    sh(container, "echo kept > /workspace/note.txt");
+    expect((await post(`/api/workspaces/${id}/stop`)).status).toBe(200);
+    const asleep = await peek(id);
+    expect(asleep).toMatchObject({ state: "sleeping", machine: "standard-1" });
+    expect(asleep.system).toBeUndefined();
+
+    expect((await settings(id, "standard-2")).status).toBe(200);
+    expect(await peek(id)).toMatchObject({ state: "sleeping", machine: "standard-2" });
+    const woken = await wake(id);
+    expect(woken.status).toMatchObject({ state: "running", machine: "standard-2", system: { machine: "standard-2" } });
+    expect(limits(woken.container)).toEqual({ memory: 6144 * 1024 * 1024, cpus: 1_000_000_000 });
+    expect(sh(woken.container, "cat /workspace/note.txt")).toBe("kept");
   });
 });

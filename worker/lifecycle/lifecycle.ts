@@ -711,8 +711,10 @@ export class Lifecycle {
     const snapshot = await this.deps.storage.get<SnapshotRecord>(SNAPSHOT_KEY);
     const settings = await this.deps.settings();
     const restored = await this.deps.storage.get<RestoreNotice>(RESTORED_KEY);
+    const { image, instance } = this.deps.startOptions();
     const base = {
       id,
+      machine: instance ?? "default",
       lastSavedAt: snapshot ? new Date(snapshot.savedAt).toISOString() : null,
       snapshotId: snapshot?.id ?? null,
       idleTimeoutSeconds: Math.round(settings.idleMs / 1000),
@@ -724,7 +726,6 @@ export class Lifecycle {
         return { ...base, state: "starting", phase: state.phase };
       case "running":
       case "saving": {
-        const { image, instance } = this.deps.startOptions();
         const running = (await this.deps.storage.get<string>(SYSTEM_KEY)) ?? image;
         return {
           ...base,
