@@ -8,9 +8,9 @@
  */
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, loadAppOnce, openPage, reload, untilShown } from "../support/browser";
+import { launchBrowser, loadAppOnce, reload, untilShown } from "../support/browser";
 import { putFile, shell, workspaceContainer } from "../support/files";
-import { createInvite } from "../support/guests";
+import { joinInBrowser } from "../support/guest-page";
 import { createWorkspace, openWorkspace, ownerApi } from "../support/session";
 import { connected, hook, typeLine } from "../support/terminal-page";
 
@@ -59,13 +59,7 @@ describe("co-editing", () => {
   it("the owner and an invited editor type in the same file and both end with the same text", async () => {
     ({ page: owner, errors: errors.owner } = await openWorkspace(browser, id));
     await connected(owner);
-    const invite = await createInvite(id, { role: "editor", ttlSeconds: 3600 });
-    const url = new URL(invite.url);
-    ({ page: guest, errors: errors.guest } = await openPage(browser, url.pathname + url.hash));
-    await untilShown(guest, '[data-testid="join-invitation"]');
-    await guest.getByLabel("Your name (the others see it)").fill("Ada Lovelace");
-    await guest.getByRole("button", { name: "Join" }).click();
-    await guest.waitForURL(`**/workspaces/${id}`);
+    ({ page: guest, errors: errors.guest } = await joinInBrowser(browser, id, "editor", "Ada Lovelace"));
 
     await openNotes(owner);
     await openNotes(guest);

@@ -10,9 +10,9 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MemberList } from "../../protocol/members";
-import { launchBrowser, loadAppOnce, openPage, untilShown } from "../support/browser";
+import { launchBrowser, loadAppOnce } from "../support/browser";
 import { putFile } from "../support/files";
-import { createInvite } from "../support/guests";
+import { joinInBrowser } from "../support/guest-page";
 import { createWorkspace, openWorkspace, ownerApi } from "../support/session";
 import { connected, hook } from "../support/terminal-page";
 
@@ -53,13 +53,7 @@ describe("presence", () => {
   it("shows the owner and an invited guest to each other in the header, with names", async () => {
     ({ page: owner, errors: errors.owner } = await openWorkspace(browser, id));
     await connected(owner);
-    const invite = await createInvite(id, { role: "viewer", ttlSeconds: 3600 });
-    const url = new URL(invite.url);
-    ({ page: guest, errors: errors.guest } = await openPage(browser, url.pathname + url.hash));
-    await untilShown(guest, '[data-testid="join-invitation"]');
-    await guest.getByLabel("Your name (the others see it)").fill("Grace Hopper");
-    await guest.getByRole("button", { name: "Join" }).click();
-    await guest.waitForURL(`**/workspaces/${id}`);
+    ({ page: guest, errors: errors.guest } = await joinInBrowser(browser, id, "viewer", "Grace Hopper"));
 
     // The password owner's name is "owner".
     await avatar(owner, "Grace Hopper").waitFor();
