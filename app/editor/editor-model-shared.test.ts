@@ -2,11 +2,8 @@ import { undoDepth } from "@codemirror/commands";
 import { describe, expect, it } from "vitest";
 import * as Y from "yjs";
 import { MAX_SHARED_FILE_BYTES, SHARED_TEXT } from "../../protocol/collab";
-import { ErrorCode } from "../../protocol/errors";
-import type { FileInfo } from "../../protocol/files";
-import type { FilesApi } from "../api/files";
-import { ApiRequestError } from "../api/http";
 import { EditorModel } from "./editor-model";
+import { memoryFiles } from "./memory-files.fixture";
 import type { SharedDocuments, SharedText } from "./shared-buffer";
 
 // The editor model's decisions about shared buffers (issue 24), against fakes (this unit test only):
@@ -14,51 +11,6 @@ import type { SharedDocuments, SharedText } from "./shared-buffer";
 
 /** What happened, in order: joins, reads and saves. */
 type Log = string[];
-
-function memoryFiles(initial: Record<string, string | Uint8Array>, log: Log) {
-  const disk = new Map<string, Uint8Array>(
-    Object.entries(initial).map(([path, content]) => [
-      path,
-      typeof content === "string" ? new TextEncoder().encode(content) : content,
-    ]),
-  );
-  let version = 0;
-  const etags = new Map([...disk.keys()].map((path) => [path, `v${version++}`]));
-  const info = (path: string): FileInfo => ({
-    path,
-    type: "file",
-    size: disk.get(path)?.byteLength ?? 0,
-    modifiedAt: 0,
-    etag: etags.get(path) ?? "",
-  });
-  const missing = (path: string) => new ApiRequestError(404, ErrorCode.FILE_NOT_FOUND, `${path} does not exist.`);
-  const files = {
-    async stat(path: string) {
-      if (!disk.has(path)) throw missing(path);
-      return info(path);
-    },
-    async read(path: string) {
-      log.push(`read ${path}`);
-      if (!disk.has(path)) throw missing(path);
-      return { bytes: disk.get(path) as Uint8Array, etag: etags.get(path) ?? "" };
-    },
-    async readIfChanged(path: string, etag: string) {
-      if (disk.has(path) && etags.get(path) === etag) return undefined;
-      return files.read(path);
-    },
-    async save(path: string, content: string) {
-      log.push(`files.save ${path}`);
-      write(path, content);
-      return info(path);
-    },
-  };
-  const write = (path: string, text: string) => {
-    disk.set(path, new TextEncoder().encode(text));
-    etags.set(path, `v${version++}`);
-  };
-  const text = (path: string) => new TextDecoder().decode(disk.get(path));
-  return { files: files as unknown as FilesApi, write, text, info, remove: (path: string) => disk.delete(path) };
-}
 
 /** The server's documents and a page's way to them: each page's Y.Doc is kept in step with the server's. */
 function sharedServer(disk: ReturnType<typeof memoryFiles>, log: Log) {
@@ -69,7 +21,7 @@ function sharedServer(disk: ReturnType<typeof memoryFiles>, log: Log) {
     let doc = documents.get(path);
     if (!doc) {
       doc = new Y.Doc();
-      doc.getText(SHARED_TEXT).insert(0, disk.text(path));
+      doc.getText(SHARED_TEXT).insert(0, disk.text(path) ?? "");
       documents.set(path, doc);
     }
     return doc;

@@ -1,54 +1,7 @@
 import { undoDepth } from "@codemirror/commands";
 import { describe, expect, it } from "vitest";
-import { ErrorCode } from "../../protocol/errors";
-import type { FileInfo } from "../../protocol/files";
-import type { FilesApi } from "../api/files";
-import { ApiRequestError } from "../api/http";
 import { EditorModel } from "./editor-model";
-
-/** Files in memory with etags, as the files API answers (a fake for this unit test only). */
-function memoryFiles(initial: Record<string, string>) {
-  const disk = new Map(Object.entries(initial));
-  let version = 0;
-  /** Reads that sent the file's bytes. */
-  const reads: string[] = [];
-  const etags = new Map([...disk.keys()].map((path) => [path, `v${version++}`]));
-  const info = (path: string): FileInfo => ({
-    path,
-    type: "file",
-    size: new TextEncoder().encode(disk.get(path)).byteLength,
-    modifiedAt: 0,
-    etag: etags.get(path) ?? "",
-  });
-  const missing = (path: string) => new ApiRequestError(404, ErrorCode.FILE_NOT_FOUND, `${path} does not exist.`);
-  const files = {
-    async stat(path: string) {
-      if (!disk.has(path)) throw missing(path);
-      return info(path);
-    },
-    async read(path: string) {
-      if (!disk.has(path)) throw missing(path);
-      reads.push(path);
-      return { bytes: new TextEncoder().encode(disk.get(path)), etag: etags.get(path) ?? "" };
-    },
-    async readIfChanged(path: string, etag: string) {
-      if (disk.has(path) && etags.get(path) === etag) return undefined;
-      return files.read(path);
-    },
-    async save(path: string, content: string, etag: string | null | undefined) {
-      if (etag && etags.get(path) !== etag) throw new ApiRequestError(412, ErrorCode.FILE_CHANGED, "changed");
-      disk.set(path, content);
-      etags.set(path, `v${version++}`);
-      return info(path);
-    },
-  };
-  /** A change made outside the editor (the terminal). */
-  const write = (path: string, text: string) => {
-    disk.set(path, text);
-    etags.set(path, `v${version++}`);
-  };
-  return { files: files as unknown as FilesApi, disk, write, reads };
-}
+import { memoryFiles } from "./memory-files.fixture";
 
 describe("the editor model", () => {
   it("opens a file at a line and column, and lists open buffers", async () => {
@@ -68,7 +21,7 @@ describe("the editor model", () => {
   });
 
   it("applies edits (marking the buffer dirty), saves with If-Match and is clean again", async () => {
-    const { files, disk } = memoryFiles({ "a.ts": "let x = 1;\nlet y = x;\n" });
+    const { files, text } = memoryFiles({ "a.ts": "let x = 1;\nlet y = x;\n" });
     const model = new EditorModel(files);
     await model.applyEdits("a.ts", [
       { from: { line: 1, column: 5 }, to: { line: 1, column: 6 }, insert: "z" },
@@ -81,12 +34,12 @@ describe("the editor model", () => {
     // The request is on its way when the page first shows "saving" (its render does not hold the save back).
     const onDiskWhenShown: (string | undefined)[] = [];
     const stop = model.subscribe(() => {
-      if (model.get("a.ts")?.saving) onDiskWhenShown.push(disk.get("a.ts"));
+      if (model.get("a.ts")?.saving) onDiskWhenShown.push(text("a.ts"));
     });
     await model.save("a.ts");
     stop();
     expect(onDiskWhenShown[0]).toBe("let z = 1;\nlet y = z;\n");
-    expect(disk.get("a.ts")).toBe("let z = 1;\nlet y = z;\n");
+    expect(text("a.ts")).toBe("let z = 1;\nlet y = z;\n");
     expect(model.get("a.ts")?.dirty).toBe(false);
   });
 
@@ -120,18 +73,18 @@ describe("the editor model", () => {
   });
 
   it("puts a conflict on a dirty buffer whose file changed, and a refused save does not overwrite", async () => {
-    const { files, disk, write } = memoryFiles({ "n.md": "first\n" });
+    const { files, text, write } = memoryFiles({ "n.md": "first\n" });
     const model = new EditorModel(files);
     await model.open("n.md");
     await model.applyEdits("n.md", [{ from: { line: 2, column: 1 }, to: { line: 2, column: 1 }, insert: "mine" }]);
     write("n.md", "from the terminal\n");
     await model.save("n.md");
-    expect(disk.get("n.md")).toBe("from the terminal\n");
+    expect(text("n.md")).toBe("from the terminal\n");
     expect(model.get("n.md")?.conflict).toEqual({ disk: "from the terminal\n", etag: expect.any(String) });
 
     model.resolveConflict("n.md", "mine");
     await model.save("n.md");
-    expect(disk.get("n.md")).toBe("first\nmine");
+    expect(text("n.md")).toBe("first\nmine");
     expect(model.get("n.md")?.dirty).toBe(false);
   });
 
