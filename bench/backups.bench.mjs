@@ -19,6 +19,7 @@ import { execFileSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { alternate } from "./lib/alternate.mjs";
 import { signIn } from "./lib/session.mjs";
+import { median } from "./lib/stats.mjs";
 import { findContainer } from "./lib/workspace-container.mjs";
 
 export const title =
@@ -38,11 +39,6 @@ const TAR =
   "tar -C / --format=posix --numeric-owner --one-file-system --anchored --exclude=root/.cache --exclude=root/.npm/_cacache -cf - workspace root";
 /** Outside the user's files: a snapshot keeps it, a wake from a backup (the image plus /workspace and /root) does not. */
 const SYSTEM_MARKER = "/etc/cloud-ide-bench-snapshot-marker";
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 async function timed(fn) {
   const start = performance.now();

@@ -12,6 +12,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { connectCollab } from "../scripts/lib/collab-client.mjs";
 import { launchChromium, openIdePage } from "./lib/browser.mjs";
 import { signIn } from "./lib/session.mjs";
+import { median, percentile } from "./lib/stats.mjs";
 
 export const title = "Co-editing";
 
@@ -23,11 +24,6 @@ const BROWSER_RUNS = 21;
 /** Typed by the owner in the browser figure; counted in the other's editor and terminal. */
 const LETTER = "Q";
 
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
-}
-const median = (values) => percentile(values, 0.5);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function run({ baseUrl, serverPid }) {
@@ -174,8 +170,8 @@ async function underLoad(baseUrl, id, guest, serverPid) {
     },
     {
       metric: "the same, p95",
-      ours: percentile(ten.reach, 0.95),
-      reference: percentile(two.reach, 0.95),
+      ours: percentile(ten.reach, 95),
+      reference: percentile(two.reach, 95),
       referenceName: "2 participants",
       unit: "ms",
     },
@@ -277,8 +273,8 @@ async function inBrowsers(baseUrl, owner, id, guestCookie) {
       },
       {
         metric: "the same, p95",
-        ours: percentile(letters, 0.95),
-        reference: percentile(echoes, 0.95),
+        ours: percentile(letters, 95),
+        reference: percentile(echoes, 95),
         referenceName: "the same letter -> the other's view of a shared terminal",
         unit: "ms",
       },

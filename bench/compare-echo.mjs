@@ -22,6 +22,7 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import net from "node:net";
 import { join } from "node:path";
 import WebSocket from "ws";
+import { percentile } from "./lib/stats.mjs";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const args = process.argv.slice(2);
@@ -134,11 +135,6 @@ try {
   for (const server of servers) await server.stop();
 }
 process.exit(0);
-
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 /** One keystroke timed to its echo (and erased again); its legs recorded when the engine proxy saw it. */
 async function keystroke(session, label) {

@@ -7,16 +7,12 @@
 // command that made the change (read once a frame, so up to 16 ms late).
 import { launchChromium, openIdePage } from "./lib/browser.mjs";
 import { signIn } from "./lib/session.mjs";
+import { median } from "./lib/stats.mjs";
 
 export const title = "Editor in Chromium";
 
 const RUNS = 9;
 const FILE = "note.txt";
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 export async function run({ baseUrl }) {
   const session = await signIn(baseUrl);

@@ -8,16 +8,12 @@ import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { alternate } from "./lib/alternate.mjs";
 import { signIn } from "./lib/session.mjs";
+import { median } from "./lib/stats.mjs";
 import { findContainer } from "./lib/workspace-container.mjs";
 
 export const title = "Files";
 
 const RUNS = 9;
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 function time(fn) {
   const start = performance.now();

@@ -9,17 +9,13 @@ import { execFile, execFileSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { alternate, percentileName } from "./lib/alternate.mjs";
 import { signIn } from "./lib/session.mjs";
+import { percentile } from "./lib/stats.mjs";
 import { findContainer } from "./lib/workspace-container.mjs";
 
 export const title = "Source control";
 
 const RUNS = 30;
 const EVENT_RUNS = 9;
-
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 async function timeAsync(fn) {
   const start = performance.now();

@@ -6,16 +6,12 @@
 import { execFileSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { signIn } from "./lib/session.mjs";
+import { median } from "./lib/stats.mjs";
 
 export const title = "Workspace lifecycle (save, wake) with ~200 MB of files";
 
 const RUNS = 3;
 const MB = 200;
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 const docker = (...args) => execFileSync("docker", args, { encoding: "utf8" }).trim();
 

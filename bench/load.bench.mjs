@@ -6,17 +6,13 @@
 import { performance } from "node:perf_hooks";
 import WebSocket from "ws";
 import { signIn } from "./lib/session.mjs";
+import { percentile } from "./lib/stats.mjs";
 
 export const title = "Under load: another workspace's reads while 50 terminals open (10 flooding)";
 
 const TERMINALS = 50;
 const FLOODING = 10;
 const SAMPLES = 60;
-
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 async function timeReads(session, workspace) {
   const file = [];

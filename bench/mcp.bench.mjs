@@ -8,16 +8,12 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import WebSocket from "ws";
 import { signIn } from "./lib/session.mjs";
+import { median } from "./lib/stats.mjs";
 
 export const title = "MCP (agents)";
 
 const RUNS = 15;
 const WARMUP = 3;
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 async function timeAsync(fn) {
   const start = performance.now();

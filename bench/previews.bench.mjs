@@ -14,6 +14,7 @@ import { alternate, percentileName } from "./lib/alternate.mjs";
 import { launchChromium } from "./lib/browser.mjs";
 import { tunnelToContainerPort } from "./lib/dev-server-tunnel.mjs";
 import { signIn } from "./lib/session.mjs";
+import { percentile } from "./lib/stats.mjs";
 
 export const title = "Previews (template dev server, npm run dev)";
 
@@ -304,9 +305,4 @@ async function seen(page, text) {
     await new Promise((r) => setTimeout(r, 10));
   }
   throw new Error(`the page never showed "${text}"`);
-}
-
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }

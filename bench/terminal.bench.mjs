@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
 import { signIn } from "./lib/session.mjs";
+import { percentile } from "./lib/stats.mjs";
 import { findContainer } from "./lib/workspace-container.mjs";
 
 export const title = "Terminal (ms; ratio = cloud-ide / reference)";
@@ -447,11 +448,6 @@ async function measure(systems) {
     result.reattach = percentile(attaches, 50);
   });
   return results;
-}
-
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 // ---------------------------------------------------------------- the references

@@ -7,16 +7,12 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { alternate } from "./lib/alternate.mjs";
 import { signIn } from "./lib/session.mjs";
+import { median } from "./lib/stats.mjs";
 import { findContainer } from "./lib/workspace-container.mjs";
 
 export const title = "Workspace cold start";
 
 const RUNS = 5;
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 export async function run({ baseUrl }) {
   const session = await signIn(baseUrl);
