@@ -111,7 +111,7 @@ describe("the machine size in Details", () => {
 
     await page.getByTestId("workspace-details").click();
     const select = page.getByTestId("machine-select");
-    expect(await select.inputValue()).toBe("standard-1");
+    await expect.poll(() => select.inputValue(), { timeout: 30_000 }).toBe("standard-1");
     const accepted = nextDialog(page, true);
     await select.selectOption("standard-2");
     expect(await accepted).toMatch(
@@ -119,7 +119,8 @@ describe("the machine size in Details", () => {
     );
     await page.getByTestId("machine-busy").waitFor({ state: "detached", timeout: 60_000 });
     expect(await page.getByTestId("machine-error").count()).toBe(0);
-    expect(await select.inputValue()).toBe("standard-2");
+    // The page's re-read of the state renders after the change's answer.
+    await expect.poll(() => select.inputValue(), { timeout: 30_000 }).toBe("standard-2");
     // Nothing woke it.
     expect(await state("sleeping").count()).toBe(1);
     expect(await peek(id)).toMatchObject({ state: "sleeping", machine: "standard-2" });
