@@ -12,6 +12,7 @@
 import type { IDisposable, ITerminalAddon, Terminal } from "@xterm/xterm";
 import { FLOW_ACK_EVERY_BYTES, type TerminalClientMessage, type TerminalServerMessage } from "../../protocol/terminal";
 import type { TerminalsApi } from "../api/workspace";
+import { isOnlyReports } from "./terminal-reports";
 
 export type ConnectionState = "connecting" | "connected" | "reconnecting" | "exited" | "sleeping";
 
@@ -283,6 +284,7 @@ export class TerminalConnection implements ITerminalAddon {
   }
 
   private input(raw: string): void {
+    if (this.state === "sleeping" && isOnlyReports(raw)) return;
     const data = this.applyModifiers(raw);
     if (this.state === "sleeping") {
       this.setState("connecting");
