@@ -9,6 +9,7 @@ import { performance } from "node:perf_hooks";
 import { alternate } from "./lib/alternate.mjs";
 import { socketClient, stdioClient } from "./lib/lsp-clients.mjs";
 import { signIn } from "./lib/session.mjs";
+import { percentile } from "./lib/stats.mjs";
 import { findContainer } from "./lib/workspace-container.mjs";
 
 export const title = "Language servers (TypeScript, template app)";
@@ -19,11 +20,6 @@ const MAIN = "file:///workspace/src/main.tsx";
 const SERVER = ["/opt/language-servers/node_modules/.bin/typescript-language-server", "--stdio"];
 /** What the IDE gives the server (worker/lsp/server-specs.ts); the bare reference gets the same. */
 const INITIALIZATION_OPTIONS = { disableAutomaticTypingAcquisition: true, tsserver: { useSyntaxServer: "never" } };
-
-const percentile = (values, p) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-};
 
 /**
  * Connects a client and times its cold start to a first completion that

@@ -11,6 +11,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { signIn } from "./lib/session.mjs";
+import { percentile } from "./lib/stats.mjs";
 import { findContainer } from "./lib/workspace-container.mjs";
 
 export const title = "Network policy: interception overhead and policy changes";
@@ -20,10 +21,7 @@ const ROUNDS = 4;
 const PER_ROUND = 10;
 const CHANGES = 4;
 
-const quantile = (values, q) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
-};
+const quantile = (values, q) => percentile(values, q * 100);
 
 /** Seconds → ms for each request: `fresh` runs one curl per request, else one curl for all of them. */
 function timeRequests(container, count, fresh) {

@@ -10,6 +10,7 @@ import { performance } from "node:perf_hooks";
 import { percentileName } from "./lib/alternate.mjs";
 import { launchChromium, openIdePage } from "./lib/browser.mjs";
 import { signIn } from "./lib/session.mjs";
+import { median, percentile } from "./lib/stats.mjs";
 import { findContainer } from "./lib/workspace-container.mjs";
 
 export const title = "Search in files and quick open (10,000 files)";
@@ -29,9 +30,7 @@ const RG_RULES = [
   "!node_modules",
 ];
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const p95 = (values) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.95))];
+const p95 = (values) => percentile(values, 95);
 
 export async function run({ baseUrl }) {
   const session = await signIn(baseUrl);
