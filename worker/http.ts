@@ -35,8 +35,12 @@ export function requestId(request: Request): string {
 
 export { describe };
 
-/** Refused bodies up to this size are read and discarded; larger ones are not read at all. */
-const DRAIN_LIMIT_BYTES = 1024 * 1024;
+/**
+ * Refused bodies up to this size are read and discarded; larger ones are not
+ * read at all. Four times the JSON limit, so the common refusal (a body just
+ * over 1 MiB, 413) is still answered on a healthy connection.
+ */
+export const DRAIN_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /**
  * Reads and discards a small body the Worker refuses. Under `vite dev`, a

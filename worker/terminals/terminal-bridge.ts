@@ -16,7 +16,7 @@ import {
 } from "../../protocol/terminal";
 import { describe } from "../errors";
 import { SHELL_ENV, WORKSPACE_ROOT } from "../sandbox/environment";
-import type { Sandbox, SandboxProcess } from "../sandbox/sandbox";
+import { isUnavailable, type Sandbox, type SandboxProcess } from "../sandbox/sandbox";
 import { ResizePump } from "./terminal-resize";
 
 export interface TerminalConnection {
@@ -224,9 +224,14 @@ function bridge(
       return;
     }
     const code = await tmux.exitCode.catch(() => undefined);
-    if (code === 0 && (await ended())) {
+    // Whether the session is gone from a container that still answers decides,
+    // not the client's exit code: when the last shell exits, the tmux server
+    // exits too and its client may end without the "exited" word (or workerd
+    // without its code), and a client that exits 0 may have been detached, or
+    // lost its container (workerd reports a vanished exec as 0).
+    if (await ended()) {
       // The session ended (its shell exited, or the tab was closed).
-      send(server, { type: "exit", code });
+      send(server, { type: "exit", code: code ?? 0 });
       server.close(1000, "Terminal closed");
       return;
     }
@@ -234,7 +239,7 @@ function bridge(
     // detached. Closing without "exit" makes the page reconnect; a vanished
     // container is then brought back from the latest snapshot, a sleeping one
     // says so.
-    console.warn(`terminal: tmux client ended with ${code ?? "no exit code"}`);
+    console.warn(`terminal: tmux client ended with ${code ?? "no exit code"}; its session is still there or unknown`);
     server.close(1011, "The terminal lost its container");
   };
   void forward().catch((error) => {
@@ -254,17 +259,23 @@ function bridge(
  * away under it) as 0 too.
  */
 async function sessionEnded(sandbox: Sandbox, name: string): Promise<boolean> {
-  try {
-    const check = await sandbox.run(["tmux", "has-session", "-t", `=${name}`], {
-      cwd: WORKSPACE_ROOT,
-      env: SHELL_ENV,
-      wake: false,
-      waitMs: 0,
-    });
-    // 1: no such session (or no tmux server left at all).
-    return check.exitCode === 1;
-  } catch {
-    return false;
+  // Asked twice when the engine fails to answer: a wrong "no" turns an ended
+  // terminal into a reconnect that starts a new shell. A stopped container
+  // fails at once (wake: false); a frozen one (a save) is waited out a little.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const check = await sandbox.run(["tmux", "has-session", "-t", `=${name}`], {
+        cwd: WORKSPACE_ROOT,
+        env: SHELL_ENV,
+        wake: false,
+        waitMs: 2_000,
+      });
+      // 1: no such session (or no tmux server left at all).
+      return check.exitCode === 1;
+    } catch (error) {
+      if (attempt >= 2 || isUnavailable(error)) return false;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
   }
 }
 
