@@ -136,6 +136,34 @@ describe("SharedDocument", () => {
     expect(shared.awareness.getStates().get(a.doc.clientID)).toMatchObject({ cursor: null, user: a.user });
   });
 
+  it("moves a client id to the same person's new socket before the old one is seen to close, and to nobody else's", () => {
+    const shared = documentWith("");
+    const bea = new Page(shared, true, collabUser("guest:b", "Bea")).connect();
+    const old = new Page(shared, true).connect();
+    old.announce({ cursor: "before" });
+    const id = old.doc.clientID;
+    // The page reconnected on a new socket (same page, so the same client id
+    // and user) while the server still holds the old one open.
+    const again = new Page(shared, true).connect();
+    again.doc.clientID = id;
+    again.awareness.clientID = id;
+    // Published under a newer clock than the old socket's, as the page does on a reconnect.
+    again.announce({ cursor: "stale" });
+    again.announce({ cursor: "after" });
+    expect(bea.awareness.getStates().get(id)).toMatchObject({ cursor: "after", user: old.user });
+    // The old socket's close no longer takes the page's state with it.
+    shared.disconnect(old);
+    expect(bea.awareness.getStates().get(id)).toMatchObject({ cursor: "after" });
+    // Someone else cannot take the id the same way.
+    const forger = new Page(shared, true, collabUser("guest:f", "Flo")).connect();
+    forger.doc.clientID = id;
+    forger.awareness.clientID = id;
+    for (let i = 0; i < 5; i++) forger.announce({ cursor: "forged" });
+    expect(bea.awareness.getStates().get(id)).toMatchObject({ cursor: "after", user: old.user });
+    shared.disconnect(forger);
+    expect(bea.awareness.getStates().get(id)).toMatchObject({ cursor: "after" });
+  });
+
   it("refuses an awareness state over the limit, and a socket speaking for many client ids, before anyone gets them", () => {
     const shared = documentWith("");
     const a = new Page(shared, true).connect();

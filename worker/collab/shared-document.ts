@@ -191,14 +191,14 @@ export class SharedDocument {
   }
 
   /**
-   * Awareness from a page: only for client ids it owns (or new ones, a few at
-   * most), each stamped with the peer's user and no larger than
+   * Awareness from a page: only for client ids it owns, new ones (a few at
+   * most) or ones its own user's older socket holds, each stamped with the peer's user and no larger than
    * MAX_AWARENESS_STATE_BYTES, since every other page receives it.
    */
   private receiveAwareness(peer: Peer, update: Uint8Array): void {
     const owned = this.peers.get(peer) as Set<number>;
-    const taken = new Set<number>();
-    for (const [other, ids] of this.peers) if (other !== peer) for (const id of ids) taken.add(id);
+    const holders = new Map<number, Peer>();
+    for (const [other, ids] of this.peers) if (other !== peer) for (const id of ids) holders.set(id, other);
     const decoder = decoding.createDecoder(update);
     const encoder = encoding.createEncoder();
     const count = decoding.readVarUint(decoder);
@@ -208,7 +208,15 @@ export class SharedDocument {
       const clientId = decoding.readVarUint(decoder);
       const clock = decoding.readVarUint(decoder);
       const json = decoding.readVarString(decoder);
-      if (taken.has(clientId) && !owned.has(clientId)) continue;
+      const holder = owned.has(clientId) ? undefined : holders.get(clientId);
+      if (holder) {
+        // Another person's id is never spoken for. The same person's is a page
+        // that reconnected before its old socket was seen to close: the id
+        // moves to the new socket (else its state would wait for that close).
+        if (holder.user.id !== peer.user.id) continue;
+        this.peers.get(holder)?.delete(clientId);
+        holders.delete(clientId);
+      }
       // Measured as UTF-16 units: at most 3 bytes each in UTF-8, never under-counted by more.
       if (json.length > MAX_AWARENESS_STATE_BYTES) {
         throw new BadFrame(
