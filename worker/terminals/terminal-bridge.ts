@@ -268,7 +268,7 @@ async function sessionEnded(sandbox: Sandbox, name: string): Promise<boolean> {
         cwd: WORKSPACE_ROOT,
         env: SHELL_ENV,
         wake: false,
-        waitMs: 2_000,
+        waitMs: 1_000,
       });
       // 1: no such session (or no tmux server left at all).
       return check.exitCode === 1;
