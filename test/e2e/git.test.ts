@@ -183,7 +183,8 @@ describe("source control", () => {
     expect(await page.getByTestId("git-sync-error").textContent()).toMatch(
       /\[rejected\][\s\S]*failed to push some refs/,
     );
-    expect(await page.getByTestId("git-error").textContent()).toMatch(/rejected/);
+    // The panel's error is set after the push's closing status re-read: later than data-state="failed".
+    await poll(() => page.getByTestId("git-error").textContent()).toMatch(/rejected/);
     expect(shell(container, "cat /workspace/mine.txt")).toBe("mine");
 
     shell(container, "git -C /workspace config pull.rebase true");
@@ -234,7 +235,8 @@ describe("HTTPS credentials", () => {
     await page.getByTestId("git-credential-token").fill(TEST_TOKEN);
     await page.getByTestId("git-credential-save").click();
     await page.locator('[data-testid="git-credential"][data-host="git.egress.test"]').waitFor();
-    expect(await page.getByTestId("git-credential-token").inputValue()).toBe("");
+    // The box empties in a render after the one that shows the host's row.
+    await poll(() => page.getByTestId("git-credential-token").inputValue()).toBe("");
     expect(await sync("fetch")).toEqual({ state: "done", error: null });
     expect(shell(container, "git -C /workspace log -1 --format=%s origin/main")).toBe(TEST_REPOSITORY_SUBJECT);
     expect(shell(container, `grep -c -- '${TEST_TOKEN}' /workspace/.git/config; true`)).toBe("0");

@@ -206,7 +206,8 @@ describe("language servers in the editor", () => {
       .poll(() => shell(container, "cat /workspace/src/App.tsx /workspace/src/main.tsx"), { timeout: 60_000 })
       .toMatch(/export function Root\(\)[\s\S]*import \{ Root \} from "\.\/App"[\s\S]*<Root \/>/);
     // The open tab shows what is on disk, saved.
-    expect(await tab("src/App.tsx").getAttribute("data-dirty")).toBe("false");
+    // The disk has the new text before the save's answer clears the tab's mark.
+    await expect.poll(() => tab("src/App.tsx").getAttribute("data-dirty"), { timeout: 10_000 }).toBe("false");
     await expect.poll(() => content().textContent()).toContain("export function Root()");
   });
 

@@ -33,7 +33,11 @@ describe("the workspace page", () => {
     await page.getByTestId("details-file-access").filter({ hasText: "the resident file agent" }).waitFor();
     expect(await page.getByTestId("workspace-id").textContent()).toBe(id);
     expect(await page.getByTestId("workspace-name").inputValue()).toBe(id);
-    expect(await page.getByTestId("workspace-name").locator("option:checked").textContent()).toBe("test workspace");
+    // The name comes with the workspace list, its own request (tried again after a network change): until then the
+    // switcher's option says "Workspace".
+    await expect
+      .poll(() => page.getByTestId("workspace-name").locator("option:checked").textContent(), { timeout: 15_000 })
+      .toBe("test workspace");
     for (const pane of ["pane-files", "pane-editor", "pane-terminal", "pane-preview"]) {
       await page.getByTestId(pane).waitFor({ state: "visible" });
     }
