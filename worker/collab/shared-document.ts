@@ -192,8 +192,9 @@ export class SharedDocument {
 
   /**
    * Awareness from a page: only for client ids it owns, new ones (a few at
-   * most) or ones its own user's older socket holds, each stamped with the peer's user and no larger than
-   * MAX_AWARENESS_STATE_BYTES, since every other page receives it.
+   * most) or ones its own user's older socket holds, each stamped with the
+   * peer's user and no larger than MAX_AWARENESS_STATE_BYTES, since every
+   * other page receives it.
    */
   private receiveAwareness(peer: Peer, update: Uint8Array): void {
     const owned = this.peers.get(peer) as Set<number>;

@@ -254,14 +254,11 @@ function bridge(
 
 /**
  * Whether tmux session `name` is gone from a container that still answers.
- * A tmux client that exits 0 has usually seen its session end, but locally
- * workerd reports an exec without a recorded exit code (its container went
- * away under it) as 0 too.
+ * Asked twice when the engine fails to answer: a wrong "no" turns an ended
+ * terminal into a reconnect that starts a new shell. A stopped container
+ * fails at once (wake: false); a frozen one (a save) is waited out a little.
  */
 async function sessionEnded(sandbox: Sandbox, name: string): Promise<boolean> {
-  // Asked twice when the engine fails to answer: a wrong "no" turns an ended
-  // terminal into a reconnect that starts a new shell. A stopped container
-  // fails at once (wake: false); a frozen one (a save) is waited out a little.
   for (let attempt = 1; ; attempt++) {
     try {
       const check = await sandbox.run(["tmux", "has-session", "-t", `=${name}`], {
