@@ -39,6 +39,7 @@ const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 class FakeSandbox implements SandboxControl {
   running = false;
+  generation = 0;
   readonly image = "sandbox-image";
   starts: ContainerStartupOptions[] = [];
   destroys = 0;
@@ -58,6 +59,7 @@ class FakeSandbox implements SandboxControl {
 
   start(options: ContainerStartupOptions): void {
     this.starts.push(options);
+    this.generation++;
     this.running = true;
     this.exited = deferred();
     this.answering = this.startGate ?? Promise.resolve();

@@ -100,6 +100,12 @@ export interface RunResult {
 export interface Sandbox {
   /** Whether a container runs (from start() on, before it answers exec). */
   readonly running: boolean;
+  /**
+   * Which container this is: it grows with each start. What a process saw
+   * (its tmux session) is about the container it ran in; an answer from one
+   * started since says nothing about it.
+   */
+  readonly generation: number;
   /** Starts a command; its stdio are streams. For commands that end by themselves or on EOF. */
   exec(argv: string[], options?: ExecOptions): Promise<SandboxProcess>;
   /** Runs a command to completion: exit code and its whole stdout and stderr as text. */
@@ -225,6 +231,9 @@ export class ContainerSandbox implements SandboxControl, ArchiveRoute {
    * wakes a container by itself.
    */
   readonly agent: AgentClient;
+
+  /** See {@link Sandbox.generation}: counted in start(). */
+  generation = 0;
 
   constructor(
     private readonly ctx: DurableObjectState,
@@ -451,6 +460,7 @@ export class ContainerSandbox implements SandboxControl, ArchiveRoute {
   }
 
   start(options: ContainerStartupOptions): void {
+    this.generation++;
     // An agent of a container before this one is gone with it, whether or not its stream said so yet.
     void this.agent.stop();
     this.archiveRouted = false;

@@ -54,7 +54,7 @@ export async function openTerminal(
   const abort = new AbortController();
   const readOnly = connection?.readOnly === true;
   // A viewer watches a terminal; making one would be a change.
-  if (readOnly && (await sessionEnded(sandbox, name))) {
+  if (readOnly && (await sessionEnded(sandbox, name, sandbox.generation))) {
     return refuseTerminal(
       `There is no terminal "${name}" to watch: as a viewer you can see the terminals others opened, not start one.`,
       [client, server],
@@ -87,7 +87,9 @@ export async function openTerminal(
   // Docker 20.10 starts exec PTYs at 0x0 whatever size was asked for.
   sizes.resize(cols, rows);
 
-  bridge(server, tmux, sizes, abort, connection, () => sessionEnded(sandbox, name), readOnly);
+  // The container this tmux client runs in: read after the exec, which may have started it.
+  const generation = sandbox.generation;
+  bridge(server, tmux, sizes, abort, connection, () => sessionEnded(sandbox, name, generation), readOnly);
   send(server, { type: "ready" });
   return new Response(null, { status: 101, webSocket: client });
 }
@@ -224,7 +226,7 @@ function bridge(
       return;
     }
     const code = await tmux.exitCode.catch(() => undefined);
-    // Whether the session is gone from a container that still answers decides,
+    // Whether the session is gone from its container, still answering, decides,
     // not the client's exit code: when the last shell exits, the tmux server
     // exits too and its client may end without the "exited" word (or workerd
     // without its code), and a client that exits 0 may have been detached, or
@@ -253,13 +255,17 @@ function bridge(
 }
 
 /**
- * Whether tmux session `name` is gone from a container that still answers.
- * Asked twice when the engine fails to answer: a wrong "no" turns an ended
- * terminal into a reconnect that starts a new shell. A stopped container
- * fails at once (wake: false); a frozen one (a save) is waited out a little.
+ * Whether tmux session `name` is gone from container `generation` (see
+ * {@link Sandbox.generation}) while it still answers. Asked twice when the
+ * engine fails to answer: a wrong "no" turns an ended terminal into a
+ * reconnect that starts a new shell. A stopped container fails at once
+ * (wake: false); a frozen one (a save) is waited out a little. A container
+ * started since (a removed one brought back) has no tmux server yet: its
+ * "no such session" must not end a terminal that only lost its container.
  */
-async function sessionEnded(sandbox: Sandbox, name: string): Promise<boolean> {
+export async function sessionEnded(sandbox: Sandbox, name: string, generation: number): Promise<boolean> {
   for (let attempt = 1; ; attempt++) {
+    if (sandbox.generation !== generation) return false;
     try {
       const check = await sandbox.run(["tmux", "has-session", "-t", `=${name}`], {
         cwd: WORKSPACE_ROOT,
@@ -267,8 +273,8 @@ async function sessionEnded(sandbox: Sandbox, name: string): Promise<boolean> {
         wake: false,
         waitMs: 1_000,
       });
-      // 1: no such session (or no tmux server left at all).
-      return check.exitCode === 1;
+      // 1: no such session (or no tmux server left at all), if the answer came from the same container.
+      return check.exitCode === 1 && sandbox.generation === generation;
     } catch (error) {
       if (attempt >= 2 || isUnavailable(error)) return false;
       await new Promise((resolve) => setTimeout(resolve, 200));
