@@ -33,6 +33,8 @@ export function useWorkspaceFiles(files: FilesApi) {
   useEffect(() => () => editor.leaveShared(), [editor]);
   // Leaving the page with unsaved work asks first (app/unsaved-work.ts).
   useEffect(() => registerUnsaved("editor", () => editor.isDirty()), [editor]);
-  const { active } = useSyncExternalStore(editor.subscribe, editor.getSnapshot);
-  return { files, tree, editor, events, activePath: active };
+  // Only the active path: the whole snapshot changes with every keystroke and save mark, and the layout that
+  // uses this renders every pane (the editor pane follows the buffers itself).
+  const activePath = useSyncExternalStore(editor.subscribe, () => editor.getSnapshot().active);
+  return { files, tree, editor, events, activePath };
 }
