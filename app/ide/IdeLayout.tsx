@@ -1,6 +1,6 @@
 import { EditorState, Prec } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
-import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
+import { memo, useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import { AgentChatPanel } from "../agent-chat/AgentChatPanel";
 import { AGENT_CHAT_COMMAND } from "../agent-chat/agent-chat-command";
 import type { WorkspaceApi } from "../api/workspace";
@@ -33,7 +33,7 @@ const VIEW_ONLY = Prec.highest([EditorState.readOnly.of(true), EditorView.editab
  * The workspace's four panes: side by side on a desktop (SplitLayout), as
  * tabs on phones and tablets (TabbedLayout).
  */
-export function IdeLayout({
+function Layout({
   api,
   onTerminalConnected,
   readOnly = false,
@@ -175,6 +175,12 @@ export function IdeLayout({
     </>
   );
 }
+
+/**
+ * Renders again only when its own props change: the page above it renders with every status poll (each
+ * 10 s, each second while busy), and this renders every pane.
+ */
+export const IdeLayout = memo(Layout);
 
 /** The editor's commands, for the keys and the palette. */
 function useEditorCommands(editor: EditorModel) {
