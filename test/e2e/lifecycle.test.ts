@@ -119,10 +119,25 @@ describe("saving and sleeping from the header", () => {
     await typeLine(page, "echo lost > lost.txt; echo wrote-$((1+1))");
     await waitForScreen(page, /wrote-2/);
 
+    // The page notes the moment its terminal leaves "connected": a restore from the snapshot can take under
+    // half a second, too short for a locator's polling to see the state in between.
+    await page.evaluate(() => {
+      const seen = window as unknown as { leftConnected?: boolean };
+      seen.leftConnected = false;
+      const check = () => {
+        const status = document.querySelector('[data-testid="connection-status"]');
+        if (status?.getAttribute("data-state") !== "connected") seen.leftConnected = true;
+      };
+      new MutationObserver(check).observe(document.body, { subtree: true, childList: true, attributes: true });
+    });
     execFileSync("docker", ["rm", "-f", container as string], { stdio: "ignore" });
     // The terminal notices, reconnects by itself and the workspace comes back
     // (a start that fails on the way is tried again after a pause).
-    await page.locator('[data-testid="connection-status"]:not([data-state="connected"])').waitFor();
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as { leftConnected?: boolean }).leftConnected), {
+        timeout: 60_000,
+      })
+      .toBe(true);
     await connected(page, 120_000);
     await waitForScreen(page, /\/workspace# /);
     await typeLine(page, "cat kept.txt; ls lost.txt");
