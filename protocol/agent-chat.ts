@@ -30,6 +30,12 @@ export interface AgentChatView {
   /** The model in use, or what the deployer must set for there to be one. */
   model: { configured: true; label: string } | { configured: false; problem: string };
   entries: ChatEntry[];
+  /**
+   * The agent's text as it arrives, while a turn runs ("" otherwise): shown
+   * after the entries until the step ends and it becomes one of them. The
+   * events stream also sends it alone (`event: draft`, `{draft}`) as it grows.
+   */
+  draft: string;
   /** Writes and commands run without asking, in this conversation. */
   autoApprove: boolean;
   /** A turn runs now (Stop ends it). */

@@ -52,10 +52,11 @@ export function AgentChatPanel({
   const entries = view?.entries ?? [];
   const pending = entries.some((e) => e.kind === "tool" && e.status === "pending");
   const running = view?.running === true;
-  // biome-ignore lint/correctness/useExhaustiveDependencies: scrolls to the end when an entry comes, or the turn ends
+  const draft = running ? chat.draft : "";
+  // biome-ignore lint/correctness/useExhaustiveDependencies: scrolls to the end when an entry comes, the draft grows, or the turn ends
   useEffect(() => {
     end.current?.scrollIntoView?.({ block: "end" });
-  }, [entries.length, running]);
+  }, [entries.length, draft, running]);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -114,6 +115,11 @@ export function AgentChatPanel({
           // biome-ignore lint/suspicious/noArrayIndexKey: entries only grow (or all go), so a position names one
           <Entry key={index} entry={entry} busy={chat.waiting || running} onDecide={chat.decide} />
         ))}
+        {draft && (
+          <p className="agent-chat-assistant drafting" data-testid="agent-chat-draft">
+            {draft}
+          </p>
+        )}
         {running && (
           <p className="agent-chat-working" data-testid="agent-chat-working">
             Working…

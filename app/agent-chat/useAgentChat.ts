@@ -8,6 +8,8 @@ const FILE_WRITERS = new Set(["write_file", "edit_file"]);
 
 export interface AgentChatState {
   view: AgentChatView | undefined;
+  /** The agent's text as it arrives (the view's draft, then each draft event). */
+  draft: string;
   /** The last action's failure, as a person should read it. */
   error: string | undefined;
   /** An action of this page is in flight (a message, a decision). */
@@ -27,6 +29,7 @@ export interface AgentChatState {
  */
 export function useAgentChat(api: AgentChatApi, onFileChanged: (path: string) => void): AgentChatState {
   const [view, setView] = useState<AgentChatView>();
+  const [draft, setDraft] = useState("");
   const [error, setError] = useState<string>();
   const [waiting, setWaiting] = useState(false);
   const seen = useRef<Set<string> | undefined>(undefined);
@@ -45,11 +48,15 @@ export function useAgentChat(api: AgentChatApi, onFileChanged: (path: string) =>
     // The first view only says what was done before: nothing opens for it.
     seen.current = new Set([...(seen.current ?? []), ...done.map((entry) => entry.toolCallId)]);
     setView(next);
+    setDraft(next.draft);
   }, []);
 
   useEffect(() => {
     const source = new EventSource(api.eventsUrl());
     source.addEventListener("view", (event) => show(JSON.parse((event as MessageEvent<string>).data)));
+    source.addEventListener("draft", (event) =>
+      setDraft((JSON.parse((event as MessageEvent<string>).data) as { draft: string }).draft),
+    );
     return () => source.close();
   }, [api, show]);
 
@@ -74,6 +81,7 @@ export function useAgentChat(api: AgentChatApi, onFileChanged: (path: string) =>
 
   return {
     view,
+    draft,
     error,
     waiting,
     send: (text) => act(() => api.send(text)),

@@ -2,7 +2,8 @@
  * The agent panel, as a person uses it, in Chromium: ask, see the command
  * waiting for approval, approve it and see its result; reject another and
  * see it never ran; edit one before approving it; a file the agent writes
- * opens in the editor; the conversation is still there after a reload; the
+ * opens in the editor; the conversation is still there after a reload; an
+ * answer appears as the model writes it, and Stop keeps what it said; the
  * panel fits a phone. The model is the scripted
  * OpenAI-compatible one the tier starts (test/support/scripted-model.ts);
  * the commands run in the workspace's real container.
@@ -104,6 +105,18 @@ describe("the agent panel", () => {
         .getByTestId("agent-chat-tool")
         .evaluateAll((tools) => tools.map((t) => t.getAttribute("data-status"))),
     ).toEqual(["done", "rejected", "done", "done"]);
+
+    // An answer appears as the model writes it (a number every 100 ms), and Stop keeps what it had said.
+    await ask(page, "count slowly to 80");
+    const draft = again.getByTestId("agent-chat-draft");
+    await expect.poll(() => draft.textContent(), { timeout: 30_000 }).toMatch(/^1 2 3 /);
+    await again.getByTestId("agent-chat-stop").click();
+    await again.getByText("Stopped.").waitFor();
+    await draft.waitFor({ state: "detached" });
+    const said = await again.getByTestId("agent-chat-assistant").last().textContent();
+    expect(said).toMatch(/^1 2 3 (\d+ )*$/);
+    expect(said).not.toContain("80 ");
+    await again.getByTestId("agent-chat-send").waitFor();
 
     // On a phone (390 px wide) the panel fits the screen, its message box and Send included.
     await page.setViewportSize({ width: 390, height: 844 });

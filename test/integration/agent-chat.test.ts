@@ -3,7 +3,8 @@
  * provider talks to a scripted model on loopback (test/support/scripted-model.ts,
  * set up for the whole tier), and the tools run in a real container.
  * An approval waits; approve runs the real command (or the person's edit of it); reject never does; the
- * conversation survives a reload; it is each person's own; a viewer has none.
+ * conversation survives a reload; it is each person's own; a viewer has none. The answer streams to
+ * the page as it arrives, and Stop keeps what it had said.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { AgentChatView, ChatEntry } from "../../protocol/agent-chat";
@@ -54,6 +55,31 @@ async function grant(user: string, role: Role): Promise<void> {
   expect(response.status).toBe(204);
 }
 
+/** The events of a server-sent event stream, as `{name, data}`. */
+async function* sseEvents(response: Response): AsyncGenerator<{ name: string; data: unknown }> {
+  const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
+  if (!reader) throw new Error("no body");
+  let buffered = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      buffered += value;
+      let end = buffered.indexOf("\n\n");
+      while (end >= 0) {
+        const block = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        const name = /^event: (.*)$/m.exec(block)?.[1];
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (name && data) yield { name, data: JSON.parse(data) };
+        end = buffered.indexOf("\n\n");
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
 describe("the agent panel", () => {
   it("shows the model it uses, and answers a plain message", async () => {
     await view(await chat("", "DELETE"));
@@ -69,6 +95,45 @@ describe("the agent panel", () => {
       { kind: "assistant", text: "You said: hello there" },
     ]);
     expect(answered.running).toBe(false);
+  });
+
+  it("streams the answer as it arrives, shows it after a reload mid-answer, and keeps what it said when stopped", async () => {
+    await view(await chat("", "DELETE"));
+    const events = await ownerApi(chatPath("/events"));
+    expect(events.headers.get("content-type")).toContain("text/event-stream");
+    const stream = sseEvents(events);
+    const answered = chat("/messages", "POST", { text: "count slowly to 80" });
+    // Drafts arrive one after another as the model writes, each longer than the last.
+    const drafts: string[] = [];
+    for await (const { name, data } of stream) {
+      if (name !== "draft") continue;
+      const { draft } = data as { draft: string };
+      if (drafts.length > 0) expect(draft.startsWith(drafts.at(-1) ?? "")).toBe(true);
+      drafts.push(draft);
+      if (draft.includes("4 ")) break;
+    }
+    expect(drafts.length).toBeGreaterThan(1);
+    expect(drafts[0]).toMatch(/^1 /);
+    // A reload in the middle: the conversation so far and the answer as far as it came.
+    const reloaded = await view(await chat("", "GET"));
+    expect(reloaded.running).toBe(true);
+    expect(reloaded.draft).toMatch(/^1 2 3 4 /);
+    expect(reloaded.entries).toEqual([{ kind: "user", text: "count slowly to 80" }]);
+    await view(await chat("/stop", "POST"));
+    const stopped = await view(await answered);
+    await stream.return(undefined);
+    expect(stopped.running).toBe(false);
+    expect(stopped.draft).toBe("");
+    expect(stopped.entries).toEqual([
+      { kind: "user", text: "count slowly to 80" },
+      { kind: "assistant", text: expect.stringMatching(/^1 2 3 4 (\d+ )*$/) },
+      { kind: "notice", text: "Stopped." },
+    ]);
+    // Stopped long before the end, and kept: the next message is answered, after it.
+    expect(JSON.stringify(stopped.entries)).not.toContain("80 ");
+    const next = await view(await chat("/messages", "POST", { text: "and now?" }));
+    expect(next.entries.slice(0, 3)).toEqual(stopped.entries);
+    expect(next.entries.at(-1)).toEqual({ kind: "assistant", text: "You said: and now?" });
   });
 
   it("waits for approval before running a command, runs the real command on approve, and survives a reload", async () => {

@@ -4,13 +4,15 @@
  * finds them), the approvals it waits for, and auto-approve. A turn runs the
  * model with the registry's tools (chat-tools.ts) until it answers or asks
  * for an approval; only `decide`, which the panel's own route calls with the
- * person's choice, answers an approval. A stop ends the turn in flight.
+ * person's choice, answers an approval. The model's text streams: the step's
+ * text so far is the draft, shown as it arrives. A stop ends the turn in
+ * flight and keeps what the agent had done and said until then.
  */
 import {
   type ContentPart,
-  generateText,
   type LanguageModel,
   type ModelMessage,
+  streamText,
   type ToolApprovalResponse,
   type ToolSet,
 } from "ai";
@@ -19,6 +21,9 @@ import { AppError, describe } from "../errors";
 
 /** Model calls a turn may make (each tool round is one). */
 export const MAX_STEPS = 20;
+
+/** The draft goes to the page at most this often while the model writes (a step's end goes at once). */
+export const DRAFT_INTERVAL_MS = 50;
 
 export interface ChatStorage {
   get<T>(key: string): Promise<T | undefined>;
@@ -49,21 +54,30 @@ export interface ChatTurnTools {
   model: LanguageModel;
   system: string;
   tools: ToolSet;
-  approval: (autoApprove: boolean) => Parameters<typeof generateText>[0]["toolApproval"];
+  approval: (autoApprove: boolean) => Parameters<typeof streamText>[0]["toolApproval"];
 }
 
 export class AgentChat {
   private running: AbortController | undefined;
+  private text = "";
+  private draftTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly storage: ChatStorage,
     private readonly key: string,
     /** Told of every change (the panel's event stream), with whether a turn runs. */
     private readonly changed: (saved: Saved, running: boolean) => void = () => {},
+    /** Told of the draft as the model writes it, at most every DRAFT_INTERVAL_MS. */
+    private readonly drafted: (draft: string) => void = () => {},
   ) {}
 
   get busy(): boolean {
     return this.running !== undefined;
+  }
+
+  /** The text of the model's step in flight, as far as it came ("" between steps and turns). */
+  get draft(): string {
+    return this.text;
   }
 
   async state(): Promise<Saved> {
@@ -147,12 +161,12 @@ export class AgentChat {
     if (this.running) throw new AppError(ErrorCode.AGENT_BUSY, "The agent is still working: stop it first.");
     const controller = new AbortController();
     this.running = controller;
+    // Each step as it ends, for the page (and kept if the turn is stopped).
+    const live = [...saved.messages];
     try {
       // Kept before the model answers: a reload meanwhile shows the person's message.
       await this.save(saved);
-      // Each step as it ends, for the page only (what is kept is the turn's end).
-      const live = [...saved.messages];
-      const result = await generateText({
+      const result = streamText({
         model,
         system,
         tools,
@@ -161,27 +175,44 @@ export class AgentChat {
         stopWhen: ({ steps }) => steps.length >= MAX_STEPS,
         abortSignal: controller.signal,
         maxRetries: 0,
+        // A failed call is an "error" part of the stream, handled below.
+        onError: () => {},
         onStepEnd: (step) => {
           live.push(...stepMessages(step.content));
+          this.setDraft("");
           this.changed({ ...saved, messages: live }, true);
         },
       });
-      saved.messages.push(...result.responseMessages);
-      saved.pending = result.content.flatMap((part) =>
+      let failure: unknown;
+      for await (const part of result.stream) {
+        if (part.type === "text-delta") this.setDraft(this.text + part.text);
+        else if (part.type === "error") failure ??= part.error;
+      }
+      if (controller.signal.aborted) throw controller.signal.reason;
+      if (failure !== undefined) throw failure;
+      saved.messages.push(...(await result.responseMessages));
+      saved.pending = (await result.content).flatMap((part) =>
         part.type === "tool-approval-request" && !part.isAutomatic
           ? [{ approvalId: part.approvalId, toolName: part.toolCall.toolName, input: part.toolCall.input }]
           : [],
       );
+      this.setDraft("");
       this.running = undefined;
       await this.save(saved);
       return saved;
     } catch (error) {
-      // What the model did before the stop or the failure is lost; the person's message stays.
       const stopped = controller.signal.aborted;
+      if (stopped) {
+        // What the agent did and said before the stop stays, as a person saw it.
+        const said = this.text.trim() ? this.text : "";
+        saved.messages = [...live, ...(said ? [{ role: "assistant" as const, content: said }] : [])];
+      }
+      // After a failure, what the model did in this turn is lost; the person's message stays.
       const text = stopped
         ? "Stopped."
         : `The model did not answer: ${describe(error)}. Check the model's configuration (AGENT_OPENAI_BASE_URL, AGENT_MODEL, the AGENT_OPENAI_API_KEY secret, or the AI binding), then send again.`;
       saved.notices = [...(saved.notices ?? []), { after: saved.messages.length, text }];
+      this.setDraft("");
       this.running = undefined;
       await this.save(saved);
       if (stopped) return saved;
@@ -189,6 +220,20 @@ export class AgentChat {
     } finally {
       this.running = undefined;
     }
+  }
+
+  /** Sets the draft; the page hears of it on the next tick of the interval, or at once when it is cleared. */
+  private setDraft(text: string): void {
+    this.text = text;
+    if (text === "") {
+      clearTimeout(this.draftTimer);
+      this.draftTimer = undefined;
+      return;
+    }
+    this.draftTimer ??= setTimeout(() => {
+      this.draftTimer = undefined;
+      this.drafted(this.text);
+    }, DRAFT_INTERVAL_MS);
   }
 
   private async save(saved: Saved): Promise<void> {

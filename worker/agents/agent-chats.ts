@@ -38,12 +38,12 @@ export class AgentChats {
 
   async view(user: string): Promise<AgentChatView> {
     const chat = this.chat(user);
-    return this.render(await chat.state(), chat.busy);
+    return this.render(await chat.state(), chat.busy, chat.draft);
   }
 
   async send(user: string, text: string, origin: URL): Promise<AgentChatView> {
     const chat = this.chat(user);
-    return this.render(await chat.send(text, this.turn(origin, user)), chat.busy);
+    return this.render(await chat.send(text, this.turn(origin, user)), chat.busy, chat.draft);
   }
 
   /** `edited`: the arguments the person changed, checked against the tool's schema before anything runs. */
@@ -72,7 +72,7 @@ export class AgentChats {
         input = checked.data as Record<string, unknown>;
       }
     }
-    return this.render(await chat.decide(approvalId, approved, this.turn(origin, user), input), chat.busy);
+    return this.render(await chat.decide(approvalId, approved, this.turn(origin, user), input), chat.busy, chat.draft);
   }
 
   async stop(user: string): Promise<AgentChatView> {
@@ -83,12 +83,12 @@ export class AgentChats {
 
   async setAutoApprove(user: string, on: boolean): Promise<AgentChatView> {
     const chat = this.chat(user);
-    return this.render(await chat.setAutoApprove(on), chat.busy);
+    return this.render(await chat.setAutoApprove(on), chat.busy, chat.draft);
   }
 
   async clear(user: string): Promise<AgentChatView> {
     const chat = this.chat(user);
-    return this.render(await chat.clear(), chat.busy);
+    return this.render(await chat.clear(), chat.busy, chat.draft);
   }
 
   /** Stops every turn (the workspace is being deleted). */
@@ -106,7 +106,7 @@ export class AgentChats {
     writer.closed.catch(() => undefined).finally(() => clearInterval(heartbeat));
     // Padding first: some proxies hold back the first bytes of a stream.
     this.write(user, writer, `: ${" ".repeat(2048)}\nretry: 1000\n\n`);
-    this.write(user, writer, event(await this.view(user)));
+    this.write(user, writer, event("view", await this.view(user)));
     return new Response(readable, {
       headers: {
         "Content-Type": "text/event-stream; charset=utf-8",
@@ -119,8 +119,11 @@ export class AgentChats {
   private chat(user: string): AgentChat {
     let chat = this.chats.get(user);
     if (!chat) {
-      chat = new AgentChat(this.deps.storage, `agent-chat:${user}`, (saved, running) =>
-        this.publish(user, this.render(saved, running)),
+      chat = new AgentChat(
+        this.deps.storage,
+        `agent-chat:${user}`,
+        (saved, running) => this.publish(user, event("view", this.render(saved, running, this.chat(user).draft))),
+        (draft) => this.publish(user, event("draft", { draft })),
       );
       this.chats.set(user, chat);
     }
@@ -149,12 +152,12 @@ export class AgentChats {
     };
   }
 
-  private render(saved: Saved, running: boolean): AgentChatView {
-    return chatView(saved, running, chatModel(this.deps.env));
+  private render(saved: Saved, running: boolean, draft = ""): AgentChatView {
+    return chatView(saved, running, chatModel(this.deps.env), draft);
   }
 
-  private publish(user: string, view: AgentChatView): void {
-    for (const writer of this.streams.get(user) ?? []) this.write(user, writer, event(view));
+  private publish(user: string, text: string): void {
+    for (const writer of this.streams.get(user) ?? []) this.write(user, writer, text);
   }
 
   private write(user: string, writer: WritableStreamDefaultWriter<Uint8Array>, text: string): void {
@@ -166,8 +169,9 @@ export class AgentChats {
   }
 }
 
-function event(view: AgentChatView): string {
-  return `event: view\ndata: ${JSON.stringify(view)}\n\n`;
+/** `view`: the whole conversation (at each change); `draft`: only the agent's text as it arrives. */
+function event(name: "view" | "draft", data: AgentChatView | { draft: string }): string {
+  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
 function summaryOf(tool: (typeof AGENT_TOOLS)[number], args: Record<string, unknown>): string {

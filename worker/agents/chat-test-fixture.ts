@@ -1,7 +1,8 @@
 // What the agent panel's unit tests share: a scripted model's steps, the
 // Durable Object's storage in memory, and a turn over a tool registry.
 // Imported by tests only.
-import type { MockLanguageModelV4 } from "ai/test";
+import { simulateReadableStream } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
 import { z } from "zod";
 import type { ChatStorage, ChatTurnTools } from "./agent-chat";
 import { approvalFor, chatTools, DATA_RULE } from "./chat-tools";
@@ -40,6 +41,37 @@ export const say = (text: string) => ({
   usage,
   warnings: [],
 });
+
+/** What a provider's stream carries (the provider package is not one of ours to import). */
+type LanguageModelV4StreamPart =
+  Awaited<ReturnType<MockLanguageModelV4["doStream"]>>["stream"] extends ReadableStream<infer P> ? P : never;
+
+type Step = ReturnType<typeof say> | ReturnType<typeof toolCalls>;
+
+/**
+ * A model that streams `steps` in order, one per call, as a provider does:
+ * each text in a few deltas (the panel shows an answer as it arrives), then
+ * the calls, then the step's finish; `chunkDelayInMs` apart, when given.
+ */
+export function streamingModel(steps: Step[], chunkDelayInMs?: number): MockLanguageModelV4 {
+  return new MockLanguageModelV4({ doStream: steps.map((step) => ({ stream: streamOf(step, chunkDelayInMs) })) });
+}
+
+function streamOf(step: Step, chunkDelayInMs: number | undefined): ReadableStream<LanguageModelV4StreamPart> {
+  const parts: LanguageModelV4StreamPart[] = [{ type: "stream-start", warnings: [] }];
+  step.content.forEach((part, index) => {
+    if (part.type === "text") {
+      const id = `t${index}`;
+      parts.push({ type: "text-start", id });
+      for (const delta of part.text.match(/.{1,4}/gs) ?? []) parts.push({ type: "text-delta", id, delta });
+      parts.push({ type: "text-end", id });
+    } else {
+      parts.push(part);
+    }
+  });
+  parts.push({ type: "finish", finishReason: step.finishReason, usage: step.usage });
+  return simulateReadableStream({ chunks: parts, chunkDelayInMs: chunkDelayInMs ?? null });
+}
 
 /** Storage as the Durable Object's: values copied in and out (structured clone). */
 export function memoryStorage(): ChatStorage {

@@ -8,6 +8,7 @@ import {
   memoryStorage,
   recordingCommand,
   say,
+  streamingModel,
   toolCalls,
   turnOver,
 } from "./chat-test-fixture";
@@ -18,9 +19,7 @@ const turnWith = (model: MockLanguageModelV4, runs: string[] = []) => turnOver(m
 
 describe("the conversation as the panel shows it", () => {
   it("shows the person's message, the agent's text, and each call pending, rejected or done with its output", async () => {
-    const model = new MockLanguageModelV4({
-      doGenerate: [call("c1", "make"), say("Not run."), call("c2", "ls"), say("Listed.")],
-    });
+    const model = streamingModel([call("c1", "make"), say("Not run."), call("c2", "ls"), say("Listed.")]);
     const turn = turnWith(model);
     const chat = new AgentChat(memoryStorage(), "chat:u1");
     const first = await chat.send("build it", turn);
@@ -53,7 +52,7 @@ describe("the conversation as the panel shows it", () => {
 
   it("shows a stop and a failed model call as notices, and keeps the person's message", async () => {
     const model = new MockLanguageModelV4({
-      doGenerate: async () => {
+      doStream: async () => {
         throw new Error("connect ECONNREFUSED");
       },
     });
@@ -72,7 +71,7 @@ describe("stopping a turn", () => {
       started = resolve;
     });
     const model = new MockLanguageModelV4({
-      doGenerate: ({ abortSignal }) =>
+      doStream: ({ abortSignal }) =>
         new Promise((_resolve, reject) => {
           started();
           abortSignal?.addEventListener("abort", () => reject(abortSignal.reason), { once: true });
@@ -103,7 +102,7 @@ describe("answering approvals", () => {
       ["a", "run_command", { text: "one" }],
       ["b", "run_command", { text: "two" }],
     ]);
-    const model = new MockLanguageModelV4({ doGenerate: [two, say("One ran.")] });
+    const model = streamingModel([two, say("One ran.")]);
     const turn = turnWith(model, runs);
     const chat = new AgentChat(memoryStorage(), "chat:u1");
     const { pending } = await chat.send("both", turn);
@@ -131,7 +130,7 @@ describe("answering approvals", () => {
         z.object({ text: z.string(), cwd: z.string().default(".") }),
       ),
     ];
-    const model = new MockLanguageModelV4({ doGenerate: [call("c1", "rm -rf build"), say("Done.")] });
+    const model = streamingModel([call("c1", "rm -rf build"), say("Done.")]);
     const turn = turnOver(model, registry);
     const chat = new AgentChat(memoryStorage(), "chat:u1");
     const { pending } = await chat.send("clean", turn);
@@ -155,7 +154,7 @@ describe("a call that cannot run", () => {
         throw new Error("the container is gone");
       }),
     ];
-    const model = new MockLanguageModelV4({ doGenerate: [call("c1", "make"), say("It failed.")] });
+    const model = streamingModel([call("c1", "make"), say("It failed.")]);
     const turn = turnOver(model, registry);
     const chat = new AgentChat(memoryStorage(), "chat:u1");
     const { pending } = await chat.send("build", turn);
@@ -181,7 +180,7 @@ describe("a turn's progress", () => {
       },
     ];
     const read = toolCalls([["r1", "read_file", { path: "a.txt" }]]);
-    const model = new MockLanguageModelV4({ doGenerate: [read, say("It says hello.")] });
+    const model = streamingModel([read, say("It says hello.")]);
     const turn = turnOver(model, registry);
     const seen: { running: boolean; entries: ReturnType<typeof chatEntries> }[] = [];
     const chat = new AgentChat(memoryStorage(), "chat:u1", (saved, running) =>

@@ -100,15 +100,17 @@ function outputText(output: { type: string; value?: unknown }): string {
   return JSON.stringify(output.value ?? null);
 }
 
-/** The whole view: entries, auto-approve, whether a turn runs, and the model (or what to set). */
+/** The whole view: entries, the draft, auto-approve, whether a turn runs, and the model (or what to set). */
 export function chatView(
   saved: Saved,
   running: boolean,
   model: { ok: true; label: string } | { ok: false; problem: string },
+  draft = "",
 ): AgentChatView {
   return {
     model: model.ok ? { configured: true, label: model.label } : { configured: false, problem: model.problem },
     entries: chatEntries(saved),
+    draft,
     autoApprove: saved.autoApprove,
     running,
   };
