@@ -42,6 +42,19 @@ export interface AgentChatView {
   running: boolean;
 }
 
+/**
+ * `GET .../agent-chat/changes/{toolCallId}`: a file as it was before the
+ * agent wrote or edited it (`created`: it did not exist, `before` is ""),
+ * so the editor can show the change as a diff.
+ */
+export interface AgentFileChange {
+  toolCallId: string;
+  /** Relative to /workspace, as the files API names it. */
+  path: string;
+  before: string;
+  created: boolean;
+}
+
 /** `POST .../agent-chat/messages` */
 export interface SendChatMessageRequest {
   text: string;

@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import type { ChatEntry } from "../../protocol/agent-chat";
 import type { AgentChatApi } from "../api/agent-chat";
-import { useAgentChat } from "./useAgentChat";
+import { FILE_WRITERS, useAgentChat } from "./useAgentChat";
 import "./agent-chat.css";
 
 type ToolEntry = Extract<ChatEntry, { kind: "tool" }>;
@@ -43,7 +43,7 @@ export function AgentChatPanel({
 }: {
   api: AgentChatApi;
   onClose: () => void;
-  onFileChanged: (path: string) => void;
+  onFileChanged: (path: string, toolCallId: string) => void;
 }) {
   const chat = useAgentChat(api, onFileChanged);
   const { view } = chat;
@@ -112,8 +112,14 @@ export function AgentChatPanel({
           </p>
         )}
         {entries.map((entry, index) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: entries only grow (or all go), so a position names one
-          <Entry key={index} entry={entry} busy={chat.waiting || running} onDecide={chat.decide} />
+          <Entry
+            // biome-ignore lint/suspicious/noArrayIndexKey: entries only grow (or all go), so a position names one
+            key={index}
+            entry={entry}
+            busy={chat.waiting || running}
+            onDecide={chat.decide}
+            onShowChange={onFileChanged}
+          />
         ))}
         {draft && (
           <p className="agent-chat-assistant drafting" data-testid="agent-chat-draft">
@@ -170,10 +176,12 @@ function Entry({
   entry,
   busy,
   onDecide,
+  onShowChange,
 }: {
   entry: ChatEntry;
   busy: boolean;
   onDecide: (approvalId: string, approved: boolean, input?: Record<string, unknown>) => Promise<void>;
+  onShowChange: (path: string, toolCallId: string) => void;
 }) {
   switch (entry.kind) {
     case "user":
@@ -187,7 +195,7 @@ function Entry({
     case "notice":
       return <p className="agent-chat-notice">{entry.text}</p>;
     case "tool":
-      return <ToolCall entry={entry} busy={busy} onDecide={onDecide} />;
+      return <ToolCall entry={entry} busy={busy} onDecide={onDecide} onShowChange={onShowChange} />;
   }
 }
 
@@ -195,12 +203,15 @@ function ToolCall({
   entry,
   busy,
   onDecide,
+  onShowChange,
 }: {
   entry: ToolEntry;
   busy: boolean;
   onDecide: (approvalId: string, approved: boolean, input?: Record<string, unknown>) => Promise<void>;
+  onShowChange: (path: string, toolCallId: string) => void;
 }) {
   const approvalId = entry.approvalId;
+  const changedPath = (entry.input as { path?: unknown } | undefined)?.path;
   const field = EDITABLE[entry.tool];
   const [edit, setEdit] = useState<string>();
   const original = field ? (entry.input as Record<string, unknown> | undefined)?.[field] : undefined;
@@ -262,6 +273,17 @@ function ToolCall({
               Edit
             </button>
           )}
+        </div>
+      )}
+      {entry.status === "done" && FILE_WRITERS.has(entry.tool) && typeof changedPath === "string" && (
+        <div className="agent-chat-decision">
+          <button
+            type="button"
+            onClick={() => onShowChange(changedPath, entry.toolCallId)}
+            data-testid="agent-chat-show-change"
+          >
+            Show the change in the editor
+          </button>
         </div>
       )}
       {entry.output !== undefined && (

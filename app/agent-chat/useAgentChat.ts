@@ -4,7 +4,7 @@ import type { AgentChatApi } from "../api/agent-chat";
 import { errorMessage } from "../api/http";
 
 /** Tools whose `path` names a file they changed: the editor opens it once they ran. */
-const FILE_WRITERS = new Set(["write_file", "edit_file"]);
+export const FILE_WRITERS: ReadonlySet<string> = new Set(["write_file", "edit_file"]);
 
 export interface AgentChatState {
   view: AgentChatView | undefined;
@@ -25,9 +25,13 @@ export interface AgentChatState {
  * The person's conversation with the agent: the server's view of it, kept
  * current by its event stream (a turn's progress, another tab's actions,
  * the conversation after a reload), and the actions on it. Files the agent
- * wrote or edited are handed to `onFileChanged` once, as they change.
+ * wrote or edited are handed to `onFileChanged` once, as they change, with
+ * the call that changed them.
  */
-export function useAgentChat(api: AgentChatApi, onFileChanged: (path: string) => void): AgentChatState {
+export function useAgentChat(
+  api: AgentChatApi,
+  onFileChanged: (path: string, toolCallId: string) => void,
+): AgentChatState {
   const [view, setView] = useState<AgentChatView>();
   const [draft, setDraft] = useState("");
   const [error, setError] = useState<string>();
@@ -42,7 +46,7 @@ export function useAgentChat(api: AgentChatApi, onFileChanged: (path: string) =>
       for (const entry of done) {
         if (seen.current.has(entry.toolCallId)) continue;
         const path = (entry.input as { path?: unknown }).path;
-        if (typeof path === "string") fileChanged.current(path);
+        if (typeof path === "string") fileChanged.current(path, entry.toolCallId);
       }
     }
     // The first view only says what was done before: nothing opens for it.

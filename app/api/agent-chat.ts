@@ -1,5 +1,6 @@
 import type {
   AgentChatView,
+  AgentFileChange,
   AutoApproveRequest,
   DecideApprovalRequest,
   SendChatMessageRequest,
@@ -33,6 +34,11 @@ export class AgentChatApi {
       workspacePath(this.workspaceId, `/agent-chat/approvals/${encodeURIComponent(approvalId)}`),
       jsonBody("POST", { approved, ...(input ? { input } : {}) } satisfies DecideApprovalRequest),
     );
+  }
+
+  /** A file as it was before the agent's call `toolCallId` changed it (for the editor's diff). */
+  change(toolCallId: string): Promise<AgentFileChange> {
+    return apiJson(workspacePath(this.workspaceId, `/agent-chat/changes/${encodeURIComponent(toolCallId)}`));
   }
 
   stop(): Promise<AgentChatView> {

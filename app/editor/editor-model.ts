@@ -262,6 +262,11 @@ export class EditorModel {
     this.view?.focus();
   }
 
+  /** Asks every provider again for each buffer's extensions (a provider's answer for a path changed). */
+  refreshExtensions(): void {
+    this.rebuildStates();
+  }
+
   /** Adds extensions to every buffer, now and later; returns a function that removes them. */
   addExtensions(provider: ExtensionProvider): () => void {
     this.providers.add(provider);

@@ -3,6 +3,7 @@ import { EditorView } from "@codemirror/view";
 import { memo, useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import { AgentChatPanel } from "../agent-chat/AgentChatPanel";
 import { AGENT_CHAT_COMMAND } from "../agent-chat/agent-chat-command";
+import { AgentReview } from "../agent-chat/agent-review";
 import type { WorkspaceApi } from "../api/workspace";
 import type { PresenceRoom } from "../collab/presence";
 import { usePresenceAt } from "../collab/usePresence";
@@ -68,6 +69,14 @@ function Layout({
   useEffect(() => (readOnly ? editor.addExtensions(() => VIEW_ONLY) : undefined), [editor, readOnly]);
   // The agent panel: an editor's (a viewer's page has none; the server refuses them anyway).
   const [agentOpen, setAgentOpen] = useState(false);
+  // The agent's file changes open as diffs; they outlive the panel (closing it leaves a review open).
+  const [review, setReview] = useState<AgentReview>();
+  useEffect(() => {
+    if (readOnly) return;
+    const created = new AgentReview(editor, api.agentChat);
+    setReview(created);
+    return () => created.dispose();
+  }, [editor, api.agentChat, readOnly]);
   useRegisterCommands(
     () =>
       readOnly
@@ -85,7 +94,9 @@ function Layout({
     <AgentChatPanel
       api={api.agentChat}
       onClose={() => setAgentOpen(false)}
-      onFileChanged={(path) => void editor.open(path).catch(() => undefined)}
+      onFileChanged={(path, toolCallId) =>
+        void (review ? review.show(path, toolCallId) : editor.open(path)).catch(() => undefined)
+      }
     />
   );
   useRegisterCommands(

@@ -2,7 +2,8 @@
  * The agent panel, as a person uses it, in Chromium: ask, see the command
  * waiting for approval, approve it and see its result; reject another and
  * see it never ran; edit one before approving it; a file the agent writes
- * opens in the editor; the conversation is still there after a reload; an
+ * opens in the editor as a diff to review (a part rejected there is put
+ * back and saved); the conversation is still there after a reload; an
  * answer appears as the model writes it, and Stop keeps what it said; the
  * panel fits a phone. The model is the scripted
  * OpenAI-compatible one the tier starts (test/support/scripted-model.ts);
@@ -30,6 +31,10 @@ async function openPanel(page: Page) {
   const panel = page.getByTestId("agent-chat");
   await panel.waitFor();
   return panel;
+}
+
+async function readFile(id: string, path: string): Promise<string> {
+  return (await ownerApi(filesUrl(id, "/content", { path }))).text();
 }
 
 async function ask(page: Page, text: string) {
@@ -95,6 +100,38 @@ describe("the agent panel", () => {
     await third.getByTestId("agent-chat-approve").click();
     await third.and(page.locator('[data-status="done"]')).waitFor();
     await expect.poll(() => editorText(page), { timeout: 30_000 }).toContain("written by the agent");
+    // ...as the agent's change, under review: a bar above it, and Done ends the review.
+    const review = page.getByTestId("agent-review");
+    await review.waitFor();
+    await page.getByTestId("agent-review-done").click();
+    await review.waitFor({ state: "detached" });
+
+    // An edit opens as a diff, what it removed above what it wrote; rejecting it puts the old text back.
+    await ask(page, "edit notes.txt: written by => changed by");
+    const fourth = panel.getByTestId("agent-chat-tool").nth(4);
+    await fourth.and(page.locator('[data-status="pending"]')).waitFor();
+    await fourth.getByTestId("agent-chat-approve").click();
+    await fourth.and(page.locator('[data-status="done"]')).waitFor();
+    await review.waitFor();
+    const removed = page.locator('[data-testid="code-editor"] .cm-deletedChunk');
+    await expect.poll(() => removed.textContent(), { timeout: 30_000 }).toContain("written by");
+    expect(await page.locator('[data-testid="code-editor"] .cm-changedLine').textContent()).toBe(
+      "changed by the agent",
+    );
+    expect(await readFile(id, "notes.txt")).toBe("changed by the agent");
+    await removed.locator('button[name="reject"]').click();
+    await expect.poll(() => editorText(page)).toBe("written by the agent");
+    expect(await page.locator('[data-testid="code-editor"] .cm-deletedChunk').count()).toBe(0);
+    // The buffer holds the old text now; saving writes it.
+    await page.locator('[data-testid="code-editor"] .cm-content').click();
+    await page.keyboard.press("Control+s");
+    await expect.poll(() => readFile(id, "notes.txt"), { timeout: 30_000 }).toBe("written by the agent");
+    await page.getByTestId("agent-review-done").click();
+    await review.waitFor({ state: "detached" });
+    // The panel opens the change again on request.
+    await fourth.getByTestId("agent-chat-show-change").click();
+    await review.waitFor();
+    await page.getByTestId("agent-review-done").click();
 
     // After a reload, the conversation is the same.
     await reload(page);
@@ -104,7 +141,7 @@ describe("the agent panel", () => {
       await again
         .getByTestId("agent-chat-tool")
         .evaluateAll((tools) => tools.map((t) => t.getAttribute("data-status"))),
-    ).toEqual(["done", "rejected", "done", "done"]);
+    ).toEqual(["done", "rejected", "done", "done", "done"]);
 
     // An answer appears as the model writes it (a number every 100 ms), and Stop keeps what it had said.
     await ask(page, "count slowly to 80");

@@ -221,6 +221,53 @@ describe("the agent panel", () => {
     expect((await view(await chat("/auto-approve", "PUT", { on: false }))).autoApprove).toBe(false);
   });
 
+  it("keeps what a file was before the agent changed it, for the editor's diff, for that person only", async () => {
+    await view(await chat("", "DELETE"));
+    shell(container, "printf 'line one\\nline two\\n' > /workspace/before.txt");
+    await view(await chat("/auto-approve", "PUT", { on: true }));
+    const change = async (toolCallId: string | undefined, headers?: Record<string, string>) => {
+      const path = `/changes/${encodeURIComponent(toolCallId ?? "")}`;
+      return headers ? api(chatPath(path), { headers }) : ownerApi(chatPath(path));
+    };
+    const edited = tools(await view(await chat("/messages", "POST", { text: "edit before.txt: line two => line 2" })));
+    expect(edited[0]).toMatchObject({ tool: "edit_file", status: "done" });
+    expect(shell(container, "cat /workspace/before.txt").trim()).toBe("line one\nline 2");
+    const before = await change(edited[0]?.toolCallId);
+    expect(before.status).toBe(200);
+    expect(await before.json()).toEqual({
+      toolCallId: edited[0]?.toolCallId,
+      path: "before.txt",
+      before: "line one\nline two\n",
+      created: false,
+    });
+    // A new file was nothing before.
+    const written = tools(await view(await chat("/messages", "POST", { text: "write made/new.txt: new" }))).at(-1);
+    expect(await (await change(written?.toolCallId)).json()).toMatchObject({
+      path: "made/new.txt",
+      before: "",
+      created: true,
+    });
+    // An edit that changed nothing (no match) keeps nothing; neither does an unknown call.
+    const missed = tools(await view(await chat("/messages", "POST", { text: "edit before.txt: absent => x" }))).at(-1);
+    expect(missed?.output).toContain("EDIT_NO_MATCH");
+    for (const toolCallId of [missed?.toolCallId, "call_unknown"]) {
+      const refused = await change(toolCallId);
+      expect(refused.status).toBe(404);
+      expect(await refused.json()).toMatchObject({
+        code: "NOT_FOUND",
+        message: expect.stringContaining("Open the file"),
+      });
+    }
+    // Another person in the workspace does not get this person's.
+    await grant("changes-editor@example.com", "editor");
+    const other = await change(edited[0]?.toolCallId, await accessUser("changes-editor@example.com"));
+    expect(other.status).toBe(404);
+    // Clearing the conversation forgets them.
+    await view(await chat("/auto-approve", "PUT", { on: false }));
+    await view(await chat("", "DELETE"));
+    expect((await change(edited[0]?.toolCallId)).status).toBe(404);
+  });
+
   it("is each person's own: an editor has a conversation of their own, a viewer none (403)", async () => {
     await grant("chat-editor@example.com", "editor");
     await grant("chat-viewer@example.com", "viewer");

@@ -24,6 +24,7 @@ import { none, refusal } from "../door/schema";
  *   POST   /agent-chat/stop                  ends the turn in flight
  *   PUT    /agent-chat/auto-approve          {on}: writes and commands run without asking, in this conversation
  *   DELETE /agent-chat                       forgets the conversation
+ *   GET    /agent-chat/changes/{toolCallId}  a file as it was before the agent changed it (the editor's diff)
  *
  * Only these routes, which the person's own page calls, answer an approval:
  * nothing the agent reads or runs reaches them (tool output is data to the
@@ -121,6 +122,15 @@ export const AGENT_CHAT_ROUTES: Route[] = [
     input: { body: { json: autoApprove } },
     handle: async ({ body, caller, workspace }) =>
       Response.json(await workspace.agentChats.setAutoApprove(caller.id, body.on)),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/agent-chat/changes/:toolCallId",
+    role: "editor",
+    wake: "never",
+    input: { params: z.object({ toolCallId: z.string().min(1).max(200) }), query: none },
+    handle: async ({ params, caller, workspace }) =>
+      Response.json(workspace.agentChats.change(caller.id, params.toolCallId)),
   }),
   defineRoute({
     method: "DELETE",

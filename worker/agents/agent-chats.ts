@@ -3,9 +3,10 @@
  * the Workspace Durable Object's storage (where the tools already live), and
  * the event streams that show each person their own conversation live.
  */
-import type { AgentChatView } from "../../protocol/agent-chat";
+import type { AgentChatView, AgentFileChange } from "../../protocol/agent-chat";
 import { ErrorCode } from "../../protocol/errors";
 import { AppError } from "../errors";
+import { AgentChanges } from "./agent-changes";
 import { AgentChat, type ChatStorage, type ChatTurnTools, type Saved } from "./agent-chat";
 import { type ChatModelEnv, chatModel } from "./chat-model";
 import { approvalFor, type ChatToolCall, chatTools, DATA_RULE } from "./chat-tools";
@@ -33,6 +34,8 @@ const HEARTBEAT_MS = 25_000;
 export class AgentChats {
   private readonly chats = new Map<string, AgentChat>();
   private readonly streams = new Map<string, Set<WritableStreamDefaultWriter<Uint8Array>>>();
+  /** The files the agent changed, as they were before, for the page's diff. */
+  private readonly changes = new AgentChanges();
 
   constructor(private readonly deps: AgentChatsDeps) {}
 
@@ -88,7 +91,14 @@ export class AgentChats {
 
   async clear(user: string): Promise<AgentChatView> {
     const chat = this.chat(user);
-    return this.render(await chat.clear(), chat.busy, chat.draft);
+    const cleared = this.render(await chat.clear(), chat.busy, chat.draft);
+    this.changes.clear(user);
+    return cleared;
+  }
+
+  /** A file as it was before one of the person's agent calls changed it (404 once no longer kept). */
+  change(user: string, toolCallId: string): AgentFileChange {
+    return this.changes.get(user, toolCallId);
   }
 
   /** Stops every turn (the workspace is being deleted). */
@@ -133,7 +143,9 @@ export class AgentChats {
   private turn(origin: URL, user: string): ChatTurnTools {
     const model = chatModel(this.deps.env);
     if (!model.ok) throw new AppError(ErrorCode.AGENT_NOT_CONFIGURED, model.problem);
-    const logCall = ({ tool, args, outcome, message, started }: ChatToolCall) =>
+    const context = this.deps.tools(origin);
+    const logCall = ({ tool, toolCallId, args, outcome, message, started }: ChatToolCall) => {
+      this.changes.ran(toolCallId, outcome === "ok");
       this.deps.record({
         at: started,
         tokenId: PANEL_TOKEN_ID,
@@ -144,10 +156,13 @@ export class AgentChats {
         ...(message ? { message: message.slice(0, 300) } : {}),
         ms: Date.now() - started,
       });
+    };
     return {
       model: model.model,
       system: SYSTEM,
-      tools: chatTools(this.deps.tools(origin), AGENT_TOOLS, logCall),
+      tools: chatTools(context, AGENT_TOOLS, logCall, ({ tool, toolCallId, args }) =>
+        this.changes.before(user, tool.name, toolCallId, args, context.files),
+      ),
       approval: (autoApprove) => approvalFor(autoApprove),
     };
   }

@@ -23,17 +23,22 @@ export const DATA_RULE =
 /** A call the tools ran, for the workspace's agent activity log. */
 export interface ChatToolCall {
   tool: AgentTool;
+  toolCallId: string;
   args: Record<string, unknown>;
   outcome: "ok" | "error";
   message?: string;
   started: number;
 }
 
-/** The registry as AI SDK tools, each run against `context`; `onCall` hears of each call that ran. */
+/**
+ * The registry as AI SDK tools, each run against `context`; `beforeRun` is
+ * waited for before each call runs, and `onCall` hears of each call that ran.
+ */
 export function chatTools(
   context: Omit<ToolContext, "signal">,
   registry: readonly AgentTool[] = AGENT_TOOLS,
   onCall: (call: ChatToolCall) => void = () => {},
+  beforeRun: (call: Pick<ChatToolCall, "tool" | "toolCallId" | "args">) => Promise<void> = async () => {},
 ): ToolSet {
   const tools: ToolSet = {};
   for (const agentTool of registry) {
@@ -42,14 +47,16 @@ export function chatTools(
       inputSchema: agentTool.input,
       execute: async (input: Record<string, unknown>, options) => {
         const started = Date.now();
+        const { toolCallId } = options;
         try {
           const signal = options.abortSignal ?? new AbortController().signal;
+          await beforeRun({ tool: agentTool, toolCallId, args: input });
           const output = await agentTool.run(input, { ...context, signal });
-          onCall({ tool: agentTool, args: input, outcome: "ok", started });
+          onCall({ tool: agentTool, toolCallId, args: input, outcome: "ok", started });
           return asData(agentTool.name, output);
         } catch (error) {
           const message = error instanceof AppError ? `${error.code}: ${error.message}` : describe(error);
-          onCall({ tool: agentTool, args: input, outcome: "error", message, started });
+          onCall({ tool: agentTool, toolCallId, args: input, outcome: "error", message, started });
           if (error instanceof AppError) return asData(agentTool.name, message);
           throw error;
         }
