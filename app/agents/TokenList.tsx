@@ -1,8 +1,10 @@
 import type { AgentTokenInfo } from "../../protocol/agents";
+import { useNow } from "../hooks/useNow";
 import { ago } from "../time";
 
 /** The live tokens, with last use and a Revoke button (it ends the token's calls at once). */
 export function TokenList({ tokens, onRevoke }: { tokens?: AgentTokenInfo[]; onRevoke: (id: string) => void }) {
+  const now = useNow(30_000);
   return (
     <section className="agents-section" data-testid="agent-tokens">
       <h3>Tokens</h3>
@@ -27,7 +29,7 @@ export function TokenList({ tokens, onRevoke }: { tokens?: AgentTokenInfo[]; onR
                 <td>{t.name}</td>
                 <td>{t.scope}</td>
                 <td data-testid="agent-token-last-used">
-                  {t.lastUsedAt ? ago(Date.now() - Date.parse(t.lastUsedAt)) : "never"}
+                  {t.lastUsedAt ? ago(now - Date.parse(t.lastUsedAt)) : "never"}
                 </td>
                 <td title={t.expiresAt}>{new Date(t.expiresAt).toLocaleDateString()}</td>
                 <td>

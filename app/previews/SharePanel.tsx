@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from "react";
 import type { ShareLink } from "../../protocol/previews";
 import type { PreviewsApi } from "../api/previews";
 import { useAction } from "../hooks/useAction";
+import { useNow } from "../hooks/useNow";
 
 const TTLS = [
   { label: "5 minutes", seconds: 300 },
@@ -21,7 +22,7 @@ export function SharePanel({ previews, port, onClose }: { previews: PreviewsApi;
   const [panes, setPanes] = useState<ShareLink[]>([]);
   const [copied, setCopied] = useState<string>();
   const action = useAction();
-  const now = useNow();
+  const now = useNow(1000);
 
   const load = useCallback(async () => {
     const grants = await previews.grants(port);
@@ -139,15 +140,6 @@ export function SharePanel({ previews, port, onClose }: { previews: PreviewsApi;
       )}
     </section>
   );
-}
-
-function useNow(): number {
-  const [now, setNow] = useState(Date.now());
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, []);
-  return now;
 }
 
 /** "6d 23h left", "59m left", "42s left". */

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { useRef, useState } from "react";
 import { ErrorCode } from "../../protocol/errors";
 import type { Role } from "../../protocol/roles";
 import { AGENT_CHAT_COMMAND } from "../agent-chat/agent-chat-command";
@@ -8,6 +8,7 @@ import { BackupsPanel } from "../backups/BackupsPanel";
 import { useCommands, useRegisterCommands } from "../commands/useCommands";
 import { download } from "../components/ContextMenu";
 import { useAction } from "../hooks/useAction";
+import { useNow } from "../hooks/useNow";
 import { ago } from "../time";
 import type { StatusView } from "./workspace-status-model";
 import "./LifecycleControls.css";
@@ -226,11 +227,7 @@ export function LifecycleControls({ api, status, onWake, onChanged, role }: Prop
 
 /** "saved 3 minutes ago", refreshed every 15 s. */
 function LastSaved({ at }: { at: string | null }) {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 15_000);
-    return () => clearInterval(timer);
-  }, []);
+  const now = useNow(15_000);
   return (
     <span className="last-saved" data-testid="last-saved" title={at ?? undefined}>
       {at ? `saved ${ago(now - Date.parse(at))}` : "not saved yet"}

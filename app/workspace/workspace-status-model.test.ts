@@ -51,7 +51,7 @@ describe("WorkspaceStatusModel", () => {
     // Running and nothing in progress: the next poll comes after the idle interval only.
     await vi.advanceTimersByTimeAsync(1_000);
     expect(calls).toHaveLength(3);
-    calls[2]?.answer({ state: "running" });
+    calls[2]?.answer({ state: "running", kernel: "Linux" });
     await vi.advanceTimersByTimeAsync(9_999);
     expect(calls).toHaveLength(3);
     await vi.advanceTimersByTimeAsync(1);
@@ -62,6 +62,8 @@ describe("WorkspaceStatusModel", () => {
     await vi.advanceTimersByTimeAsync(60_000);
     expect(calls).toHaveLength(4);
     expect(seen).toContain("running");
+    // An answer the page shows already is not published again.
+    expect(seen.filter((state) => state === "running")).toHaveLength(1);
   });
 
   it("shows a failed read as a failed state with the server's code, keeping what it knew", async () => {

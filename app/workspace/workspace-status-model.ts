@@ -91,7 +91,9 @@ export class WorkspaceStatusModel {
     }
   }
 
+  /** A poll that answers what the page shows already changes nothing (the header does not render again). */
   private set(status: StatusView): void {
+    if (JSON.stringify(status) === JSON.stringify(this.status)) return;
     this.status = status;
     for (const listener of this.listeners) listener();
   }
