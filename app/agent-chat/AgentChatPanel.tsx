@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import type { ChatEntry } from "../../protocol/agent-chat";
 import type { AgentChatApi } from "../api/agent-chat";
+import { ChatMarkdown } from "./ChatMarkdown";
 import { FILE_WRITERS, useAgentChat } from "./useAgentChat";
 import "./agent-chat.css";
 
@@ -122,9 +123,9 @@ export function AgentChatPanel({
           />
         ))}
         {draft && (
-          <p className="agent-chat-assistant drafting" data-testid="agent-chat-draft">
-            {draft}
-          </p>
+          <div className="agent-chat-assistant drafting" data-testid="agent-chat-draft">
+            <ChatMarkdown text={draft} />
+          </div>
         )}
         {running && (
           <p className="agent-chat-working" data-testid="agent-chat-working">
@@ -188,9 +189,9 @@ function Entry({
       return <p className="agent-chat-user">{entry.text}</p>;
     case "assistant":
       return (
-        <p className="agent-chat-assistant" data-testid="agent-chat-assistant">
-          {entry.text}
-        </p>
+        <div className="agent-chat-assistant" data-testid="agent-chat-assistant">
+          <ChatMarkdown text={entry.text} />
+        </div>
       );
     case "notice":
       return <p className="agent-chat-notice">{entry.text}</p>;

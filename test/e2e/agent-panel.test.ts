@@ -143,6 +143,14 @@ describe("the agent panel", () => {
         .evaluateAll((tools) => tools.map((t) => t.getAttribute("data-status"))),
     ).toEqual(["done", "rejected", "done", "done", "done"]);
 
+    // The agent's text is Markdown: emphasis and code shown as such; an image is named, never fetched.
+    await ask(page, "**bold**, `code` and ![secret](http://127.0.0.1:9/leak.png)");
+    const answer = again.getByTestId("agent-chat-assistant").last();
+    await expect.poll(() => answer.textContent(), { timeout: 30_000 }).toContain("[image: secret]");
+    expect(await answer.locator("strong").textContent()).toBe("bold");
+    expect(await answer.locator("code").textContent()).toBe("code");
+    expect(await answer.locator("img").count()).toBe(0);
+
     // An answer appears as the model writes it (a number every 100 ms), and Stop keeps what it had said.
     await ask(page, "count slowly to 80");
     const draft = again.getByTestId("agent-chat-draft");
@@ -151,7 +159,7 @@ describe("the agent panel", () => {
     await again.getByText("Stopped.").waitFor();
     await draft.waitFor({ state: "detached" });
     const said = await again.getByTestId("agent-chat-assistant").last().textContent();
-    expect(said).toMatch(/^1 2 3 (\d+ )*$/);
+    expect(said).toMatch(/^1 2 3( \d+)* ?$/);
     expect(said).not.toContain("80 ");
     await again.getByTestId("agent-chat-send").waitFor();
 
