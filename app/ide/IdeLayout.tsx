@@ -1,7 +1,6 @@
 import { EditorState, Prec } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
-import { memo, useCallback, useEffect, useState, useSyncExternalStore } from "react";
-import { AgentChatPanel } from "../agent-chat/AgentChatPanel";
+import { lazy, memo, Suspense, useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import { AGENT_CHAT_COMMAND } from "../agent-chat/agent-chat-command";
 import { AgentReview } from "../agent-chat/agent-review";
 import type { WorkspaceApi } from "../api/workspace";
@@ -26,6 +25,9 @@ import { TerminalPanel } from "../terminal/TerminalPanel";
 import { Sidebar } from "./Sidebar";
 import { useFollow, usePublishEditor } from "./usePresenceEditor";
 import { useWorkspaceFiles } from "./useWorkspaceFiles";
+
+/** Loaded when first opened: with its Markdown renderer it is a large part of the app that most page loads never show. */
+const AgentChatPanel = lazy(() => import("../agent-chat/AgentChatPanel").then((m) => ({ default: m.AgentChatPanel })));
 
 /** A viewer's buffers: shown, not editable (highest: these facets take their first value, and each buffer gives its own). */
 const VIEW_ONLY = Prec.highest([EditorState.readOnly.of(true), EditorView.editable.of(false)]);
@@ -91,13 +93,15 @@ function Layout({
     [readOnly],
   );
   const agentPanel = agentOpen && !readOnly && (
-    <AgentChatPanel
-      api={api.agentChat}
-      onClose={() => setAgentOpen(false)}
-      onFileChanged={(path, toolCallId) =>
-        void (review ? review.show(path, toolCallId) : editor.open(path)).catch(() => undefined)
-      }
-    />
+    <Suspense fallback={null}>
+      <AgentChatPanel
+        api={api.agentChat}
+        onClose={() => setAgentOpen(false)}
+        onFileChanged={(path, toolCallId) =>
+          void (review ? review.show(path, toolCallId) : editor.open(path)).catch(() => undefined)
+        }
+      />
+    </Suspense>
   );
   useRegisterCommands(
     () => [

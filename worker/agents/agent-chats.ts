@@ -132,7 +132,7 @@ export class AgentChats {
       chat = new AgentChat(
         this.deps.storage,
         `agent-chat:${user}`,
-        (saved, running) => this.publish(user, event("view", this.render(saved, running, this.chat(user).draft))),
+        (saved, running) => this.publish(user, event("view", this.render(saved, running, this.chats.get(user)?.draft))),
         (draft) => this.publish(user, event("draft", { draft })),
       );
       this.chats.set(user, chat);
