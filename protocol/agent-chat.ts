@@ -55,6 +55,9 @@ export interface AgentFileChange {
   created: boolean;
 }
 
+/** The agent tools whose `path` names a file they change: the panel opens it, as a diff to review. */
+export const FILE_WRITING_TOOLS: ReadonlySet<string> = new Set(["write_file", "edit_file"]);
+
 /** `POST .../agent-chat/messages` */
 export interface SendChatMessageRequest {
   text: string;

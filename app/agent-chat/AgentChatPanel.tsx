@@ -2,7 +2,7 @@ import { type FormEvent, useEffect, useRef, useState } from "react";
 import type { ChatEntry } from "../../protocol/agent-chat";
 import type { AgentChatApi } from "../api/agent-chat";
 import { ChatMarkdown } from "./ChatMarkdown";
-import { FILE_WRITERS, useAgentChat } from "./useAgentChat";
+import { isWrittenFile, useAgentChat } from "./useAgentChat";
 import "./agent-chat.css";
 
 type ToolEntry = Extract<ChatEntry, { kind: "tool" }>;
@@ -276,7 +276,7 @@ function ToolCall({
           )}
         </div>
       )}
-      {entry.status === "done" && FILE_WRITERS.has(entry.tool) && typeof changedPath === "string" && (
+      {isWrittenFile(entry) && typeof changedPath === "string" && (
         <div className="agent-chat-decision">
           <button
             type="button"

@@ -31,10 +31,6 @@ export class AgentReview {
     await this.editor.open(shown);
   }
 
-  isReviewing(path: string): boolean {
-    return this.reviews.has(path);
-  }
-
   /** Shows `path` as a diff against `before`. */
   start(path: string, before: string): void {
     // One extension per review: asked again (another provider changed), the same one keeps its accepted parts.

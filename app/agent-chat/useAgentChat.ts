@@ -1,10 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { AgentChatView, ChatEntry } from "../../protocol/agent-chat";
+import { type AgentChatView, type ChatEntry, FILE_WRITING_TOOLS } from "../../protocol/agent-chat";
 import type { AgentChatApi } from "../api/agent-chat";
 import { errorMessage } from "../api/http";
-
-/** Tools whose `path` names a file they changed: the editor opens it once they ran. */
-export const FILE_WRITERS: ReadonlySet<string> = new Set(["write_file", "edit_file"]);
 
 export interface AgentChatState {
   view: AgentChatView | undefined;
@@ -99,6 +96,7 @@ export function useAgentChat(
   };
 }
 
-function isWrittenFile(entry: ChatEntry): entry is Extract<ChatEntry, { kind: "tool" }> {
-  return entry.kind === "tool" && entry.status === "done" && FILE_WRITERS.has(entry.tool);
+/** A write or edit of a file that ran: the editor opens the file once, and the panel offers it again. */
+export function isWrittenFile(entry: ChatEntry): entry is Extract<ChatEntry, { kind: "tool" }> {
+  return entry.kind === "tool" && entry.status === "done" && FILE_WRITING_TOOLS.has(entry.tool);
 }

@@ -5,13 +5,11 @@
  * runs, kept once it ran, per person: the last MAX_KEPT, in memory (a diff
  * to review is for now; the conversation itself is what is kept for good).
  */
-import type { AgentFileChange } from "../../protocol/agent-chat";
+import { type AgentFileChange, FILE_WRITING_TOOLS } from "../../protocol/agent-chat";
 import { ErrorCode } from "../../protocol/errors";
 import { AppError } from "../errors";
 import type { WorkspaceFiles } from "./file-tools";
 
-/** The tools whose `path` argument names a file they change. */
-export const FILE_WRITERS: ReadonlySet<string> = new Set(["write_file", "edit_file"]);
 /** Changes kept per person. */
 export const MAX_KEPT = 20;
 /** A file longer than this before the change gets no diff (it opens as it is). */
@@ -34,7 +32,7 @@ export class AgentChanges {
     args: Record<string, unknown>,
     files: WorkspaceFiles,
   ) {
-    if (!FILE_WRITERS.has(toolName) || typeof args.path !== "string") return;
+    if (!FILE_WRITING_TOOLS.has(toolName) || typeof args.path !== "string") return;
     let path: string;
     try {
       path = files.checkPath(args.path);
