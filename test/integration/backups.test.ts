@@ -48,8 +48,12 @@ printf 'x' > setuid-file && chmod 4755 setuid-file
 printf '[user]\\n\\tname = Backup Test\\n' > /root/.gitconfig
 printf 'echo from-history\\n' > /root/.bash_history`;
 
-/** What the fixture looks like: names, types, modes, owners, link counts, mtimes; and content hashes. */
-const DESCRIBE = `cd /workspace && find . /root/.gitconfig /root/.bash_history -path ./node_modules -prune -o -printf '%p %y %m %U:%G %n %T@ %l\\n' | sort
+/**
+ * What the fixture looks like: names, types, modes, owners, link counts, mtimes; and content hashes.
+ * A folder's link count is the filesystem's, not the backup's (overlayfs says 1 for a folder the image
+ * has too, which a wake from a backup may unpack into): files only.
+ */
+const DESCRIBE = `cd /workspace && find . /root/.gitconfig /root/.bash_history -path ./node_modules -prune -o -type d -printf '%p %y %m %U:%G - %T@ %l\\n' -o -printf '%p %y %m %U:%G %n %T@ %l\\n' | sort
 sha256sum src/hello.txt src/deep/blob.bin src/run.sh /root/.gitconfig`;
 
 /** DESCRIBE's output for the fixture once restored: a backup keeps no FIFOs and no setuid bit. */
@@ -378,7 +382,11 @@ describe("waking from a backup", () => {
     // The snapshot disappears (as one 30 days old does on Cloudflare).
     execFileSync("docker", ["rmi", "-f", `workerd-container-snap-${stopped.body.snapshotId}`], { stdio: "ignore" });
 
+    const logFrom = serverLogSize();
     const { status, container: next } = await wake(id);
+    // On the same image: only what differs from the image's files was unpacked (the image's template, which
+    // this "empty" workspace removed, was removed again).
+    await logged(logFrom, /backup \w+ restored over the image in \d+ ms/, 1);
     expect(status.restored).toMatchObject({
       from: "backup",
       reason: "snapshot-unavailable",
@@ -431,5 +439,66 @@ describe("waking from a backup", () => {
     expect(sh(moved, "tmux has-session -t =setup && echo yes")).toBe("yes");
     const later: WorkspaceStatus = await peek(id);
     expect(later.restored?.from).toBe("backup");
+
+    // An image whose /workspace is not what its list says (a step after the list changed it): the wake
+    // unpacks the whole backup, so the image's stray file is not among the workspace's files.
+    sh(moved, "echo kept-2 > /workspace/kept.txt");
+    expect((await post(`/api/workspaces/${id}/stop`)).status).toBe(200);
+    const third = `cloud-ide-backups-third:${id}`;
+    execFileSync("docker", ["build", "-t", third, "-"], {
+      input: `FROM ${oldImage}\nRUN echo stray > /workspace/stray-from-image\n`,
+      stdio: ["pipe", "ignore", "inherit"],
+    });
+    builtImages.push(third);
+    await testHooks(id, { image: third });
+    const logFrom = serverLogSize();
+    const { container: full } = await wake(id);
+    await logged(logFrom, /was taken on another image's files; unpacking all of it/, 1);
+    expect(sh(full, "cat /workspace/kept.txt; ls /workspace/stray-from-image 2>&1 || true")).toMatch(
+      /^kept-2\n.*No such file/,
+    );
+  });
+
+  it("wakes a template workspace on the image by unpacking only what differs from the image's files", async () => {
+    const id = await createWorkspace("quick wake");
+    const { container } = await wake(id);
+    // Changes of every kind to the image's own files, beside node_modules, which stays the image's.
+    sh(
+      container,
+      `set -e; cd /workspace
+      echo changed >> src/App.tsx
+      rm src/index.css
+      mkdir -p src/gone && echo x > src/gone/x.txt
+      chmod 600 index.html
+      rm package.json && ln -s index.html package.json
+      mkdir -p src/mine && echo mine > src/mine/new.txt
+      touch -d '2024-01-02 03:04:05.5' tsconfig.json
+      rm -r node_modules/react-dom/cjs && echo gone > node_modules/react-dom/replaced.txt
+      echo 'export HISTSIZE=5' >> /root/.bashrc`,
+    );
+    const LISTING = `cd / && find workspace root -xdev \\( -path root/.cache -o -path root/.npm/_cacache \\) -prune -o -type d -printf '%p %y %m %U:%G - %T@\\n' -o -printf '%p %y %m %U:%G %n %T@ %l\\n' | sort | sha256sum
+cd / && find workspace root -xdev \\( -path root/.cache -o -path root/.npm/_cacache \\) -prune -o -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum
+find /workspace -type f | wc -l`;
+    const before = sh(container, LISTING);
+    const stopped = await post<{ snapshotId: string }>(`/api/workspaces/${id}/stop`);
+    expect(stopped.status).toBe(200);
+    execFileSync("docker", ["rmi", "-f", `workerd-container-snap-${stopped.body.snapshotId}`], { stdio: "ignore" });
+
+    const logFrom = serverLogSize();
+    const { status, container: next } = await wake(id);
+    expect(status.restored).toMatchObject({ from: "backup", reason: "snapshot-unavailable" });
+    const [line] = await logged(
+      logFrom,
+      /backup \w+ restored over the image in \d+ ms \((\d+) of (\d+) bytes unpacked\)/,
+      1,
+    );
+    const [, unpacked, size] = /\((\d+) of (\d+) bytes/.exec(line as string) ?? [];
+    expect(Number(unpacked)).toBeLessThan(Number(size) / 10);
+    // Every name, type, mode, owner, link count, mtime and content as before the stop.
+    expect(sh(next, LISTING)).toBe(before);
+    // node_modules was not written again: the container's own layer holds none of its files.
+    const written = execFileSync("docker", ["diff", next], { encoding: "utf8" });
+    expect(written).not.toMatch(/^[AC] \/workspace\/node_modules\/react\//m);
+    expect(written).toMatch(/^[AC] \/workspace\/src\/mine\/new\.txt$/m);
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashing, uploadInParts } from "./r2-parts";
+import { firstBytes, hashing, uploadInParts } from "./r2-parts";
 
 /** workerd's crypto.DigestStream, for Node: a WritableStream whose `digest` settles when it closes. */
 class NodeDigestStream extends WritableStream<Uint8Array> {
@@ -206,5 +206,46 @@ describe("hashing a backup on its way to the container", () => {
       expect(passed).toEqual(expected);
       expect(await hashed.result()).toEqual({ size: 3000, sha256: hash });
     }
+  });
+});
+
+describe("the first bytes of a backup, for a wake that skips the rest", () => {
+  it("gives exactly `count` bytes, cutting a chunk; draining the rest completes the whole stream's hash", async () => {
+    const source = chunks([1000, 1000, 1000]);
+    const hashed = hashing(source.stream);
+    const { head, rest } = firstBytes(hashed.stream, 1500);
+    const got = new Uint8Array(await new Response(head).arrayBuffer());
+    expect(got).toEqual(source.bytes.subarray(0, 1500));
+    await rest.drain();
+    expect(await hashed.result()).toEqual({
+      size: 3000,
+      sha256: createHash("sha256").update(source.bytes).digest("hex"),
+    });
+  });
+
+  it("ends the head at a chunk's end, and at the source's end when it is shorter", async () => {
+    const exact = chunks([1000, 1000]);
+    const first = firstBytes(exact.stream, 1000);
+    expect((await new Response(first.head).arrayBuffer()).byteLength).toBe(1000);
+    await first.rest.drain();
+    const short = chunks([100]);
+    const second = firstBytes(short.stream, 1000);
+    expect((await new Response(second.head).arrayBuffer()).byteLength).toBe(100);
+    await second.rest.drain();
+  });
+
+  it("cancels the source when the rest is cancelled", async () => {
+    let cancelled = false;
+    const source = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(new Uint8Array(10));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const { rest } = firstBytes(source, 5);
+    await rest.cancel();
+    expect(cancelled).toBe(true);
   });
 });

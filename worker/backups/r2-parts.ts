@@ -200,3 +200,47 @@ export function hashing(source: ReadableStream<Uint8Array>): {
 export function toHex(buffer: ArrayBuffer): string {
   return [...new Uint8Array(buffer)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
+
+/**
+ * The first `count` bytes of `source` as a stream of their own (`head`); the
+ * rest is read and dropped by `rest.drain()` (so that a hash of the whole
+ * stream completes), or `rest.cancel()` ends it all.
+ */
+export function firstBytes(
+  source: ReadableStream<Uint8Array>,
+  count: number,
+): { head: ReadableStream<Uint8Array>; rest: { drain: () => Promise<void>; cancel: () => Promise<void> } } {
+  const reader = source.getReader();
+  let left = count;
+  const head = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (left <= 0) {
+        controller.close();
+        return;
+      }
+      const { done, value } = await reader.read();
+      if (done) {
+        controller.close();
+        return;
+      }
+      const part = value.byteLength > left ? value.subarray(0, left) : value;
+      left -= part.byteLength;
+      controller.enqueue(part);
+      if (left <= 0) controller.close();
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  return {
+    head,
+    rest: {
+      drain: async () => {
+        while (!(await reader.read()).done) {
+          // Dropped: only its hash matters.
+        }
+      },
+      cancel: () => reader.cancel(),
+    },
+  };
+}

@@ -14,12 +14,24 @@ import { AppError, describe } from "../errors";
 import type { Sandbox } from "../sandbox/sandbox";
 import { LATE, within } from "../within";
 import { ArchiveTransfers } from "./archive-transfers";
-import { BACKUP_DIRS, discardStaging, extractToStaging, startArchive, swapStaged } from "./directory-archive";
-import { hashing, uploadInParts } from "./r2-parts";
+import {
+  BACKUP_DIRS,
+  discardStaging,
+  extractInPlace,
+  extractToStaging,
+  type ImageSplit,
+  startArchive,
+  swapStaged,
+} from "./directory-archive";
+import { firstBytes, hashing, uploadInParts } from "./r2-parts";
 import { expiredBackups } from "./retention";
 
 const RECORDS_KEY = "backups:records";
 const HEALTH_KEY = "backups:health";
+/** Each listed backup's {@link ImageSplit}, by id: what a wake on the same image may skip. */
+const SPLITS_KEY = "backups:splits";
+/** A split whose list of removed entries is longer than this is not kept: such a wake unpacks everything. */
+const MAX_SPLIT_JSON = 32 * 1024;
 /** A daily backup is due this long after the latest one. */
 export const DAILY_MS = 24 * 60 * 60 * 1000;
 /** After a failed attempt, the next check tries again this much later. */
@@ -70,11 +82,15 @@ interface Archive {
   finished: () => Promise<void>;
   /** The upload failed: the container's side is told, so it ends. */
   abandon: () => void;
+  /** Once finished: what a wake on the same image may skip (HTTP transfers on an image with a list only). */
+  split: () => Promise<ImageSplit | undefined>;
 }
 
 export class WorkspaceBackups {
   /** The HTTP transfers in progress (the Workspace's archiveReceive and archiveSend hand them over). */
   readonly transfers = new ArchiveTransfers();
+  /** Splits of backups taken but not yet listed ({@link keep} stores them with the record). */
+  private readonly takenSplits = new Map<string, ImageSplit>();
 
   constructor(private readonly deps: BackupsDeps) {}
 
@@ -142,8 +158,10 @@ export class WorkspaceBackups {
         archive.abandon();
         throw error;
       });
+      const split = await archive.split();
+      if (split && JSON.stringify(split).length <= MAX_SPLIT_JSON) this.takenSplits.set(id, split);
       console.log(
-        `${this.deps.tag}: backup ${id} (${reason}) ${uploaded.size} bytes in ${Date.now() - started} ms (the archive ended at ${ended - started} ms)`,
+        `${this.deps.tag}: backup ${id} (${reason}) ${uploaded.size} bytes in ${Date.now() - started} ms (the archive ended at ${ended - started} ms${split ? `; ${split.offset} bytes differ from the image` : ""})`,
       );
       return { id, createdAt: new Date(started).toISOString(), ...uploaded, dirs, image, reason, pinned: false };
     } catch (error) {
@@ -180,6 +198,7 @@ export class WorkspaceBackups {
             transfer.answer({ ok: false, message: "the backup failed" });
             transfer.close();
           },
+          split: started.split,
         };
       }
       transfer.close();
@@ -192,6 +211,7 @@ export class WorkspaceBackups {
         if ((await started.exitCode) !== 0) throw new Error(await started.failure());
       },
       abandon: () => {},
+      split: async () => undefined,
     };
   }
 
@@ -234,6 +254,9 @@ export class WorkspaceBackups {
 
   /** Lists a taken backup, records it as the latest, and lets go of those the retention rule drops. */
   private async keep(record: BackupRecord, protect: readonly string[]): Promise<BackupRecord> {
+    const split = this.takenSplits.get(record.id);
+    this.takenSplits.delete(record.id);
+    if (split) await this.deps.storage.put(SPLITS_KEY, { ...(await this.splits()), [record.id]: split });
     await this.save([record, ...(await this.list())]);
     await this.deps.storage.put<StoredHealth>(HEALTH_KEY, { lastAt: Date.parse(record.createdAt) });
     await this.prune(new Set([record.id, ...protect]));
@@ -264,9 +287,27 @@ export class WorkspaceBackups {
    * folder while its size and SHA-256 are checked; only when both match are
    * the folders swapped in. On any failure nothing changed (BACKUP_INTEGRITY,
    * NO_SPACE, BACKUP_UNAVAILABLE).
+   *
+   * `fresh`: the container was just started from the image and nothing has
+   * touched the folders yet. When the backup was taken on an image with the
+   * same list, and the folders are still exactly that image's, only what
+   * differs from the image is unpacked, in place ({@link quickRestore}); a
+   * failure then leaves the container half restored (a wake throws it away,
+   * or restores the next backup fully over it).
    */
-  async restoreInto(record: BackupRecord): Promise<void> {
+  async restoreInto(record: BackupRecord, fresh = false): Promise<void> {
     const started = Date.now();
+    const split = fresh ? (await this.splits())[record.id] : undefined;
+    const quick = this.deps.quick;
+    if (split && quick && (await this.routed())) {
+      if (await this.quickRestore(record, split, quick)) {
+        console.log(
+          `${this.deps.tag}: backup ${record.id} restored over the image in ${Date.now() - started} ms (${split.offset} of ${record.size} bytes unpacked)`,
+        );
+        return;
+      }
+      console.log(`${this.deps.tag}: backup ${record.id} was taken on another image's files; unpacking all of it`);
+    }
     await this.stage(record);
     const staged = Date.now();
     await swapStaged(this.shortCommands(), record.dirs);
@@ -274,6 +315,36 @@ export class WorkspaceBackups {
     console.log(
       `${this.deps.tag}: backup ${record.id} staged in ${staged - started} ms, swapped in ${Date.now() - staged} ms`,
     );
+  }
+
+  /**
+   * The first `split.offset` bytes of the object go to the container, which
+   * removes the image's entries the backup lacks and unpacks them in place;
+   * the whole object is still read and hashed, and a size or SHA-256 that
+   * does not match throws BACKUP_INTEGRITY after all. False, with nothing
+   * changed, when the container's folders are not the image's as listed.
+   */
+  private async quickRestore(record: BackupRecord, split: ImageSplit, quick: Pick<Sandbox, "run">): Promise<boolean> {
+    const body = await this.openObject(record);
+    const hashed = hashing(body);
+    const { head, rest } = firstBytes(hashed.stream, split.offset);
+    const transfer = this.transfers.offerDownload(head);
+    let unpacked: boolean;
+    try {
+      unpacked = await extractInPlace(quick, transfer.url, split);
+    } catch (error) {
+      await rest.cancel().catch(() => {});
+      throw error;
+    } finally {
+      transfer.close();
+    }
+    if (!unpacked) {
+      await rest.cancel().catch(() => {});
+      return false;
+    }
+    await rest.drain();
+    await this.verified(record, hashed.result);
+    return true;
   }
 
   /**
@@ -294,7 +365,10 @@ export class WorkspaceBackups {
       this.take("before-restore"),
     ]);
     if (staged.status === "rejected") {
-      if (taken.status === "fulfilled") await this.deleteObject(taken.value.id);
+      if (taken.status === "fulfilled") {
+        this.takenSplits.delete(taken.value.id);
+        await this.deleteObject(taken.value.id);
+      }
       throw staged.reason;
     }
     if (taken.status === "rejected") {
@@ -314,12 +388,11 @@ export class WorkspaceBackups {
       .catch((error: unknown) => console.error(`${this.deps.tag}: unlisted backup ${id} stays: ${describe(error)}`));
   }
 
-  /** Unpacks `record` into the staging folder and checks its size and SHA-256; on failure the folder is gone. */
-  private async stage(record: BackupRecord): Promise<void> {
-    const bucket = this.bucket();
+  /** The object of `record` from R2, its size checked against the record's. */
+  private async openObject(record: BackupRecord): Promise<ReadableStream<Uint8Array>> {
     let object: R2ObjectBody | null;
     try {
-      object = await bucket.get(this.key(record.id));
+      object = await this.bucket().get(this.key(record.id));
     } catch (error) {
       throw new AppError(ErrorCode.BACKUP_UNAVAILABLE, `The backup could not be read from R2 (${describe(error)}).`);
     }
@@ -330,17 +403,27 @@ export class WorkspaceBackups {
       await object.body.cancel().catch(() => {});
       throw integrity(`it holds ${object.size} bytes, ${record.size} were stored`);
     }
-    const hashed = hashing(object.body);
+    return object.body;
+  }
+
+  /** Throws BACKUP_INTEGRITY unless the stream hashed as `result` had the record's size and SHA-256. */
+  private async verified(record: BackupRecord, result: () => Promise<{ size: number; sha256: string }>): Promise<void> {
+    const got = await within(
+      result().catch(() => undefined),
+      HASH_WAIT_MS,
+    );
+    if (got === LATE || !got) throw integrity("the archive did not end where it should");
+    if (got.size !== record.size || got.sha256 !== record.sha256) {
+      throw integrity(`its SHA-256 is ${got.sha256.slice(0, 12)}…, ${record.sha256.slice(0, 12)}… was stored`);
+    }
+  }
+
+  /** Unpacks `record` into the staging folder and checks its size and SHA-256; on failure the folder is gone. */
+  private async stage(record: BackupRecord): Promise<void> {
+    const hashed = hashing(await this.openObject(record));
     try {
       await this.extract(hashed.stream);
-      const got = await within(
-        hashed.result().catch(() => undefined),
-        HASH_WAIT_MS,
-      );
-      if (got === LATE || !got) throw integrity("the archive did not end where it should");
-      if (got.size !== record.size || got.sha256 !== record.sha256) {
-        throw integrity(`its SHA-256 is ${got.sha256.slice(0, 12)}…, ${record.sha256.slice(0, 12)}… was stored`);
-      }
+      await this.verified(record, hashed.result);
     } catch (error) {
       await discardStaging(this.shortCommands()).catch(() => {});
       throw error;
@@ -383,6 +466,7 @@ export class WorkspaceBackups {
       } while (cursor);
     }
     await this.deps.storage.delete(RECORDS_KEY);
+    await this.deps.storage.delete(SPLITS_KEY);
     await this.deps.storage.delete(HEALTH_KEY);
   }
 
@@ -401,8 +485,17 @@ export class WorkspaceBackups {
     await this.save(records.filter((record) => !gone.has(record.id)));
   }
 
-  private save(records: BackupRecord[]): Promise<void> {
-    return this.deps.storage.put(RECORDS_KEY, records);
+  /** Saves the list; the splits of backups no longer listed go with them. */
+  private async save(records: BackupRecord[]): Promise<void> {
+    await this.deps.storage.put(RECORDS_KEY, records);
+    const splits = await this.splits();
+    const listed = new Set(records.map((record) => record.id));
+    const kept = Object.entries(splits).filter(([id]) => listed.has(id));
+    if (kept.length !== Object.keys(splits).length) await this.deps.storage.put(SPLITS_KEY, Object.fromEntries(kept));
+  }
+
+  private async splits(): Promise<Record<string, ImageSplit>> {
+    return (await this.deps.storage.get<Record<string, ImageSplit>>(SPLITS_KEY)) ?? {};
   }
 
   private key(id: string): string {

@@ -596,11 +596,14 @@ class FakeBackups implements FileBackups {
   records: (BackupRecord & { files: string[] })[] = [];
   damaged = new Set<string>();
   restored: string[] = [];
+  /** Each restore's `fresh`, in order. */
+  fresh: boolean[] = [];
   constructor(private readonly sandbox: FakeSandbox) {}
   async list(): Promise<BackupRecord[]> {
     return [...this.records].reverse();
   }
-  async restoreInto(record: BackupRecord): Promise<void> {
+  async restoreInto(record: BackupRecord, fresh = false): Promise<void> {
+    this.fresh.push(fresh);
     if (this.damaged.has(record.id)) throw new AppError("BACKUP_INTEGRITY", "damaged");
     this.sandbox.disk = new Set(this.records.find((r) => r.id === record.id)?.files);
     this.restored.push(record.id);
@@ -802,6 +805,8 @@ describe("the lifecycle with backups", () => {
       restored: { from: "backup", reason: "snapshot-unavailable" },
     });
     expect(backups.restored).toEqual(["b1"]);
+    // The new container's files are the image's for the first attempt only: b2's may have changed them.
+    expect(backups.fresh).toEqual([true, false]);
     expect(sandbox.disk.has("old.txt")).toBe(true);
   });
 });

@@ -38,7 +38,8 @@ export interface FileBackups {
   /** Newest first. */
   list(): Promise<BackupRecord[]>;
   /** Verifies, then replaces the files; throws (nothing changed) when it cannot. */
-  restoreInto(record: BackupRecord): Promise<void>;
+  /** `fresh`: the container is new from the image and nothing touched its files yet (a quicker restore may apply). */
+  restoreInto(record: BackupRecord, fresh?: boolean): Promise<void>;
   /** Takes one; a failure is recorded for the status and never thrown. */
   attempt(reason: BackupReason): Promise<unknown>;
   /** Takes one, or throws why not. */
@@ -527,9 +528,10 @@ export class Lifecycle {
    */
   private async restoreLatest(backups: BackupRecord[]): Promise<BackupRecord> {
     let lastError: unknown;
-    for (const record of backups) {
+    for (const [index, record] of backups.entries()) {
       try {
-        await this.deps.backups?.restoreInto(record);
+        // Only the first attempt meets the image's files untouched: after a refused one, a full restore.
+        await this.deps.backups?.restoreInto(record, index === 0);
         return record;
       } catch (error) {
         lastError = error;
