@@ -219,6 +219,34 @@ describe("the editor model's shared buffers", () => {
     expect(model.get("n.md")?.dirty).toBe(true);
   });
 
+  it("stays saved when a disk read that began before the save answers after it", async () => {
+    const { disk, server, page } = setUp({ "n.md": "first\n" });
+    const model = page();
+    await model.open("n.md");
+    await model.applyEdits("n.md", [{ from: { line: 1, column: 1 }, to: { line: 1, column: 1 }, insert: "mine " }]);
+    server.diskChange("n.md", "first\nthird\n", "mine first\nthird\n");
+    // The change event's read takes the disk as it is now, and answers only after the save.
+    let answer: () => void = () => {};
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const files = disk.files as unknown as { readIfChanged: (path: string, etag: string) => Promise<unknown> };
+    const readIfChanged = files.readIfChanged;
+    files.readIfChanged = async (path, etag) => {
+      const stale = await readIfChanged(path, etag);
+      await answered;
+      return stale;
+    };
+    changed(model, "n.md");
+    await model.save("n.md");
+    expect(model.get("n.md")).toMatchObject({ dirty: false, saving: false });
+    answer();
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(disk.text("n.md")).toBe("mine first\nthird\n");
+    expect(model.get("n.md")?.dirty).toBe(false);
+  });
+
   it("still says when a shared buffer's file is deleted", async () => {
     const { disk, page } = setUp({ "n.md": "first\n" });
     const model = page();

@@ -87,6 +87,8 @@ interface Buffer {
   shared?: SharedText;
   /** Stops following the shared text's changes (for the dirty mark while no view shows it). */
   unobserve?: () => void;
+  /** Saves begun: a disk read that a save overtook is older than what the save wrote. */
+  saves?: number;
 }
 
 /** Holds the providers' extensions in each state, so adding one keeps undo history. */
@@ -314,6 +316,7 @@ export class EditorModel {
     if (info.kind !== "text" || info.readOnly || text === undefined || info.saving) return;
     // The request leaves before the "saving" mark re-renders the page: that render is not the save's to wait for.
     const saving = this.files.save(path, text, info.etag || undefined);
+    buffer.saves = (buffer.saves ?? 0) + 1;
     this.patch(path, { saving: true, message: undefined });
     try {
       const saved = await saving;
@@ -544,6 +547,7 @@ export class EditorModel {
     // The save goes behind this page's last keystrokes (so it has them), before the "saving" mark re-renders
     // the page (that render is not the save's to wait for).
     const saving = shared.save();
+    buffer.saves = (buffer.saves ?? 0) + 1;
     this.patch(path, { saving: true, message: undefined });
     try {
       const saved = await saving;
@@ -567,6 +571,7 @@ export class EditorModel {
     if (!info || info.kind === "loading") return;
     if (info.saving && !force) return;
     if (info.kind !== "text") return this.load(path);
+    const saves = this.buffers.get(path)?.saves;
     let disk: { bytes: Uint8Array; etag: string } | undefined;
     try {
       // Unless forced, the bytes come only when the file is not the version the buffer holds (most often, after
@@ -580,6 +585,9 @@ export class EditorModel {
     }
     const buffer = this.buffers.get(path);
     if (!disk || !buffer || (disk.etag === buffer.info.etag && !force)) return;
+    // A save begun during the read wrote a newer version than this one (its change event was skipped while it
+    // ran): taking this read would mark the saved buffer dirty again, against a text the disk no longer has.
+    if (!force && buffer.saves !== saves) return;
     const text = decodeText(disk.bytes) ?? "";
     if (buffer.shared) {
       // The server merges the change into the shared text; here it is only what the buffer compares with.
