@@ -66,13 +66,21 @@ def walk():
                         stack.append(name)
 
 
+# What the quick check compares (the link count apart: see same and fresh).
+COMPARED = ("t", "m", "u", "g", "s", "ns", "l")
+
+
+def matches(now, entry):
+    return all(now.get(k) == entry.get(k) for k in COMPARED)
+
+
 def same(entry, name):
     try:
         st = os.lstat("/" + name)
     except OSError:
         return False
     now = describe(name, st)
-    return all(now.get(k) == entry.get(k) for k in ("t", "m", "u", "g", "s", "ns", "l")) and now["n"] == 1
+    return matches(now, entry) and now["n"] == 1
 
 
 def load():
@@ -154,7 +162,7 @@ def fresh(expected):
         if entry is None:
             return False
         now = describe(name, st)
-        if any(now.get(k) != entry.get(k) for k in ("t", "m", "u", "g", "s", "ns", "l", "n")):
+        if not matches(now, entry) or now["n"] != entry["n"]:
             return False
         seen += 1
     return seen == len(entries)

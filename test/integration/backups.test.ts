@@ -11,11 +11,21 @@ import { accessUser } from "../support/users";
 
 afterAll(removeWhatWeMade);
 
-/** Images this file built (the "next" image of the image-change test). */
+/** Images this file built (the image-change test's). */
 const builtImages: string[] = [];
 afterAll(() => {
   for (const image of builtImages) execFileSync("docker", ["rmi", "-f", image], { stdio: "ignore" });
 });
+
+/** Builds `tag` as `base` plus one RUN `step`, removed after the file, and makes it workspace `id`'s image. */
+async function useImage(id: string, tag: string, base: string, step: string): Promise<void> {
+  execFileSync("docker", ["build", "-t", tag, "-"], {
+    input: `FROM ${base}\nRUN ${step}\n`,
+    stdio: ["pipe", "ignore", "inherit"],
+  });
+  builtImages.push(tag);
+  await testHooks(id, { image: tag });
+}
 
 const json = { "Content-Type": "application/json" };
 
@@ -417,12 +427,7 @@ describe("waking from a backup", () => {
 
     // A second build of the image, with a marker.
     const next = `cloud-ide-backups-next:${id}`;
-    execFileSync("docker", ["build", "-t", next, "-"], {
-      input: `FROM ${oldImage}\nRUN echo next > /etc/next-image-marker\n`,
-      stdio: ["pipe", "ignore", "inherit"],
-    });
-    builtImages.push(next);
-    await testHooks(id, { image: next });
+    await useImage(id, next, oldImage, "echo next > /etc/next-image-marker");
 
     const { status, container: moved } = await wake(id);
     expect(status.restored).toMatchObject({ from: "backup", reason: "image-changed" });
@@ -444,13 +449,7 @@ describe("waking from a backup", () => {
     // unpacks the whole backup, so the image's stray file is not among the workspace's files.
     sh(moved, "echo kept-2 > /workspace/kept.txt");
     expect((await post(`/api/workspaces/${id}/stop`)).status).toBe(200);
-    const third = `cloud-ide-backups-third:${id}`;
-    execFileSync("docker", ["build", "-t", third, "-"], {
-      input: `FROM ${oldImage}\nRUN echo stray > /workspace/stray-from-image\n`,
-      stdio: ["pipe", "ignore", "inherit"],
-    });
-    builtImages.push(third);
-    await testHooks(id, { image: third });
+    await useImage(id, `cloud-ide-backups-third:${id}`, oldImage, "echo stray > /workspace/stray-from-image");
     const logFrom = serverLogSize();
     const { container: full } = await wake(id);
     await logged(logFrom, /was taken on another image's files; unpacking all of it/, 1);

@@ -98,20 +98,25 @@ rm -f "$mark"
 find ${targets} -xdev -perm /6000 -exec chmod ug-s {} +`;
 
 /**
- * stdin (the archive) into the staging folder, owners and modes as saved.
- * Folders get their saved modes and mtimes at the end: the archive's second
- * run of frames adds files to folders the first run made. What follows tar's
+ * The archive on stdin unpacked into `target`, owners and modes as saved:
+ * `zstd -d | tar -x`, its statuses the pipeline's second and third. Folders
+ * get their saved modes and mtimes at the end: the archive's second run of
+ * frames adds files to folders the first run made. What follows tar's
  * end-of-archive (the padding of its last record, which need not line up
  * with the reader's records after the first run) is read and dropped, so
  * zstd never meets a closed pipe.
  */
+const UNPACK = (target: string) =>
+  `zstd -q -d -c | { tar -C ${target} -x --numeric-owner --same-owner --same-permissions --delay-directory-restore -f -; unpacked=$?; cat >/dev/null; exit $unpacked; }`;
+
+/** stdin (the archive, or the transfer's URL) into the staging folder ({@link UNPACK}). */
 const EXTRACT_SCRIPT = `set -u
 url=$1
 stage=${STAGE}
 rm -rf "$stage" "$stage".old-*
 mkdir -m 700 "$stage"
 receive() { if [ -n "$url" ]; then curl -sS --fail "$url"; else cat; fi; }
-receive | zstd -q -d -c | { tar -C "$stage" -x --numeric-owner --same-owner --same-permissions --delay-directory-restore -f -; unpacked=$?; cat >/dev/null; exit $unpacked; }
+receive | ${UNPACK('"$stage"')}
 st=("\${PIPESTATUS[@]}")
 if [ "\${st[1]}" -ne 0 ] || [ "\${st[2]}" -ne 0 ]; then rm -rf "$stage"; exit 3; fi
 if [ "\${st[0]}" -ne 0 ]; then rm -rf "$stage"; echo "the transfer failed (curl exited with \${st[0]})" >&2; exit ${TRANSFER_FAILED}; fi
@@ -128,7 +133,7 @@ exit 0`;
 const QUICK_EXTRACT_SCRIPT = `set -u
 url=$1; manifest=$2; shift 2
 python3 ${BASE_HELPER} fresh "$manifest" "$@" || exit $?
-curl -sS --fail "$url" | zstd -q -d -c | { tar -C / -x --numeric-owner --same-owner --same-permissions --delay-directory-restore -f -; unpacked=$?; cat >/dev/null; exit $unpacked; }
+curl -sS --fail "$url" | ${UNPACK("/")}
 st=("\${PIPESTATUS[@]}")
 if [ "\${st[0]}" -ne 0 ]; then echo "the transfer failed (curl exited with \${st[0]})" >&2; exit ${TRANSFER_FAILED}; fi
 if [ "\${st[1]}" -ne 0 ] || [ "\${st[2]}" -ne 0 ]; then exit 3; fi
