@@ -199,7 +199,9 @@ def watch(req, args):
             if not select.select([ifd], [], [], 0.25)[0]:
                 continue
             try:
-                data = os.read(ifd, 256 * 1024)
+                # 64 KiB: a read that asks for more (Python allocates what it asks for, then shrinks it to the
+                # few events there are) cost ~80 us of CPU against ~3 us, on every batch of events.
+                data = os.read(ifd, 64 * 1024)
             except BlockingIOError:
                 continue
             lines, offset = [], 0
