@@ -75,6 +75,12 @@ export interface WorkspaceStatus {
    * operation because the agent could not start (slower; an old image).
    */
   agent?: "resident" | "fallback";
+  /**
+   * How the resident agent's frames travel: "tcp" over a connection to a
+   * port of the container (the fast path), "stdio" over its process's pipes
+   * when that connection could not be made.
+   */
+  agentTransport?: "tcp" | "stdio";
   /** Set when the running container replaced one that vanished or moved images: see {@link RestoreNotice}. */
   restored?: RestoreNotice;
   /** While running: the image and machine; see {@link SystemInfo}. */

@@ -96,7 +96,11 @@ export function WorkspaceDetails({
               one process per operation (slower): the file agent could not start in this container
             </span>
           ) : status.agent === "resident" ? (
-            "the resident file agent"
+            status.agentTransport === "stdio" ? (
+              "the resident file agent, over its pipes (a connection to it could not be made)"
+            ) : (
+              "the resident file agent"
+            )
           ) : (
             "not running"
           )}

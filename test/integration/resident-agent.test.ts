@@ -33,6 +33,21 @@ describe("the resident agent", { timeout: 120_000 }, () => {
     expect(agentPid()).toBe(pid);
   });
 
+  it("speaks over one TCP connection to the container, and keeps no port open once it is made", async () => {
+    expect(await status()).toMatchObject({ agent: "resident", agentTransport: "tcp" });
+    // The states of the agent's TCP sockets (/proc/net/tcp's st: 01 established, 0A listening).
+    const states = shell(
+      container,
+      `python3 -c '
+import os, sys
+fds = "/proc/%s/fd" % sys.argv[1]
+inodes = {os.readlink(fds + "/" + f)[8:-1] for f in os.listdir(fds) if os.readlink(fds + "/" + f).startswith("socket:")}
+print(" ".join(sorted(l.split()[3] for l in open("/proc/net/tcp").read().splitlines()[1:] if l.split()[9] in inodes)))
+' ${agentPid()}`,
+    ).trim();
+    expect(states).toBe("01");
+  });
+
   it("killed in the middle of a save, leaves the file old or new, never torn, and the next request gets a new agent", async () => {
     const size = 48 << 20;
     expect((await putFile(id, "agent/big.txt", "a".repeat(1 << 20))).status).toBe(200);

@@ -16,6 +16,8 @@ export interface AgentConnection {
   /** Settles when the process ended. */
   exited: Promise<unknown>;
   kill(): Promise<void>;
+  /** The launcher already read (and checked) the agent's HELLO: the session does not wait for one. */
+  greeted?: boolean;
 }
 
 /** Starts one agent process (the sandbox adapter's exec, or a child process in unit tests). */
@@ -197,6 +199,7 @@ class AgentSession {
   hello(timeoutMs: number): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (this.closed) return reject(new AgentUnavailableError(this.closed));
+      if (this.connection.greeted) return resolve();
       const timer = setTimeout(
         () => reject(new AgentUnavailableError(`no answer within ${timeoutMs / 1000} s`)),
         timeoutMs,
@@ -244,7 +247,9 @@ class AgentSession {
           }
           const chunk = pending.inbox.shift();
           if (chunk) {
-            this.send(encodeFrame(id, FrameKind.CREDIT, { n: chunk.byteLength }));
+            // A request that ended takes no more: a CREDIT then is a write for nothing (and over TCP, a small
+            // write the next request's OPEN would wait behind until it was acknowledged).
+            if (!pending.done) this.send(encodeFrame(id, FrameKind.CREDIT, { n: chunk.byteLength }));
             controller.enqueue(chunk);
           } else if (pending.done?.error) controller.error(pending.done.error);
           else controller.close();

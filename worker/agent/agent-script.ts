@@ -52,7 +52,8 @@ def send_raw(rid, kind, head, payload=b""):
             if payload:
                 stdout.write(payload)
             stdout.flush()
-        except (BrokenPipeError, ValueError):
+        except (OSError, ValueError):
+            # A broken pipe, or the Worker's connection reset: either way nobody reads the answer.
             raise Cancelled()
 
 class Request:
@@ -446,8 +447,79 @@ def read_exact(stream, n):
         raise EOFError()
     return data
 
+def stdin_line():
+    """One line of fd 0, read a byte at a time so nothing after it is taken from the frames that may follow."""
+    line = b""
+    while not line.endswith(b"\n"):
+        byte = os.read(0, 1)
+        if not byte:
+            raise EOFError()
+        line += byte
+    return line.strip()
+
+class QuickAcks:
+    """The connection's frames, read with each segment acknowledged at once (TCP_QUICKACK, which Linux
+    clears again as it pleases): the Worker's side delays a small write while its last one is unacknowledged
+    (Nagle), and the delayed ACK held a CANCEL or an END behind a CREDIT for up to 40 ms."""
+    def __init__(self, conn):
+        import socket
+        self.conn, self.reader = conn, conn.makefile("rb")
+        self.option = getattr(socket, "TCP_QUICKACK", 12)
+
+    def read(self, n):
+        data = self.reader.read(n)
+        try:
+            self.conn.setsockopt(6, self.option, 1)  # 6: IPPROTO_TCP
+        except OSError:
+            pass
+        return data
+
+def handshake():
+    """ARGV[2] "tcp": the frames go over a TCP connection instead of stdio (a container's stdio reaches the Worker
+    in pieces of a few KiB; a socket does not). The Worker writes a token line on stdin; the agent listens on a
+    port of its own choosing and says it in a first HELLO on stdout; the Worker connects and presents the token.
+    The first connection that presents it carries the frames and the port closes; any other is dropped (a
+    preview link to that port, another container). A "stdio" line on stdin instead (the Worker could not
+    connect) keeps the frames on stdio. Returns the stream the frames arrive on."""
+    global stdout
+    import hmac, socket
+    token = stdin_line()
+    if len(token) < 32:
+        raise SystemExit("the token line is too short")
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # 0.0.0.0: the Worker reaches a container's port from outside it (getTcpPort cannot reach 127.0.0.1).
+    listener.bind(("0.0.0.0", 0))
+    listener.listen(8)
+    send(0, HELLO, {"version": VERSION, "pid": os.getpid(), "port": listener.getsockname()[1]})
+    try:
+        while True:
+            if 0 in select.select([0, listener], [], [])[0]:
+                if stdin_line() != b"stdio":
+                    raise SystemExit("expected a stdio line")
+                return sys.stdin.buffer
+            conn, _ = listener.accept()
+            try:
+                conn.settimeout(2)  # one that says nothing holds the port no longer than this
+                presented = b""
+                while len(presented) < len(token) + 1:
+                    more = conn.recv(len(token) + 1 - len(presented))
+                    if not more:
+                        break
+                    presented += more
+            except OSError:
+                presented = b""
+            if hmac.compare_digest(presented, token + b"\n"):
+                conn.settimeout(None)
+                conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                stdout = conn.makefile("wb")
+                return QuickAcks(conn)
+            conn.close()
+    finally:
+        listener.close()
+
 def main():
-    stdin = sys.stdin.buffer
+    stdin = handshake() if sys.argv[2:3] == ["tcp"] else sys.stdin.buffer
     send(0, HELLO, {"version": VERSION, "pid": os.getpid()})
     try:
         while True:
@@ -475,8 +547,8 @@ def main():
                 elif kind == CREDIT:
                     req.credit += header["n"]
                 req.cond.notify_all()
-    except EOFError:
-        pass
+    except (EOFError, OSError):
+        pass  # its stdin or its connection ended (or was reset)
     # The Worker went away: what is in flight is cancelled (a save leaves the old file), then exit.
     with requests_lock:
         pending = list(requests.values())

@@ -35,6 +35,9 @@ async function statusOf(workspace: WorkspaceParts, state: Promise<WorkspaceStatu
   return {
     ...status,
     ...(status.state === "running" && agent ? { agent } : {}),
+    ...(status.state === "running" && agent === "resident" && workspace.sandbox.agentTransport
+      ? { agentTransport: workspace.sandbox.agentTransport }
+      : {}),
     backup: await workspace.backups.health(),
   };
 }
