@@ -65,7 +65,16 @@ export interface AgentStream {
   result: Promise<unknown>;
 }
 
-const HELLO_TIMEOUT_MS = 20_000;
+/** How long a new agent may take to say HELLO (python's start, on a busy ½ vCPU). */
+export const HELLO_TIMEOUT_MS = 20_000;
+
+/** Why a HELLO's header cannot be served (another version of the agent), or undefined when it can. */
+export function helloRefusal(header: unknown): AgentUnavailableError | undefined {
+  const version = (header as { version?: unknown } | undefined)?.version;
+  return version === AGENT_VERSION
+    ? undefined
+    : new AgentUnavailableError(`it speaks version ${String(version)}, not ${AGENT_VERSION}`);
+}
 
 /**
  * The Worker's side of the resident agent: one process at a time, started on
@@ -377,9 +386,9 @@ class AgentSession {
 
   private dispatch(frame: Frame): void {
     if (frame.kind === FrameKind.HELLO) {
-      const version = (frame.header as { version?: number } | undefined)?.version;
-      if (version === AGENT_VERSION) this.helloSeen?.();
-      else this.helloFailed?.(new AgentUnavailableError(`it speaks version ${version}, not ${AGENT_VERSION}`));
+      const refusal = helloRefusal(frame.header);
+      if (refusal) this.helloFailed?.(refusal);
+      else this.helloSeen?.();
       return;
     }
     const pending = this.pending.get(frame.id);

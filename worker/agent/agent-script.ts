@@ -460,16 +460,16 @@ def stdin_line():
 class QuickAcks:
     """The connection's frames, read with each segment acknowledged at once (TCP_QUICKACK, which Linux
     clears again as it pleases): the Worker's side delays a small write while its last one is unacknowledged
-    (Nagle), and the delayed ACK held a CANCEL or an END behind a CREDIT for up to 40 ms."""
+    (Nagle), and the delayed ACK held the next request's OPEN behind it for up to 40 ms."""
     def __init__(self, conn):
         import socket
         self.conn, self.reader = conn, conn.makefile("rb")
-        self.option = getattr(socket, "TCP_QUICKACK", 12)
+        self.level, self.option = socket.IPPROTO_TCP, getattr(socket, "TCP_QUICKACK", 12)
 
     def read(self, n):
         data = self.reader.read(n)
         try:
-            self.conn.setsockopt(6, self.option, 1)  # 6: IPPROTO_TCP
+            self.conn.setsockopt(self.level, self.option, 1)
         except OSError:
             pass
         return data

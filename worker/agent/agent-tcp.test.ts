@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AgentClient, type AgentConnection, AgentStoppedError, AgentUnavailableError } from "./agent-client";
 import { FrameKind } from "./agent-protocol";
 import { AGENT_SCRIPT } from "./agent-script";
-import { type AgentSocket, connectAgentOverTcp, readFirstFrame, type TcpOutcome } from "./agent-tcp";
+import { type AgentSocket, connectAgentOverTcp, connectionAfter, readFirstFrame, type TcpOutcome } from "./agent-tcp";
 
 /**
  * The agent's TCP transport (agent-tcp.ts and handshake() in the script):
@@ -90,9 +90,12 @@ describe("the agent over TCP", { timeout: 60_000 }, () => {
         connectTimeoutMs: 2_000,
       });
       outcomes.push(outcome);
-      const kill = async () => void child.kill("SIGKILL");
-      if ("stdio" in outcome) return { readable: stdout, writable: stdin, exited, kill };
-      return { readable: outcome.socket.readable, writable: outcome.socket.writable, exited, kill, greeted: true };
+      return connectionAfter(outcome, {
+        readable: stdout,
+        writable: stdin,
+        exited,
+        kill: async () => void child.kill("SIGKILL"),
+      });
     };
 
   it("serves requests over the connection, and its port takes no other once it is made", async () => {

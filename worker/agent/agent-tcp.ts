@@ -1,5 +1,5 @@
-import { AgentUnavailableError } from "./agent-client";
-import { AGENT_VERSION, type Frame, FrameDecoder, FrameKind } from "./agent-protocol";
+import { type AgentConnection, AgentUnavailableError, helloRefusal } from "./agent-client";
+import { type Frame, FrameDecoder, FrameKind } from "./agent-protocol";
 
 /**
  * The agent's frames over a TCP connection instead of its exec's stdio
@@ -95,11 +95,9 @@ export async function connectAgentOverTcp(handshake: TcpHandshake): Promise<TcpO
 function helloOf(frame: Frame): { port?: unknown } {
   if (frame.kind !== FrameKind.HELLO)
     throw new AgentUnavailableError(`its first frame is kind ${frame.kind}, not HELLO`);
-  const header = (frame.header ?? {}) as { version?: unknown; port?: unknown };
-  if (header.version !== AGENT_VERSION) {
-    throw new AgentUnavailableError(`it speaks version ${String(header.version)}, not ${AGENT_VERSION}`);
-  }
-  return header;
+  const refusal = helloRefusal(frame.header);
+  if (refusal) throw refusal;
+  return frame.header as { port?: unknown };
 }
 
 /**
@@ -161,4 +159,24 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
     timer = setTimeout(() => reject(new Error(`${what} within ${ms / 1000} s`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The connection the session speaks over after the handshake: the socket
+ * (its HELLO already read; ending it closes the socket, then the process), or
+ * the process's own stdio when the frames stayed there.
+ */
+export function connectionAfter(outcome: TcpOutcome, overStdio: AgentConnection): AgentConnection {
+  if ("stdio" in outcome) return overStdio;
+  const { socket } = outcome;
+  return {
+    readable: socket.readable,
+    writable: socket.writable,
+    exited: overStdio.exited,
+    kill: async () => {
+      await Promise.resolve(socket.close()).catch(() => {});
+      await overStdio.kill();
+    },
+    greeted: true,
+  };
 }

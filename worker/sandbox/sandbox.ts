@@ -8,9 +8,9 @@
  * lifecycle alone also uses {@link SandboxControl} (start, stop, snapshot).
  */
 import { ErrorCode } from "../../protocol/errors";
-import { AgentClient, type AgentConnection, AgentUnavailableError } from "../agent/agent-client";
+import { AgentClient, type AgentConnection, AgentUnavailableError, HELLO_TIMEOUT_MS } from "../agent/agent-client";
 import { AGENT_SCRIPT } from "../agent/agent-script";
-import { connectAgentOverTcp, type TcpOutcome } from "../agent/agent-tcp";
+import { connectAgentOverTcp, connectionAfter, type TcpOutcome } from "../agent/agent-tcp";
 import type { ArchiveGatewayProps } from "../backups/archive-gateway";
 import { ARCHIVE_HOST } from "../backups/archive-transfers";
 import { AppError, describe } from "../errors";
@@ -212,8 +212,6 @@ const TIMEOUT_SHELL = 'k=$1 t=$2; shift 2; exec timeout --kill-after="$k" "$t" b
 
 /** How long after a resident agent died another is started (when the container still runs). */
 const AGENT_RESTART_MS = 1_000;
-/** How long a new agent may take to say it listens (python's start, on a busy ½ vCPU). */
-const AGENT_START_MS = 20_000;
 /** How long the connection to its port may take before its frames go over stdio instead. */
 const AGENT_CONNECT_MS = 5_000;
 
@@ -349,14 +347,15 @@ export class ContainerSandbox implements SandboxControl, ArchiveRoute {
     this.agent.start().catch((error) => console.error(`resident agent: ${describe(error)}`));
   }
 
-  /** Cleared once a TCP connection to the agent failed: this object's later agents use stdio at once. */
-  private agentOverTcp = true;
-
-  /** How the agent's frames travel, for the status: undefined until one ran. */
+  /**
+   * How the agent's frames travel, for the status: undefined until one ran.
+   * Once a TCP connection to an agent failed it stays "stdio": this object's
+   * later agents use stdio at once.
+   */
   agentTransport: "tcp" | "stdio" | undefined;
 
   private async launchAgent(): Promise<AgentConnection> {
-    const overTcp = this.agentOverTcp;
+    const overTcp = this.agentTransport !== "stdio";
     // wake: false: the lifecycle starts it while a start is still in progress.
     const process = await this.spawn(["python3", "-c", AGENT_SCRIPT, WORKSPACE_ROOT, ...(overTcp ? ["tcp"] : [])], {
       stdin: "pipe",
@@ -390,7 +389,7 @@ export class ContainerSandbox implements SandboxControl, ArchiveRoute {
         stdin: overStdio.writable,
         stdout: overStdio.readable,
         connect: (port) => this.container.getTcpPort(port).connect(`127.0.0.1:${port}`),
-        startTimeoutMs: AGENT_START_MS,
+        startTimeoutMs: HELLO_TIMEOUT_MS,
         connectTimeoutMs: AGENT_CONNECT_MS,
       });
     } catch (error) {
@@ -399,22 +398,9 @@ export class ContainerSandbox implements SandboxControl, ArchiveRoute {
     }
     if ("stdio" in outcome) {
       console.error(`resident agent: over stdio, since a TCP connection to it failed (${outcome.stdio})`);
-      this.agentOverTcp = false;
-      this.agentTransport = "stdio";
-      return overStdio;
     }
-    const { socket } = outcome;
-    this.agentTransport = "tcp";
-    return {
-      readable: socket.readable,
-      writable: socket.writable,
-      exited: process.exitCode,
-      kill: async () => {
-        await Promise.resolve(socket.close()).catch(() => {});
-        await process.kill("KILL");
-      },
-      greeted: true,
-    };
+    this.agentTransport = "stdio" in outcome ? "stdio" : "tcp";
+    return connectionAfter(outcome, overStdio);
   }
 
   private get container(): Container {
