@@ -395,3 +395,31 @@ describe("the resident agent", { timeout: 60_000 }, () => {
     await expect(client.call("stat", [at("src/new/file.txt")])).resolves.toMatchObject({ size: 5 });
   });
 });
+
+describe("the agent's connection breaking", () => {
+  it("fails a request whose content cannot be written with AgentStoppedError, not the stream's own error", async () => {
+    // A connection reset under a save (the agent killed): the OPEN went out, the content's write fails.
+    let writes = 0;
+    const client = new AgentClient(async () => ({
+      readable: new ReadableStream<Uint8Array>(),
+      writable: new WritableStream<Uint8Array>({
+        write() {
+          writes++;
+          if (writes > 1) throw new Error("Network connection lost.");
+        },
+      }),
+      exited: new Promise(() => {}),
+      kill: async () => {},
+      greeted: true,
+    }));
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new Uint8Array(MAX_PAYLOAD));
+        controller.close();
+      },
+    });
+    await expect(client.call("write", ["/workspace/a"], { body })).rejects.toBeInstanceOf(AgentStoppedError);
+    expect(client.running).toBe(false);
+    await client.stop();
+  });
+});

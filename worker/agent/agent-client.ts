@@ -317,7 +317,7 @@ class AgentSession {
       const frame = encodeData(id, held, heldBytes);
       held = [];
       heldBytes = 0;
-      await this.writer.write(frame);
+      await this.write(frame);
       return true;
     };
     try {
@@ -363,7 +363,22 @@ class AgentSession {
 
   private send(frame: Uint8Array): void {
     if (this.closed) return;
-    this.writer.write(frame).catch((error) => void this.close(`its stdin failed: ${String(error)}`));
+    this.write(frame).catch(() => {});
+  }
+
+  /**
+   * Writes a frame. A write that fails is the agent's input breaking (its
+   * stdin, or its connection reset when it died): the session closes, so the
+   * requests in flight, the writer's own included, end with AgentStoppedError,
+   * never with the stream's raw error.
+   */
+  private async write(frame: Uint8Array): Promise<void> {
+    try {
+      await this.writer.write(frame);
+    } catch (error) {
+      void this.close(`its input failed: ${String(error)}`);
+      throw error;
+    }
   }
 
   private async readLoop(): Promise<void> {
