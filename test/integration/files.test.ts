@@ -20,13 +20,17 @@ describe("the files API", () => {
   it("lists a folder with name, type, size and modification time", async () => {
     shell(
       container,
-      "mkdir -p /workspace/list/sub && printf 12345 > /workspace/list/five.txt && ln -s five.txt /workspace/list/link",
+      "mkdir -p /workspace/list/sub && printf 12345 > /workspace/list/five.txt && ln -s five.txt /workspace/list/link && mkfifo /workspace/list/pipe",
     );
     const response = await get("", { path: "list" });
     expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json");
     const { entries } = (await response.json()) as DirectoryListing;
     const byName = Object.fromEntries(entries.map((e) => [e.name, e]));
-    expect(Object.keys(byName).sort()).toEqual(["five.txt", "link", "sub"]);
+    expect(Object.keys(byName).sort()).toEqual(["five.txt", "link", "pipe", "sub"]);
+    // Exactly the API's fields, in the tree's types: a fifo (a device, a socket) is a file.
+    expect(Object.keys(byName.pipe ?? {}).sort()).toEqual(["modifiedAt", "name", "size", "type"]);
+    expect(byName.pipe?.type).toBe("file");
     expect(byName["five.txt"]).toMatchObject({ type: "file", size: 5 });
     expect(byName.sub?.type).toBe("directory");
     expect(byName.link?.type).toBe("symlink");

@@ -318,6 +318,12 @@ describe("the resident agent", { timeout: 60_000 }, () => {
     const list = (await client.call("list", [at("many")])) as { entries: { name: string; type: string }[] };
     expect(list.entries.map((e) => e.name).sort()).toEqual(names);
     expect(JSON.stringify(list).length).toBeGreaterThan(WINDOW + MAX_PAYLOAD);
+    // The same answer as its bytes, unparsed (as a route hands it on); and one small enough for a header.
+    const bytes = await client.callForBytes("list", [at("many")]);
+    expect(bytes).toBeInstanceOf(Uint8Array);
+    expect(JSON.parse(new TextDecoder().decode(bytes))).toEqual(list);
+    const small = await client.callForBytes("list", [at("src")]);
+    expect(JSON.parse(new TextDecoder().decode(small)).entries.map((e: { name: string }) => e.name)).toEqual(["a.txt"]);
     expect(await client.call("stat", [at("src/a.txt")])).toMatchObject({ type: "file" });
     expect(await pid()).toBe(before);
   });

@@ -56,6 +56,9 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
+/** A call's answer as its JSON bytes, unparsed: for an answer handed on as it is (a listing a route returns). */
+export type BytesOptions = Omit<RequestOptions, "body">;
+
 export interface AgentStream {
   /** HEAD's header: a read's stat (when asked), undefined otherwise. */
   head: unknown;
@@ -112,6 +115,12 @@ export class AgentClient {
   async call(op: string, args: string[], options: RequestOptions = {}): Promise<unknown> {
     options.signal?.throwIfAborted();
     return (await this.current()).call(op, args, options);
+  }
+
+  /** Runs `op` to its RESULT, whose answer comes as its JSON bytes, never parsed here. */
+  async callForBytes(op: string, args: string[], options: BytesOptions = {}): Promise<Uint8Array> {
+    options.signal?.throwIfAborted();
+    return (await this.current()).call(op, args, options, "bytes") as Promise<Uint8Array>;
   }
 
   /** Runs `op` and resolves at its HEAD, with the DATA that follows as a stream. */
@@ -173,8 +182,8 @@ interface Pending {
   creditWaiter?: () => void;
   /** DATA received and not yet read. */
   inbox: Uint8Array[];
-  /** A call's: DATA is its answer (one too large for a header), taken in as it comes. */
-  collect?: boolean;
+  /** A call's: DATA is its answer (one too large for a header), taken in as it comes, then parsed or not. */
+  collect?: "json" | "bytes";
   inboxWaiter?: () => void;
   head?: { resolve(value: unknown): void; reject(error: unknown): void };
   result: { resolve(value: unknown): void; reject(error: unknown): void };
@@ -224,9 +233,9 @@ class AgentSession {
     });
   }
 
-  call(op: string, args: string[], options: RequestOptions): Promise<unknown> {
+  call(op: string, args: string[], options: RequestOptions, answer: "json" | "bytes" = "json"): Promise<unknown> {
     const { id, pending } = this.request(op, args, options);
-    pending.collect = true;
+    pending.collect = answer;
     const done = new Promise<unknown>((resolve, reject) => {
       pending.result = { resolve, reject };
     });
@@ -424,9 +433,11 @@ class AgentSession {
         return;
       case FrameKind.RESULT: {
         let answer = frame.header;
-        if (pending.collect && pending.inbox.length > 0) {
+        if (pending.collect === "bytes") {
+          answer = pending.inbox.length > 0 ? joined(pending.inbox) : new TextEncoder().encode(JSON.stringify(answer));
+        } else if (pending.collect && pending.inbox.length > 0) {
           try {
-            answer = collected(pending.inbox);
+            answer = JSON.parse(new TextDecoder().decode(joined(pending.inbox)));
           } catch (error) {
             this.finish(frame.id, new AgentRequestError("EPROTO", `its answer is not JSON: ${String(error)}`));
             return;
@@ -460,15 +471,16 @@ class AgentSession {
   }
 }
 
-/** A call's answer that came as DATA: the JSON of its bytes. */
-function collected(parts: Uint8Array[]): unknown {
+/** A call's answer that came as DATA, its pieces in one. */
+function joined(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0] as Uint8Array;
   const bytes = new Uint8Array(parts.reduce((n, part) => n + part.byteLength, 0));
   let offset = 0;
   for (const part of parts) {
     bytes.set(part, offset);
     offset += part.byteLength;
   }
-  return JSON.parse(new TextDecoder().decode(bytes));
+  return bytes;
 }
 
 /** Bytes one read of the agent's output may take at most. */

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { ErrorCode } from "../../protocol/errors";
 import {
-  type DirectoryListing,
   type FileInfo,
   type FileType,
   MAX_FILE_BODY_BYTES,
@@ -100,9 +99,9 @@ export const FILE_ROUTES: Route[] = [
           );
         }
         await lifecycle.whenAwake();
-        const listing = await attempt(() => files.listDirectory(containerPath(path)), path);
-        const entries = listing.entries.map((e) => ({ ...e, type: fileType(e.type) }));
-        return Response.json({ entries } satisfies DirectoryListing);
+        // The container's JSON as it came: a DirectoryListing (the type of listDirectory's answer).
+        const listing = await attempt(() => files.listDirectoryJson(containerPath(path)), path);
+        return new Response(listing, { headers: { "Content-Type": "application/json" } });
       }),
   }),
 

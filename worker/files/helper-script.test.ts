@@ -102,6 +102,22 @@ describe.each(["openat2", "walk"])("the file helper (%s)", { timeout: 300_000 },
     expect(listing.entries.map((e: { name: string }) => e.name).sort()).toEqual(["a.txt", "deep"]);
   });
 
+  it("lists entries in the file tree's types: a fifo or a socket is a file, a link is itself", () => {
+    expect(spawnSync("mkfifo", [at("src/pipe")]).status).toBe(0);
+    symlinkSync("a.txt", at("src/link"));
+    const listing = JSON.parse(helper("list", [at("src")]).stdout.toString()) as {
+      entries: { name: string; type: string; size: number; modifiedAt: number }[];
+    };
+    const types = Object.fromEntries(listing.entries.map((e) => [e.name, e.type]));
+    expect(types).toEqual({ "a.txt": "file", deep: "directory", link: "symlink", pipe: "file" });
+    expect(listing.entries.find((e) => e.name === "a.txt")).toMatchObject({ size: 6 });
+    // readdir, the 1.x-shaped listing, keeps the kernel's types.
+    const readdir = JSON.parse(helper("readdir", [at("src")]).stdout.toString()) as {
+      entries: { name: string; type: string }[];
+    };
+    expect(readdir.entries.find((e) => e.name === "pipe")?.type).toBe("fifo");
+  });
+
   it("refuses every way out: absolute and relative links, links in the middle, '..' past the root", () => {
     symlinkSync(join(outside, "secret"), at("abs-out"));
     symlinkSync("../outside/secret", at("rel-out"));

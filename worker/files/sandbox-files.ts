@@ -1,4 +1,5 @@
 import { ErrorCode } from "../../protocol/errors";
+import type { DirectoryListing } from "../../protocol/files";
 import {
   type AgentClient,
   AgentRequestError,
@@ -59,10 +60,12 @@ export interface SandboxDirectoryEntry {
   type: SandboxFileType;
 }
 
-/** Ours: a directory entry with the metadata the file tree needs. */
-export interface SandboxDirectoryListing {
-  entries: { name: string; type: SandboxFileType; size: number; modifiedAt: number }[];
-}
+/**
+ * Ours: each entry with the metadata the file tree needs, in its types (a
+ * device, fifo or socket is a file): the API's listing, which a route hands
+ * on as the container wrote it.
+ */
+export type SandboxDirectoryListing = DirectoryListing;
 
 interface RawStat {
   type: SandboxFileType;
@@ -145,8 +148,31 @@ export class Files {
 
   /** `readDirectory` plus lstat metadata for every entry, in one process. */
   async listDirectory(path: string, options: FileOperationOptions = {}): Promise<SandboxDirectoryListing> {
+    const text = new TextDecoder().decode(await this.listDirectoryJson(path, options));
+    try {
+      return JSON.parse(text) as SandboxDirectoryListing;
+    } catch {
+      throw SandboxProtocolError.create(`unreadable answer to list: ${text.slice(0, 200)}`);
+    }
+  }
+
+  /**
+   * `listDirectory`'s answer as the JSON bytes the container wrote, unparsed:
+   * a route hands a listing of 10,000 entries on without parsing and
+   * encoding it again (~10 ms of the Durable Object's time).
+   */
+  async listDirectoryJson(path: string, options: FileOperationOptions = {}): Promise<Uint8Array> {
     const target = this.resolve(path, options, []);
-    return this.runJson<SandboxDirectoryListing>("list", [target], options, "readDirectory", path);
+    options.signal?.throwIfAborted();
+    const agent = await this.agentFor(options);
+    if (agent) {
+      try {
+        return await agent.callForBytes("list", [target], agentOptions(options));
+      } catch (error) {
+        throw agentFailure(error, "readDirectory", path);
+      }
+    }
+    return new TextEncoder().encode(await this.run("list", [target], options, "readDirectory", path));
   }
 
   /**
