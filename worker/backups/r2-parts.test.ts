@@ -223,6 +223,26 @@ describe("the first bytes of a backup, for a wake that skips the rest", () => {
     });
   });
 
+  it("drains the rest only once the head was taken, when drain() is called first", async () => {
+    const source = chunks([1000, 1000, 1000]);
+    const hashed = hashing(source.stream);
+    const { head, rest } = firstBytes(hashed.stream, 1500);
+    const drained = rest.drain();
+    await new Promise((resolve) => setTimeout(resolve, 10)); // the drain had its chance to read first
+    const got = new Uint8Array(await new Response(head).arrayBuffer());
+    expect(got).toEqual(source.bytes.subarray(0, 1500));
+    await drained;
+    expect(await hashed.result()).toEqual({
+      size: 3000,
+      sha256: createHash("sha256").update(source.bytes).digest("hex"),
+    });
+    // A drain waiting for a head nobody takes ends with the cancel.
+    const untaken = firstBytes(chunks([1000]).stream, 500);
+    const waiting = untaken.rest.drain();
+    await untaken.rest.cancel();
+    await expect(waiting).resolves.toBeUndefined();
+  });
+
   it("ends the head at a chunk's end, and at the source's end when it is shorter", async () => {
     const exact = chunks([1000, 1000]);
     const first = firstBytes(exact.stream, 1000);

@@ -204,7 +204,9 @@ export function toHex(buffer: ArrayBuffer): string {
 /**
  * The first `count` bytes of `source` as a stream of their own (`head`); the
  * rest is read and dropped by `rest.drain()` (so that a hash of the whole
- * stream completes), or `rest.cancel()` ends it all.
+ * stream completes), or `rest.cancel()` ends it all. `drain()` may be called
+ * at once: it starts reading when the head has been taken (or cancelled), so
+ * the rest is read while the head's reader is still at work on it.
  */
 export function firstBytes(
   source: ReadableStream<Uint8Array>,
@@ -212,23 +214,33 @@ export function firstBytes(
 ): { head: ReadableStream<Uint8Array>; rest: { drain: () => Promise<void>; cancel: () => Promise<void> } } {
   const reader = source.getReader();
   let left = count;
+  let headTaken = () => {};
+  const headEnded = new Promise<void>((resolve) => {
+    headTaken = resolve;
+  });
   const head = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (left <= 0) {
         controller.close();
+        headTaken();
         return;
       }
       const { done, value } = await reader.read();
       if (done) {
         controller.close();
+        headTaken();
         return;
       }
       const part = value.byteLength > left ? value.subarray(0, left) : value;
       left -= part.byteLength;
       controller.enqueue(part);
-      if (left <= 0) controller.close();
+      if (left <= 0) {
+        controller.close();
+        headTaken();
+      }
     },
     cancel(reason) {
+      headTaken();
       return reader.cancel(reason);
     },
   });
@@ -236,11 +248,15 @@ export function firstBytes(
     head,
     rest: {
       drain: async () => {
+        await headEnded;
         while (!(await reader.read()).done) {
           // Dropped: only its hash matters.
         }
       },
-      cancel: () => reader.cancel(),
+      cancel: () => {
+        headTaken();
+        return reader.cancel();
+      },
     },
   };
 }
