@@ -56,7 +56,7 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
-/** A call's answer as its JSON bytes, unparsed: for an answer handed on as it is (a listing a route returns). */
+/** {@link AgentClient.callForBytes}'s: a call whose answer is handed on unparsed sends no content. */
 export type BytesOptions = Omit<RequestOptions, "body">;
 
 export interface AgentStream {

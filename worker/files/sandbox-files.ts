@@ -148,12 +148,7 @@ export class Files {
 
   /** `readDirectory` plus lstat metadata for every entry, in one process. */
   async listDirectory(path: string, options: FileOperationOptions = {}): Promise<SandboxDirectoryListing> {
-    const text = new TextDecoder().decode(await this.listDirectoryJson(path, options));
-    try {
-      return JSON.parse(text) as SandboxDirectoryListing;
-    } catch {
-      throw SandboxProtocolError.create(`unreadable answer to list: ${text.slice(0, 200)}`);
-    }
+    return parsedAnswer("list", new TextDecoder().decode(await this.listDirectoryJson(path, options)));
   }
 
   /**
@@ -164,14 +159,8 @@ export class Files {
   async listDirectoryJson(path: string, options: FileOperationOptions = {}): Promise<Uint8Array> {
     const target = this.resolve(path, options, []);
     options.signal?.throwIfAborted();
-    const agent = await this.agentFor(options);
-    if (agent) {
-      try {
-        return await agent.callForBytes("list", [target], agentOptions(options));
-      } catch (error) {
-        throw agentFailure(error, "readDirectory", path);
-      }
-    }
+    const viaAgent = await this.viaAgent("list", [target], options, "readDirectory", path, undefined, { bytes: true });
+    if (viaAgent) return viaAgent.answer as Uint8Array;
     return new TextEncoder().encode(await this.run("list", [target], options, "readDirectory", path));
   }
 
@@ -375,7 +364,10 @@ export class Files {
     await this.run(op, args, options, operation, path, destination);
   }
 
-  /** The agent's answer to `op`, or undefined when the per-call helper must answer instead. */
+  /**
+   * The agent's answer to `op` (parsed, or with `bytes` its JSON bytes as they came), or undefined when the
+   * per-call helper must answer instead. `body` is the request's content.
+   */
   private async viaAgent(
     op: string,
     args: string[],
@@ -383,11 +375,13 @@ export class Files {
     operation: FileOperation,
     path: string,
     destination?: string,
-    body?: ReadableStream<Uint8Array>,
+    request: { body?: ReadableStream<Uint8Array>; bytes?: boolean } = {},
   ): Promise<{ answer: unknown } | undefined> {
     const agent = await this.agentFor(options);
     if (!agent) return undefined;
+    const { body, bytes } = request;
     try {
+      if (bytes) return { answer: await agent.callForBytes(op, args, agentOptions(options)) };
       return { answer: await agent.call(op, args, { ...agentOptions(options), ...(body ? { body } : {}) }) };
     } catch (error) {
       throw agentFailure(error, operation, path, destination);
@@ -424,12 +418,7 @@ export class Files {
     options.signal?.throwIfAborted();
     const viaAgent = await this.viaAgent(op, args, options, operation, path, destination);
     if (viaAgent) return viaAgent.answer as T;
-    const text = await this.run(op, args, options, operation, path, destination);
-    try {
-      return JSON.parse(text) as T;
-    } catch {
-      throw SandboxProtocolError.create(`unreadable answer to ${op}: ${text.slice(0, 200)}`);
-    }
+    return parsedAnswer(op, await this.run(op, args, options, operation, path, destination));
   }
 
   private async pipeIn<T = unknown>(
@@ -442,7 +431,7 @@ export class Files {
   ): Promise<T> {
     options.signal?.throwIfAborted();
     if (this.config.agent) {
-      const viaAgent = await this.viaAgent(op, args, options, operation, path, undefined, toStream(content));
+      const viaAgent = await this.viaAgent(op, args, options, operation, path, undefined, { body: toStream(content) });
       if (viaAgent) return viaAgent.answer as T;
     }
     // The runtime pumps `stdin`; the tap remembers whether the caller's stream failed.
@@ -544,6 +533,15 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(a);
   out.set(b, a.byteLength);
   return out;
+}
+
+/** An answer to `op` (the helper's output, or a listing's bytes decoded), its JSON parsed. */
+function parsedAnswer<T>(op: string, text: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw SandboxProtocolError.create(`unreadable answer to ${op}: ${text.slice(0, 200)}`);
+  }
 }
 
 function agentOptions(options: FileOperationOptions): RequestOptions {
