@@ -4,21 +4,25 @@
 /**
  * Runs `ours(i)` and `reference(i)` `runs` times each, one after the other,
  * the first of each pair switching every time. Each returns a duration (ms).
+ * `settleMs` waits that long before each one: where both spend tens of ms of
+ * the same container's CPU, whichever came second would otherwise start with
+ * the ½-vCPU quota (50 ms a 100 ms period) spent by the other and wait.
  * @param {number} runs
  * @param {(i: number) => Promise<number> | number} ours
  * @param {(i: number) => Promise<number> | number} reference
+ * @param {{ settleMs?: number }} [options]
  * @returns {Promise<[number[], number[]]>}
  */
-export async function alternate(runs, ours, reference) {
+export async function alternate(runs, ours, reference, { settleMs = 0 } = {}) {
   const a = [];
   const b = [];
+  const settle = () => (settleMs ? new Promise((resolve) => setTimeout(resolve, settleMs)) : undefined);
   for (let i = 0; i < runs; i++) {
-    if (i % 2 === 0) {
-      a.push(await ours(i));
-      b.push(await reference(i));
-    } else {
-      b.push(await reference(i));
-      a.push(await ours(i));
+    const first = i % 2 === 0 ? [a, ours] : [b, reference];
+    const second = i % 2 === 0 ? [b, reference] : [a, ours];
+    for (const [into, fn] of [first, second]) {
+      await settle();
+      into.push(await fn(i));
     }
   }
   return [a, b];

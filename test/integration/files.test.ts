@@ -20,14 +20,17 @@ describe("the files API", () => {
   it("lists a folder with name, type, size and modification time", async () => {
     shell(
       container,
-      "mkdir -p /workspace/list/sub && printf 12345 > /workspace/list/five.txt && ln -s five.txt /workspace/list/link && mkfifo /workspace/list/pipe",
+      "mkdir -p /workspace/list/sub && printf 12345 > /workspace/list/five.txt && ln -s five.txt /workspace/list/link && mkfifo /workspace/list/pipe && touch /workspace/list/café",
     );
     const response = await get("", { path: "list" });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/json");
-    const { entries } = (await response.json()) as DirectoryListing;
+    const bytes = Buffer.from(await response.arrayBuffer());
+    // The image's lister in C (sandbox/list-dir.c) wrote it: it writes é as UTF-8, the Python as \u00e9.
+    expect(bytes.includes(Buffer.from('"café"'))).toBe(true);
+    const { entries } = JSON.parse(bytes.toString()) as DirectoryListing;
     const byName = Object.fromEntries(entries.map((e) => [e.name, e]));
-    expect(Object.keys(byName).sort()).toEqual(["five.txt", "link", "pipe", "sub"]);
+    expect(Object.keys(byName).sort()).toEqual(["café", "five.txt", "link", "pipe", "sub"]);
     // Exactly the API's fields, in the tree's types: a fifo (a device, a socket) is a file.
     expect(Object.keys(byName.pipe ?? {}).sort()).toEqual(["modifiedAt", "name", "size", "type"]);
     expect(byName.pipe?.type).toBe("file");

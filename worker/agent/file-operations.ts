@@ -211,6 +211,36 @@ def answer_bytes(result):
 
 TREE_KINDS = {S.S_IFDIR: "directory", S.S_IFLNK: "symlink"}  # the file tree's types: anything else is a file
 
+# sandbox/list-dir.c, built into the image: the same listing in a third of the CPU. An image without it (an old
+# snapshot's) lists in Python. Loaded at the first listing; None once that failed.
+LIST_LIBRARY = os.environ.get("CLOUD_IDE_LIST_LIBRARY", "/opt/cloud-ide/list-dir.so")
+native_lister = False
+
+def load_native_lister():
+    global native_lister
+    if native_lister is False:
+        try:
+            lib = ctypes.CDLL(LIST_LIBRARY)
+            lib.cloud_ide_list.restype = ctypes.c_long
+            lib.cloud_ide_list.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_void_p)]
+            lib.cloud_ide_free.argtypes = [ctypes.c_void_p]
+            native_lister = lib
+        except (OSError, AttributeError):
+            native_lister = None
+    return native_lister
+
+def list_natively(lib, fd):
+    out = ctypes.c_void_p()
+    length = lib.cloud_ide_list(fd, ctypes.byref(out))
+    if length < 0:
+        if -length == errno.EILSEQ:
+            raise Fail("EILSEQ", NOT_UTF8)  # as check_name refuses it
+        raise oserror(-length)
+    try:
+        return ctypes.string_at(out, length)
+    finally:
+        lib.cloud_ide_free(out)
+
 def kind(mode):
     if S.S_ISREG(mode): return "file"
     if S.S_ISDIR(mode): return "directory"
@@ -228,11 +258,13 @@ def stat_json(st):
             "gid": st.st_gid, "atimeMs": st.st_atime_ns // 1000000, "mtimeMs": st.st_mtime_ns // 1000000,
             "ctimeMs": st.st_ctime_ns // 1000000, "etag": etag(st)}
 
+NOT_UTF8 = "Invalid or incomplete multibyte or wide character (os error 84)"
+
 def check_name(name):
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
-        raise Fail("EILSEQ", "Invalid or incomplete multibyte or wide character (os error 84)")
+        raise Fail("EILSEQ", NOT_UTF8)
 
 def copy(src, dst, size=65536):
     while True:
@@ -360,6 +392,12 @@ def run_op(op, args, src, out):
         # as dicts then json.dumps (the lstat of each, which ls -l makes too, is the rest). Its types are the
         # file tree's (a device, fifo or socket is a file), so a route hands the bytes on unparsed.
         fd = open_path(args[0], os.O_RDONLY | os.O_DIRECTORY)
+        lib = load_native_lister()
+        if lib:
+            try:
+                return list_natively(lib, fd)
+            finally:
+                os.close(fd)
         names, parts = [], []
         name_of, add, entry, quoted, tree_kind = names.append, parts.append, LIST_ENTRY, json_string, TREE_KINDS.get
         try:

@@ -12,7 +12,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { HELPER_SCRIPT } from "./helper-script";
 
 /**
@@ -267,4 +267,92 @@ for i in range(200000):
       flipper.kill();
     }
   }, 600_000); // 96 python3 starts beside the flipper took 186 s at a load of 24 on 2 cores
+});
+
+/**
+ * sandbox/list-dir.c, built here with this machine's C compiler as the image
+ * builds it, against the Python listing it stands in for: the same entries,
+ * types, sizes and times, the same refusal of a name that is not UTF-8.
+ */
+describe("the listing in C", { timeout: 300_000 }, () => {
+  const base = mkdtempSync(join(scratch, "native-"));
+  const root = join(base, "workspace");
+  const library = join(base, "list-dir.so");
+
+  const list = (folder: string, lister: "c" | "python") => {
+    const env = { ...process.env, CLOUD_IDE_LIST_LIBRARY: lister === "c" ? library : join(base, "absent.so") };
+    const run = spawnSync("python3", ["-c", HELPER_SCRIPT, "list", root, join(root, folder)], { env });
+    return run.status === 0
+      ? { bytes: run.stdout }
+      : { error: JSON.parse(run.stderr.toString().trim().split("\n").pop() ?? "") };
+  };
+  const entries = (bytes: Buffer | undefined) =>
+    (JSON.parse(String(bytes)).entries as { name: string; type: string }[]).sort((a, b) => (a.name < b.name ? -1 : 1));
+  const nameBytes = (folder: string, name: number[]) =>
+    Buffer.concat([Buffer.from(join(root, folder, "/")), Buffer.from(name)]);
+
+  beforeAll(() => {
+    // As the Dockerfile builds it, warnings as errors.
+    const source = join(__dirname, "../../sandbox/list-dir.c");
+    const build = spawnSync("cc", ["-O2", "-Wall", "-Werror", "-shared", "-fPIC", "-o", library, source]);
+    if (build.status !== 0) throw new Error(`cc failed: ${build.error ?? build.stderr}`);
+  });
+
+  it("lists what the Python lists, with names as UTF-8 where Python escapes them", () => {
+    mkdirSync(join(root, "mixed/sub"), { recursive: true });
+    writeFileSync(join(root, "mixed/a.txt"), "inside");
+    symlinkSync("a.txt", join(root, "mixed/link"));
+    expect(spawnSync("mkfifo", [join(root, "mixed/pipe")]).status).toBe(0);
+    for (const name of ['quo"te', "back\\slash", "new\nline", "tab\t\u0001\u001f\u007f", "café", "🙂 emoji"]) {
+      writeFileSync(join(root, "mixed", name), name);
+    }
+    const c = list("mixed", "c");
+    const python = list("mixed", "python");
+    expect(c.error).toBeUndefined();
+    expect(entries(c.bytes)).toEqual(entries(python.bytes));
+    expect(entries(c.bytes).map((e) => [e.name, e.type])).toContainEqual(["pipe", "file"]);
+    expect(entries(c.bytes)).toHaveLength(10);
+    // Python writes é as \u00e9: the raw byte says the C ran.
+    expect(c.bytes?.includes(Buffer.from("café"))).toBe(true);
+    expect(python.bytes?.includes(Buffer.from("café"))).toBe(false);
+  });
+
+  it("lists 5,000 entries, past the first buffer", () => {
+    mkdirSync(join(root, "many"), { recursive: true });
+    for (let i = 0; i < 5000; i++) writeFileSync(join(root, "many", `entry-with-a-longer-name-${i}`), "");
+    expect(entries(list("many", "c").bytes)).toEqual(entries(list("many", "python").bytes));
+  });
+
+  it.each([
+    ["a lone byte past ASCII", [0xff]],
+    ["an overlong slash", [0xc0, 0xaf]],
+    ["a surrogate", [0xed, 0xa0, 0x80]],
+    ["past U+10FFFF", [0xf4, 0x90, 0x80, 0x80]],
+    ["a character cut short", [0x61, 0xe2, 0x82]],
+  ])("refuses a name that is not UTF-8 as the Python does: %s", (_, name) => {
+    const folder = `bad-${name.join("-")}`;
+    mkdirSync(join(root, folder), { recursive: true });
+    writeFileSync(join(root, folder, "fine"), "");
+    writeFileSync(nameBytes(folder, name), "");
+    const c = list(folder, "c");
+    expect(c.error).toEqual({ code: "EILSEQ", detail: expect.stringContaining("multibyte") });
+    expect(c.error).toEqual(list(folder, "python").error);
+  });
+
+  it("accepts the longest UTF-8 forms at the edges", () => {
+    mkdirSync(join(root, "edges"), { recursive: true });
+    for (const name of [
+      [0xc2, 0x80],
+      [0xe0, 0xa0, 0x80],
+      [0xed, 0x9f, 0xbf],
+      [0xf0, 0x90, 0x80, 0x80],
+      [0xf4, 0x8f, 0xbf, 0xbf],
+    ]) {
+      writeFileSync(nameBytes("edges", name), "");
+    }
+    const c = list("edges", "c");
+    expect(c.error).toBeUndefined();
+    expect(entries(c.bytes)).toEqual(entries(list("edges", "python").bytes));
+    expect(entries(c.bytes)).toHaveLength(5);
+  });
 });
