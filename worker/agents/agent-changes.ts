@@ -2,27 +2,46 @@
  * What a file was before the agent panel's agent wrote or edited it, so the
  * page can open the file with the agent's change as a diff (the person then
  * accepts or rejects each part in the editor). Taken just before the tool
- * runs, kept once it ran, per person: the last MAX_KEPT, in memory (a diff
- * to review is for now; the conversation itself is what is kept for good).
+ * runs, kept once it ran, per person: the last MAX_KEPT, in the Durable
+ * Object's storage, so a diff is still there to review after the object was
+ * evicted or the workspace slept (as the conversation is).
  */
 import { type AgentFileChange, FILE_WRITING_TOOLS } from "../../protocol/agent-chat";
 import { ErrorCode } from "../../protocol/errors";
-import { AppError } from "../errors";
+import { AppError, describe } from "../errors";
 import type { WorkspaceFiles } from "./file-tools";
 
 /** Changes kept per person. */
 export const MAX_KEPT = 20;
-/** A file longer than this before the change gets no diff (it opens as it is). */
-export const MAX_BEFORE_CHARS = 1_000_000;
+/**
+ * A file longer than this before the change gets no diff (it opens as it is).
+ * A stored value may be 2 MiB; a string takes up to two bytes a character.
+ */
+export const MAX_BEFORE_CHARS = 900_000;
 
 interface Taken extends AgentFileChange {
   user: string;
 }
 
+/** The storage calls AgentChanges makes (a Durable Object's storage has them). */
+export interface ChangeStorage {
+  get<T>(key: string): Promise<T | undefined>;
+  put(entries: Record<string, unknown>): Promise<void>;
+  delete(keys: string[]): Promise<number>;
+}
+
+/** A call's change, by person too: a model's call ids are unique only within a conversation. */
+const changeKey = (user: string, toolCallId: string) => `agent-change:${JSON.stringify([user, toolCallId])}`;
+/** A person's kept calls, oldest first. */
+const indexKey = (user: string) => `agent-changes-of:${user}`;
+
 export class AgentChanges {
-  /** Taken before a tool ran, by call; kept once it ran. */
+  /** Taken before a tool ran, by person and call (for the moment it runs, so in memory). */
   private readonly taken = new Map<string, Taken>();
-  private readonly kept = new Map<string, Taken>();
+  /** The storage steps so far, in order. */
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly storage: ChangeStorage) {}
 
   /** Reads the file a writer is about to change (nothing for other tools, or a file that cannot be shown). */
   async before(
@@ -42,31 +61,36 @@ export class AgentChanges {
     try {
       const { text } = await files.shared(() => files.readText(path));
       if (text.length > MAX_BEFORE_CHARS) return;
-      this.taken.set(toolCallId, { user, toolCallId, path, before: text, created: false });
+      this.taken.set(changeKey(user, toolCallId), { user, toolCallId, path, before: text, created: false });
     } catch (error) {
       if (error instanceof AppError && error.code === ErrorCode.FILE_NOT_FOUND) {
-        this.taken.set(toolCallId, { user, toolCallId, path, before: "", created: true });
+        this.taken.set(changeKey(user, toolCallId), { user, toolCallId, path, before: "", created: true });
       }
       // Binary, too large or unreadable: no diff; the tool answers for itself.
     }
   }
 
   /** The tool ran (`ok`) or failed: its change is kept, or forgotten. */
-  ran(toolCallId: string, ok: boolean): void {
-    const taken = this.taken.get(toolCallId);
-    this.taken.delete(toolCallId);
-    if (!taken || !ok) return;
-    this.kept.set(toolCallId, taken);
-    const mine = [...this.kept.values()].filter((change) => change.user === taken.user);
-    for (const old of mine.slice(0, Math.max(0, mine.length - MAX_KEPT))) this.kept.delete(old.toolCallId);
+  ran(user: string, toolCallId: string, ok: boolean): Promise<void> {
+    const taken = this.taken.get(changeKey(user, toolCallId));
+    this.taken.delete(changeKey(user, toolCallId));
+    if (!taken || !ok) return this.queue;
+    return this.inTurn(async () => {
+      const index = (await this.storage.get<string[]>(indexKey(taken.user))) ?? [];
+      const kept = [...index.filter((id) => id !== toolCallId), toolCallId];
+      const dropped = kept.splice(0, Math.max(0, kept.length - MAX_KEPT));
+      await this.storage.put({ [changeKey(taken.user, toolCallId)]: taken, [indexKey(taken.user)]: kept });
+      if (dropped.length > 0) await this.storage.delete(dropped.map((id) => changeKey(taken.user, id)));
+    });
   }
 
-  get(user: string, toolCallId: string): AgentFileChange {
-    const change = this.kept.get(toolCallId);
-    if (!change || change.user !== user) {
+  async get(user: string, toolCallId: string): Promise<AgentFileChange> {
+    await this.queue;
+    const change = await this.storage.get<Taken>(changeKey(user, toolCallId));
+    if (!change) {
       throw new AppError(
         ErrorCode.NOT_FOUND,
-        `No change of the agent's is kept as ${toolCallId.slice(0, 100)}: the last ${MAX_KEPT} are, until the workspace restarts. Open the file to see it as it is.`,
+        `No change of the agent's is kept as ${toolCallId.slice(0, 100)}: the last ${MAX_KEPT} are. Open the file to see it as it is.`,
       );
     }
     const { user: _user, ...shown } = change;
@@ -74,7 +98,20 @@ export class AgentChanges {
   }
 
   /** Forgets a person's changes (their conversation was cleared). */
-  clear(user: string): void {
-    for (const [id, change] of this.kept) if (change.user === user) this.kept.delete(id);
+  clear(user: string): Promise<void> {
+    return this.inTurn(async () => {
+      const index = (await this.storage.get<string[]>(indexKey(user))) ?? [];
+      await this.storage.delete([...index.map((id) => changeKey(user, id)), indexKey(user)]);
+    });
+  }
+
+  /**
+   * Runs the storage steps of one change after those of the last: two tools
+   * of one turn end together, and each reads the person's list, then writes it.
+   */
+  private inTurn(step: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(step);
+    this.queue = next.catch((error) => console.error(`agent changes: ${describe(error)}`));
+    return next;
   }
 }

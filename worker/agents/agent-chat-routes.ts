@@ -130,7 +130,7 @@ export const AGENT_CHAT_ROUTES: Route[] = [
     wake: "never",
     input: { params: z.object({ toolCallId: z.string().min(1).max(200) }), query: none },
     handle: async ({ params, caller, workspace }) =>
-      Response.json(workspace.agentChats.change(caller.id, params.toolCallId)),
+      Response.json(await workspace.agentChats.change(caller.id, params.toolCallId)),
   }),
   defineRoute({
     method: "DELETE",

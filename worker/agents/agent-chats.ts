@@ -6,7 +6,7 @@
 import type { AgentChatView, AgentFileChange } from "../../protocol/agent-chat";
 import { ErrorCode } from "../../protocol/errors";
 import { AppError } from "../errors";
-import { AgentChanges } from "./agent-changes";
+import { AgentChanges, type ChangeStorage } from "./agent-changes";
 import { AgentChat, type ChatStorage, type ChatTurnTools, type Saved } from "./agent-chat";
 import { type ChatModelEnv, chatModel } from "./chat-model";
 import { approvalFor, type ChatToolCall, chatTools, DATA_RULE } from "./chat-tools";
@@ -15,7 +15,7 @@ import type { ActivityRecord } from "./mcp-server";
 import { AGENT_TOOLS, type ToolContext } from "./tools";
 
 export interface AgentChatsDeps {
-  storage: ChatStorage;
+  storage: ChatStorage & ChangeStorage;
   env: ChatModelEnv;
   /** The workspace's features for the tools; `origin` is the IDE's (preview URLs use its scheme). */
   tools: (origin: URL) => Omit<ToolContext, "signal">;
@@ -35,9 +35,11 @@ export class AgentChats {
   private readonly chats = new Map<string, AgentChat>();
   private readonly streams = new Map<string, Set<WritableStreamDefaultWriter<Uint8Array>>>();
   /** The files the agent changed, as they were before, for the page's diff. */
-  private readonly changes = new AgentChanges();
+  private readonly changes: AgentChanges;
 
-  constructor(private readonly deps: AgentChatsDeps) {}
+  constructor(private readonly deps: AgentChatsDeps) {
+    this.changes = new AgentChanges(deps.storage);
+  }
 
   async view(user: string): Promise<AgentChatView> {
     const chat = this.chat(user);
@@ -92,12 +94,12 @@ export class AgentChats {
   async clear(user: string): Promise<AgentChatView> {
     const chat = this.chat(user);
     const cleared = this.render(await chat.clear(), chat.busy, chat.draft);
-    this.changes.clear(user);
+    await this.changes.clear(user);
     return cleared;
   }
 
   /** A file as it was before one of the person's agent calls changed it (404 once no longer kept). */
-  change(user: string, toolCallId: string): AgentFileChange {
+  change(user: string, toolCallId: string): Promise<AgentFileChange> {
     return this.changes.get(user, toolCallId);
   }
 
@@ -145,7 +147,8 @@ export class AgentChats {
     if (!model.ok) throw new AppError(ErrorCode.AGENT_NOT_CONFIGURED, model.problem);
     const context = this.deps.tools(origin);
     const logCall = ({ tool, toolCallId, args, outcome, message, started }: ChatToolCall) => {
-      this.changes.ran(toolCallId, outcome === "ok");
+      // Its own queue reports a failure to store; the call's answer does not wait for it.
+      void this.changes.ran(user, toolCallId, outcome === "ok").catch(() => {});
       this.deps.record({
         at: started,
         tokenId: PANEL_TOKEN_ID,
