@@ -4,7 +4,6 @@ import type { Awareness } from "y-protocols/awareness";
 export interface AwarenessProvider {
   readonly awareness: Awareness;
   on(name: "status", listener: (event: { status: string }) => void): void;
-  off(name: "status", listener: (event: { status: string }) => void): void;
 }
 
 /**
@@ -17,9 +16,9 @@ export interface AwarenessProvider {
  * stayed gone until each renewed itself, up to 30 s (yjs/y-websocket#122).
  * So: on a drop, the others' clocks are forgotten with their states; on a
  * reconnect, this page's own state goes out again under a new clock.
- * Returns the undo.
+ * For the provider's life: its destroy() drops the listener with the rest.
  */
-export function keepAwarenessAcrossReconnects(provider: AwarenessProvider): () => void {
+export function keepAwarenessAcrossReconnects(provider: AwarenessProvider): void {
   const { awareness } = provider;
   const status = ({ status }: { status: string }) => {
     if (status === "disconnected") {
@@ -32,5 +31,4 @@ export function keepAwarenessAcrossReconnects(provider: AwarenessProvider): () =
     }
   };
   provider.on("status", status);
-  return () => provider.off("status", status);
 }
