@@ -45,16 +45,16 @@ ENV NODE_EXTRA_CA_CERTS=/etc/cloud-ide/egress-ca.crt \
     PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
     REQUESTS_CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt \
     SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt
-# The image's own copy of the user's folders, listed with their stats and
-# hashes: a backup puts what is still exactly that copy in its last frames,
-# and a wake on an image with the same list skips them (sandbox/backup-base.py,
-# README "Workspaces that last"). The last step: nothing after it may change
-# /workspace or /root (a wake checks the folders against the list anyway).
 # The file tree's folder listing in C (sandbox/list-dir.c), a third of the
 # Python's CPU; the file operations list in Python where an image lacks it.
 # The compiler stays: native npm modules and Python extensions build with it.
 COPY sandbox/list-dir.c /opt/cloud-ide/list-dir.c
 RUN gcc -O2 -Wall -Werror -shared -fPIC -o /opt/cloud-ide/list-dir.so /opt/cloud-ide/list-dir.c
+# The image's own copy of the user's folders, listed with their stats and
+# hashes: a backup puts what is still exactly that copy in its last frames,
+# and a wake on an image with the same list skips them (sandbox/backup-base.py,
+# README "Workspaces that last"). The last step: nothing after it may change
+# /workspace or /root (a wake checks the folders against the list anyway).
 COPY sandbox/backup-base.py /opt/cloud-ide/backup-base.py
 RUN python3 /opt/cloud-ide/backup-base.py manifest
 # exec() needs a running container; the workspace itself is driven by exec.
