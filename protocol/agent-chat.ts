@@ -58,6 +58,13 @@ export interface AgentFileChange {
 /** The agent tools whose `path` names a file they change: the panel opens it, as a diff to review. */
 export const FILE_WRITING_TOOLS: ReadonlySet<string> = new Set(["write_file", "edit_file"]);
 
+/**
+ * A file longer than this (in characters) before an agent changed it gets no
+ * diff: it opens as it is. The Workspace stores each "before" as one value,
+ * which may be 2 MiB, and a string takes up to two bytes a character.
+ */
+export const MAX_BEFORE_CHARS = 900_000;
+
 /** `POST .../agent-chat/messages` */
 export interface SendChatMessageRequest {
   text: string;

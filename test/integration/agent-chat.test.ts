@@ -7,7 +7,7 @@
  * the page as it arrives, and Stop keeps what it had said.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AgentChatView, ChatEntry } from "../../protocol/agent-chat";
+import { type AgentChatView, type ChatEntry, MAX_BEFORE_CHARS } from "../../protocol/agent-chat";
 import type { AgentActivity } from "../../protocol/agents";
 import type { Role } from "../../protocol/roles";
 import { api } from "../support/api";
@@ -266,6 +266,22 @@ describe("the agent panel", () => {
     await view(await chat("/auto-approve", "PUT", { on: false }));
     await view(await chat("", "DELETE"));
     expect((await change(edited[0]?.toolCallId)).status).toBe(404);
+  });
+
+  it("keeps the before of a file of the longest kept length in characters that each take two bytes", async () => {
+    await view(await chat("", "DELETE"));
+    // CJK characters, an x and a newline, MAX_BEFORE_CHARS in all: 2.7 MB of UTF-8, 1.8 MB as the stored string.
+    const wide = MAX_BEFORE_CHARS - 2;
+    shell(container, `python3 -c "import sys; sys.stdout.write('中' * ${wide} + 'x\\n')" > /workspace/wide.txt`);
+    await view(await chat("/auto-approve", "PUT", { on: true }));
+    const edited = tools(await view(await chat("/messages", "POST", { text: "edit wide.txt: x => y" })));
+    expect(edited[0]).toMatchObject({ tool: "edit_file", status: "done" });
+    const kept = await ownerApi(chatPath(`/changes/${encodeURIComponent(edited[0]?.toolCallId ?? "")}`));
+    expect(kept.status).toBe(200);
+    const { before } = (await kept.json()) as { before: string };
+    expect(before.length).toBe(MAX_BEFORE_CHARS);
+    expect(before.endsWith("中x\n")).toBe(true);
+    await view(await chat("/auto-approve", "PUT", { on: false }));
   });
 
   it("is each person's own: an editor has a conversation of their own, a viewer none (403)", async () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { MAX_BEFORE_CHARS } from "../../protocol/agent-chat";
 import { ErrorCode } from "../../protocol/errors";
 import { AppError } from "../errors";
-import { AgentChanges, type ChangeStorage, MAX_BEFORE_CHARS, MAX_KEPT } from "./agent-changes";
+import { AgentChanges, type ChangeStorage, MAX_KEPT } from "./agent-changes";
 import type { WorkspaceFiles } from "./file-tools";
 
 /** The two methods AgentChanges uses, over a map of path -> text (a missing path is FILE_NOT_FOUND). */

@@ -6,18 +6,13 @@
  * Object's storage, so a diff is still there to review after the object was
  * evicted or the workspace slept (as the conversation is).
  */
-import { type AgentFileChange, FILE_WRITING_TOOLS } from "../../protocol/agent-chat";
+import { type AgentFileChange, FILE_WRITING_TOOLS, MAX_BEFORE_CHARS } from "../../protocol/agent-chat";
 import { ErrorCode } from "../../protocol/errors";
 import { AppError, describe } from "../errors";
 import type { WorkspaceFiles } from "./file-tools";
 
 /** Changes kept per person. */
 export const MAX_KEPT = 20;
-/**
- * A file longer than this before the change gets no diff (it opens as it is).
- * A stored value may be 2 MiB; a string takes up to two bytes a character.
- */
-export const MAX_BEFORE_CHARS = 900_000;
 
 interface Taken extends AgentFileChange {
   user: string;
