@@ -241,6 +241,30 @@ def list_natively(lib, fd):
     finally:
         lib.cloud_ide_free(out)
 
+def list_in_python(fd):
+    """The listing of the folder open at fd where the image lacks sandbox/list-dir.c."""
+    # The answer's JSON written directly, an entry a format: a folder of 10,000 entries took twice as long
+    # as dicts then json.dumps (the lstat of each, which ls -l makes too, is the rest). Its types are the
+    # file tree's (a device, fifo or socket is a file), so a route hands the bytes on unparsed.
+    names, parts = [], []
+    name_of, add, entry, quoted, tree_kind = names.append, parts.append, LIST_ENTRY, json_string, TREE_KINDS.get
+    with os.scandir(fd) as it:
+        for e in it:
+            try:
+                st = e.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            name = e.name
+            name_of(name)
+            add(entry % (quoted(name), tree_kind(S.S_IFMT(st.st_mode), "file"), st.st_size,
+                         st.st_mtime_ns // 1000000))
+    try:
+        "".join(names).encode("utf-8")  # one check for all: a name that is not UTF-8 is refused
+    except UnicodeEncodeError:
+        for name in names:
+            check_name(name)
+    return ('{"entries":[' + ",".join(parts) + "]}").encode()
+
 def kind(mode):
     if S.S_ISREG(mode): return "file"
     if S.S_ISDIR(mode): return "directory"
@@ -388,37 +412,12 @@ def run_op(op, args, src, out):
             os.close(fd)
         return {"entries": entries}
     if op == "list":
-        # The answer's JSON written directly, an entry a format: a folder of 10,000 entries took twice as long
-        # as dicts then json.dumps (the lstat of each, which ls -l makes too, is the rest). Its types are the
-        # file tree's (a device, fifo or socket is a file), so a route hands the bytes on unparsed.
         fd = open_path(args[0], os.O_RDONLY | os.O_DIRECTORY)
-        lib = load_native_lister()
-        if lib:
-            try:
-                return list_natively(lib, fd)
-            finally:
-                os.close(fd)
-        names, parts = [], []
-        name_of, add, entry, quoted, tree_kind = names.append, parts.append, LIST_ENTRY, json_string, TREE_KINDS.get
         try:
-            with os.scandir(fd) as it:
-                for e in it:
-                    try:
-                        st = e.stat(follow_symlinks=False)
-                    except FileNotFoundError:
-                        continue
-                    name = e.name
-                    name_of(name)
-                    add(entry % (quoted(name), tree_kind(S.S_IFMT(st.st_mode), "file"), st.st_size,
-                                 st.st_mtime_ns // 1000000))
+            lib = load_native_lister()
+            return list_natively(lib, fd) if lib else list_in_python(fd)
         finally:
             os.close(fd)
-        try:
-            "".join(names).encode("utf-8")  # one check for all: a name that is not UTF-8 is refused
-        except UnicodeEncodeError:
-            for name in names:
-                check_name(name)
-        return ('{"entries":[' + ",".join(parts) + "]}").encode()
     if op == "mkdir":
         if args[1] == "1":
             mkdirs(args[0])

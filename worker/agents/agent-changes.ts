@@ -67,15 +67,16 @@ export class AgentChanges {
 
   /** The tool ran (`ok`) or failed: its change is kept, or forgotten. */
   ran(user: string, toolCallId: string, ok: boolean): Promise<void> {
-    const taken = this.taken.get(changeKey(user, toolCallId));
-    this.taken.delete(changeKey(user, toolCallId));
+    const key = changeKey(user, toolCallId);
+    const taken = this.taken.get(key);
+    this.taken.delete(key);
     if (!taken || !ok) return this.queue;
     return this.inTurn(async () => {
-      const index = (await this.storage.get<string[]>(indexKey(taken.user))) ?? [];
+      const index = (await this.storage.get<string[]>(indexKey(user))) ?? [];
       const kept = [...index.filter((id) => id !== toolCallId), toolCallId];
       const dropped = kept.splice(0, Math.max(0, kept.length - MAX_KEPT));
-      await this.storage.put({ [changeKey(taken.user, toolCallId)]: taken, [indexKey(taken.user)]: kept });
-      if (dropped.length > 0) await this.storage.delete(dropped.map((id) => changeKey(taken.user, id)));
+      await this.storage.put({ [key]: taken, [indexKey(user)]: kept });
+      if (dropped.length > 0) await this.storage.delete(dropped.map((id) => changeKey(user, id)));
     });
   }
 

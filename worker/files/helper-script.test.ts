@@ -37,6 +37,17 @@ ctypes.CDLL = lambda *a, **k: _NoOpenat2(_real_cdll(*a, **k))
 
 type Result = { status: number; stdout: Buffer; error?: { code: string; detail: string } };
 
+/** The helper's `op` on `args` beneath `root`; a failure's `{code, detail}` is its stderr's last line. */
+function runHelper(env: NodeJS.ProcessEnv, op: string, root: string, args: string[], stdin = ""): Result {
+  const run = spawnSync("python3", ["-c", HELPER_SCRIPT, op, root, ...args], { input: stdin, env });
+  const last = run.stderr.toString().trim().split("\n").pop() ?? "";
+  return {
+    status: run.status ?? -1,
+    stdout: run.stdout,
+    ...(run.status === 0 ? {} : { error: JSON.parse(last) }),
+  };
+}
+
 const OUTSIDE = { code: "EXDEV", detail: "Resolves outside the workspace through a symbolic link" };
 
 // Every call starts python3, which takes a second or more on a loaded shared machine (the race test, with more
@@ -46,15 +57,7 @@ describe.each(["openat2", "walk"])("the file helper (%s)", { timeout: 300_000 },
   let outside: string;
   const env = { ...process.env, CLOUD_IDE_FILES_RESOLVE: resolve };
 
-  const helper = (op: string, args: string[], stdin = ""): Result => {
-    const run = spawnSync("python3", ["-c", HELPER_SCRIPT, op, root, ...args], { input: stdin, env });
-    const last = run.stderr.toString().trim().split("\n").pop() ?? "";
-    return {
-      status: run.status ?? -1,
-      stdout: run.stdout,
-      ...(run.status === 0 ? {} : { error: JSON.parse(last) }),
-    };
-  };
+  const helper = (op: string, args: string[], stdin = ""): Result => runHelper(env, op, root, args, stdin);
   const at = (path: string) => join(root, path);
   const read = (path: string) => {
     const result = helper("read", [at(path)]);
@@ -281,10 +284,8 @@ describe("the listing in C", { timeout: 300_000 }, () => {
 
   const list = (folder: string, lister: "c" | "python") => {
     const env = { ...process.env, CLOUD_IDE_LIST_LIBRARY: lister === "c" ? library : join(base, "absent.so") };
-    const run = spawnSync("python3", ["-c", HELPER_SCRIPT, "list", root, join(root, folder)], { env });
-    return run.status === 0
-      ? { bytes: run.stdout }
-      : { error: JSON.parse(run.stderr.toString().trim().split("\n").pop() ?? "") };
+    const { status, stdout, error } = runHelper(env, "list", root, [join(root, folder)]);
+    return status === 0 ? { bytes: stdout } : { error };
   };
   const entries = (bytes: Buffer | undefined) =>
     (JSON.parse(String(bytes)).entries as { name: string; type: string }[]).sort((a, b) => (a.name < b.name ? -1 : 1));
