@@ -28,6 +28,17 @@ export interface CreateWorkspaceRequest extends WorkspaceNameRequest {
   template?: WorkspaceTemplate;
   /** Clone this repository into /workspace on the first start (the template is then "empty"). */
   repository?: { url: string; branch?: string };
+  /** The id of the caller's spare (`POST /api/workspaces/spare`): its container is already running. */
+  spare?: string;
+}
+
+/**
+ * `POST /api/workspaces/spare`: the container of the caller's next new
+ * workspace, started ahead; `POST /api/workspaces` takes it until `expiresAt`.
+ */
+export interface SpareWorkspace {
+  id: string;
+  expiresAt: string;
 }
 
 export function isWorkspaceTemplate(value: unknown): value is WorkspaceTemplate {

@@ -4,6 +4,10 @@ import type { SessionSummary } from "../protocol/session";
 import type { WorkspaceSummary } from "../protocol/workspaces";
 import { SessionStore } from "./auth/session-store";
 
+const SPARE_KEY = "spare";
+/** A spare this close to its expiry is neither given out nor kept: its alarm may be discarding it. */
+const SPARE_CLAIM_MARGIN_MS = 15_000;
+
 /** The Directory object of one user. */
 export function userDirectory(env: Env, userId: string): DurableObjectStub<Directory> {
   return env.Directory.getByName(`user:${userId}`);
@@ -112,6 +116,32 @@ export class Directory extends DurableObject<Env> {
     const existed = this.get(id) !== undefined;
     this.ctx.storage.sql.exec("DELETE FROM workspaces WHERE id = ?", id);
     return existed;
+  }
+
+  // The spare (worker/lifecycle/spare.ts): at most one, started ahead of the user's next new workspace.
+
+  /**
+   * The user's spare, or `candidate` made theirs when they have none that is
+   * not about to go: one call, so two pages asking at once share one spare.
+   */
+  reserveSpare(candidate: { id: string; expiresAt: number }): { id: string; expiresAt: number } {
+    const current = this.ctx.storage.kv.get<{ id: string; expiresAt: number }>(SPARE_KEY);
+    if (current && current.expiresAt - Date.now() > SPARE_CLAIM_MARGIN_MS) return current;
+    this.ctx.storage.kv.put(SPARE_KEY, candidate);
+    return candidate;
+  }
+
+  /** The spare `id` for a new workspace, taken off the record; none unless it is the user's and not about to go. */
+  takeSpare(id: string): string | undefined {
+    const current = this.ctx.storage.kv.get<{ id: string; expiresAt: number }>(SPARE_KEY);
+    if (current?.id !== id) return undefined;
+    this.ctx.storage.kv.delete(SPARE_KEY);
+    return current.expiresAt - Date.now() > SPARE_CLAIM_MARGIN_MS ? current.id : undefined;
+  }
+
+  /** The spare `id` went unclaimed (its Workspace discarded it). */
+  dropSpare(id: string): void {
+    if (this.ctx.storage.kv.get<{ id: string }>(SPARE_KEY)?.id === id) this.ctx.storage.kv.delete(SPARE_KEY);
   }
 
   // Sessions: each sign-in is a row here, so ending it takes effect at once.

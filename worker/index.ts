@@ -22,7 +22,7 @@ import { handlePreviewRequest, previewHostLabel, withoutPreviewHeader } from "./
 import { inviteRoutes } from "./routes/invites";
 import { mcpRoutes } from "./routes/mcp";
 import { sessionListRoutes, sessionRoutes } from "./routes/session";
-import { workspaceRoutes } from "./routes/workspaces";
+import { prepareSpare, workspaceRoutes } from "./routes/workspaces";
 import { securityHeaders } from "./security-headers";
 
 export { SignInThrottle } from "./auth/sign-in-throttle";
@@ -51,6 +51,9 @@ app.use("/api/invites/*", limitBodies);
 app.route("/api/invites", inviteRoutes);
 app.use("/api/*", requireUser);
 app.use("/ws/*", requireUser);
+
+// Before the door: "spare" is no workspace's id.
+app.post("/api/workspaces/spare", prepareSpare);
 
 // One workspace's routes: the Workspace checks the role, the body's length and the inputs.
 app.all("/api/workspaces/:id", forwardToWorkspace);

@@ -36,6 +36,7 @@ import { SourceControl } from "./git/source-control";
 import { errorResponse } from "./http";
 import { Lifecycle, type StartPlan } from "./lifecycle/lifecycle";
 import { type LifecycleSettings, lifecycleSettings, platformTimeoutMs } from "./lifecycle/settings";
+import { SPARE_TASK, Spare } from "./lifecycle/spare";
 import { LanguageServers } from "./lsp/language-servers";
 import { type Joiner, WorkspaceMembers } from "./members/workspace-members";
 import { trustInterceptionCa } from "./network/ca-trust";
@@ -72,6 +73,8 @@ export class Workspace extends DurableObject<Env> {
   protected readonly members: WorkspaceMembers;
   /** The one alarm of this object, shared by named tasks (worker/alarms.ts). */
   protected readonly alarms: AlarmScheduler;
+  /** Set while this is a spare started ahead of its owner's next new workspace (worker/lifecycle/spare.ts). */
+  protected readonly spare: Spare;
   /** Start/wake, save, stop, and the alarm that saves and sleeps (worker/lifecycle/). */
   protected readonly lifecycle: Lifecycle;
   /** File operations confined to /workspace (symlinks included). */
@@ -106,6 +109,8 @@ export class Workspace extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.alarms = new AlarmScheduler(ctx.storage);
+    this.spare = new Spare(ctx.storage, this.alarms);
+    this.alarms.register(SPARE_TASK, () => this.expireSpare());
     this.sandbox = new ContainerSandbox(ctx, () => this.lifecycle.ensureRunning());
     this.backups = new WorkspaceBackups({
       bucket: () => this.backupBucket(),
@@ -137,6 +142,7 @@ export class Workspace extends DurableObject<Env> {
       afterStart: (from) => this.afterStart(from),
       backups: this.backups,
       hibernatedSockets: () => ctx.getWebSockets().length,
+      disposable: () => this.spare.held,
       tag: `container ${ctx.id.toString().slice(0, 8)}`,
     });
     this.members = new WorkspaceMembers({
@@ -215,6 +221,7 @@ export class Workspace extends DurableObject<Env> {
     void ctx.blockConcurrencyWhile(async () => {
       this.owner = await ctx.storage.get<string>("owner");
       this.chosenMachine = await ctx.storage.get<Machine>(MACHINE_KEY);
+      await this.spare.load();
       await this.members.load();
       await this.network.load();
       await this.lifecycle.load();
@@ -246,7 +253,9 @@ export class Workspace extends DurableObject<Env> {
 
   /**
    * Records the owner and name of a new workspace; one made from a
-   * repository starts empty and clones it on its first start.
+   * repository starts empty and clones it on its first start. A spare of the
+   * caller's (prepareSpare) becomes this workspace, its container already
+   * running: what the first start does for a new workspace is done now.
    */
   create(
     caller: string,
@@ -256,6 +265,9 @@ export class Workspace extends DurableObject<Env> {
   ): Promise<RpcResult<void>> {
     return settle(async () => {
       if (this.owner && this.owner !== caller) throw noSuchWorkspace();
+      // A spare being discarded (or gone) takes no workspace: the caller makes a new one.
+      if (this.spare.isDiscarded || this.lifecycle.kind === "deleted") throw spareGone();
+      const claimed = await this.spare.claim();
       this.owner = caller;
       await this.ctx.storage.put({
         owner: caller,
@@ -265,7 +277,54 @@ export class Workspace extends DurableObject<Env> {
         ...(repository ? { repository } : {}),
       });
       await this.network.initialize();
+      if (claimed) await this.claimed();
     });
+  }
+
+  /**
+   * Makes this a spare for `caller`'s next new workspace and starts its
+   * container (not waited for: the page asked ahead, and create() waits for
+   * the start it shares). It has their network defaults and no template yet,
+   * and is discarded at `expiresAt` unless create() claims it first.
+   */
+  prepareSpare(caller: string, expiresAt: number): Promise<RpcResult<void>> {
+    return settle(async () => {
+      if (this.owner ? this.owner !== caller || !this.spare.held : this.spare.isDiscarded) throw spareGone();
+      if (!this.owner) {
+        this.owner = caller;
+        await this.ctx.storage.put("owner", caller);
+        await this.network.initialize();
+        await this.spare.hold(expiresAt);
+      }
+      // Its failure is the claim's to see (the workspace then starts when opened, as without a spare).
+      this.lifecycle.ensureRunning().catch((error) => console.warn(`spare ${this.id}: ${describe(error)}`));
+    });
+  }
+
+  /** A claimed spare: once its start is over, what a new workspace's first start does (afterStart). */
+  private async claimed(): Promise<void> {
+    this.lifecycle.activity.touch();
+    // A start still in progress reads the template itself; one that failed is the next wake's to try.
+    const started = await this.lifecycle.whenAwake().then(
+      () => true,
+      () => false,
+    );
+    if (started) await this.afterStart("template");
+  }
+
+  /** An unclaimed spare goes now, with its container, never saved: false when this is no unclaimed spare. */
+  protected async discardSpare(): Promise<boolean> {
+    if (!this.spare.held) return false;
+    await this.destroy();
+    return true;
+  }
+
+  /** The spare's alarm: unclaimed when due, it is discarded. */
+  private async expireSpare(): Promise<void> {
+    const due = this.spare.dueAt;
+    if (due === undefined) return;
+    if (this.spare.isDue()) await this.discardSpare();
+    else await this.alarms.schedule(SPARE_TASK, due);
   }
 
   /**
@@ -323,6 +382,7 @@ export class Workspace extends DurableObject<Env> {
   /** Destroys the container and everything stored for this workspace, and takes it off its owner's list. */
   private async destroy(): Promise<void> {
     const owner = this.owner;
+    const wasSpare = this.spare.end();
     await this.members.forgetAll();
     this.agents.endAll();
     this.agentChats.stopAll();
@@ -334,7 +394,9 @@ export class Workspace extends DurableObject<Env> {
     await this.ctx.storage.deleteAll();
     this.previews.forget();
     this.owner = undefined;
-    if (owner) await userDirectory(this.env, owner).remove(this.id);
+    if (!owner) return;
+    const directory = userDirectory(this.env, owner);
+    await (wasSpare ? directory.dropSpare(this.id) : directory.remove(this.id));
   }
 
   /** Start fresh after a snapshot failed to restore. */
@@ -722,4 +784,9 @@ export class Workspace extends DurableObject<Env> {
 
 function noSuchWorkspace(): AppError {
   return notFound("No such workspace.");
+}
+
+/** A spare that went (discarded, or deleted): the Worker then makes a new workspace instead. */
+function spareGone(): AppError {
+  return notFound("That spare workspace is gone.");
 }

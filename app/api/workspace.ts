@@ -9,6 +9,7 @@ import type {
 } from "../../protocol/workspace";
 import type {
   CreateWorkspaceRequest,
+  SpareWorkspace,
   WorkspaceNameRequest,
   WorkspaceSummary,
   WorkspaceTemplate,
@@ -26,11 +27,13 @@ import { SearchApi } from "./search";
 /** The signed-in user's workspaces: `/api/workspaces` (worker/routes/workspaces.ts). */
 export const workspacesApi = {
   list: () => apiJson<WorkspaceSummary[]>("/api/workspaces"),
-  create: (name: string, template: WorkspaceTemplate, repository?: { url: string; branch?: string }) =>
+  create: (name: string, template: WorkspaceTemplate, repository?: { url: string; branch?: string }, spare?: string) =>
     apiJson<WorkspaceSummary>(
       "/api/workspaces",
-      jsonBody("POST", { name, template, repository } satisfies CreateWorkspaceRequest),
+      jsonBody("POST", { name, template, repository, spare } satisfies CreateWorkspaceRequest),
     ),
+  /** Starts the container of the next new workspace ahead (worker/lifecycle/spare.ts); undefined when spares are off. */
+  prepareSpare: () => apiJson<SpareWorkspace | undefined>("/api/workspaces/spare", { method: "POST" }),
   rename: (id: string, name: string) =>
     apiJson<WorkspaceSummary>(workspacePath(id), jsonBody("PATCH", { name } satisfies WorkspaceNameRequest)),
   remove: (id: string) => apiJson<void>(workspacePath(id), { method: "DELETE" }),

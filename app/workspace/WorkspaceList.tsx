@@ -54,6 +54,7 @@ export function WorkspaceList({ workspaces, onOpen, canCreate = true }: Props) {
             placeholder="Name"
             maxLength={100}
             value={name}
+            onFocus={workspaces.prepareSpare}
             onChange={(e) => setName(e.target.value)}
           />
           <select

@@ -1,7 +1,9 @@
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import type { WorkspaceSummary, WorkspaceTemplate } from "../../protocol/workspaces";
 import { errorMessage } from "../api/http";
 import { workspacesApi } from "../api/workspace";
+
+const SPARE_ASK_INTERVAL_MS = 60_000;
 
 /** The signed-in user's workspaces and the actions on them. */
 export function useWorkspaces() {
@@ -21,9 +23,27 @@ export function useWorkspaces() {
     void refresh();
   }, [refresh]);
 
+  // The spare asked for (its id once answered), and when: a page asks again after a claim, or after a minute.
+  const spare = useRef<{ askedAt: number; id: Promise<string | undefined> }>(undefined);
+  /** Someone began naming a new workspace: its container starts now, so it opens at once. */
+  const prepareSpare = useCallback(() => {
+    if (spare.current && Date.now() - spare.current.askedAt < SPARE_ASK_INTERVAL_MS) return;
+    const id = workspacesApi.prepareSpare().then(
+      (answer) => answer?.id,
+      // Only a head start: without it the workspace starts when opened, as always.
+      (err) => {
+        console.warn(`no spare workspace: ${errorMessage(err)}`);
+        return undefined;
+      },
+    );
+    spare.current = { askedAt: Date.now(), id };
+  }, []);
+
   const create = useCallback(
     async (name: string, template: WorkspaceTemplate = "vite-react", repository?: { url: string; branch?: string }) => {
-      const created = await workspacesApi.create(name, template, repository);
+      const asked = spare.current;
+      spare.current = undefined;
+      const created = await workspacesApi.create(name, template, repository, await asked?.id);
       await refresh();
       return created;
     },
@@ -46,5 +66,5 @@ export function useWorkspaces() {
     [refresh],
   );
 
-  return { workspaces, error, refresh, create, rename, remove };
+  return { workspaces, error, refresh, prepareSpare, create, rename, remove };
 }

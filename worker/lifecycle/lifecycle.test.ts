@@ -173,6 +173,27 @@ function setup(
 }
 
 describe("the lifecycle", () => {
+  it("leaves a disposable container (an unclaimed spare) to its own alarm: idle, it is neither saved nor stopped", async () => {
+    let disposable = true;
+    const { lifecycle, sandbox } = setup({}, undefined, {
+      disposable: () => disposable,
+      // Idle at once, and a checkpoint due at once: only disposability keeps it running and unsaved.
+      settings: async () => ({ idleMs: 1, checkMs: 60_000, checkpointMs: 1, refreshMs: 1e9 }),
+    });
+    const check = () => (lifecycle as unknown as { check(): Promise<void> }).check();
+    await lifecycle.ensureRunning();
+    await sandbox.write("nothing of anyone's");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await check();
+    expect(sandbox.snapshots.size).toBe(0);
+    expect(sandbox.running).toBe(true);
+    // Claimed: the same idle check saves and stops it.
+    disposable = false;
+    await check();
+    expect(sandbox.snapshots.size).toBe(1);
+    expect(sandbox.running).toBe(false);
+  });
+
   it("tells subscribers when a container runs and when it is gone: after a start, a stop, a vanishing and a restart", async () => {
     const { lifecycle, sandbox, restart } = setup();
     const heard: string[] = [];

@@ -154,6 +154,12 @@ export interface LifecycleDeps {
   backups?: FileBackups;
   /** Hibernatable WebSockets, which count as open connections too. */
   hibernatedSockets?: () => number;
+  /**
+   * True while the container holds nothing of anyone's (an unclaimed spare,
+   * worker/lifecycle/spare.ts): the alarm neither saves, backs up nor stops
+   * it; the spare's own alarm discards it.
+   */
+  disposable?: () => boolean;
   /** Names the workspace in log lines. */
   tag: string;
   timings?: Partial<StartTimings>;
@@ -902,6 +908,10 @@ export class Lifecycle {
     if (state.kind !== "running" && state.kind !== "saving") return;
     const settings = await this.deps.settings();
     const now = Date.now();
+    if (this.deps.disposable?.()) {
+      await alarms.schedule(CHECK_TASK, now + settings.checkMs);
+      return;
+    }
     try {
       // A restarted object has no timeout until it sets one again.
       await sandbox.setInactivityTimeout(platformTimeoutMs(settings));

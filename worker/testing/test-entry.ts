@@ -9,6 +9,8 @@
  *   POST /api/workspaces/{id}/test-hooks/lifecycle  {overrides?, snapshotId?, image?}
  *        shorter timings for one workspace (ms), a snapshot id to start from,
  *        or an image to start from (one that cannot start, to test failures)
+ *   POST /api/workspaces/{id}/test-hooks/spare/expire
+ *        the caller's unclaimed spare expires now, as its alarm would expire it
  *   POST /api/workspaces/{id}/previews/{port}/shares/{shareId}/expire
  *        the share link expires now
  *   POST /api/workspaces/{id}/test-hooks/backups  {unavailable?: boolean, archiveRoute?: boolean}
@@ -146,6 +148,11 @@ export class Workspace extends ProductionWorkspace {
     });
   }
 
+  /** The caller's spare expires now, as its alarm would expire it: false when it is no (longer a) spare. */
+  testExpireSpare(caller: string): Promise<RpcResult<boolean>> {
+    return this.call(caller, () => this.discardSpare());
+  }
+
   /** An invite link that expired a moment ago, without waiting its minute. */
   testExpireInvite(caller: string, inviteId: string): Promise<RpcResult<boolean>> {
     return this.call(caller, () => this.members.setInviteExpiry(inviteId, Date.now() - 1));
@@ -195,6 +202,11 @@ hooks.post("/api/workspaces/:id/test-hooks/lifecycle", async (c) => {
   });
   unwrap(result as RpcResult<void>);
   return c.body(null, 204);
+});
+
+hooks.post("/api/workspaces/:id/test-hooks/spare/expire", async (c) => {
+  const expired = unwrap((await testStub(c).testExpireSpare(c.get("user").id)) as RpcResult<boolean>);
+  return c.json({ expired });
 });
 
 hooks.post("/api/workspaces/:id/previews/:port/shares/:shareId/expire", async (c) => {
@@ -260,7 +272,7 @@ hooks.get("/api/test-hooks/routes", (c) =>
 hooks.onError((error, c) => answerError(error, c.req.raw));
 
 const HOOK_PATH =
-  /^\/api\/workspaces\/[^/]+\/(test-hooks\/(lifecycle|members)|test-hooks\/invites\/[^/]+\/expire|test-hooks\/backups(\/[^/]+\/corrupt)?|previews\/\d+\/shares\/[^/]+\/expire|agent-tokens\/[^/]+\/expire)$/;
+  /^\/api\/workspaces\/[^/]+\/(test-hooks\/(lifecycle|members|spare\/expire)|test-hooks\/invites\/[^/]+\/expire|test-hooks\/backups(\/[^/]+\/corrupt)?|previews\/\d+\/shares\/[^/]+\/expire|agent-tokens\/[^/]+\/expire)$/;
 
 export default {
   fetch(request, env, ctx) {
