@@ -54,6 +54,8 @@ import { endsWithSession, SessionSockets } from "./session-sockets";
 import { seedTemplate } from "./templates";
 import { WORKSPACE_ROUTES } from "./workspace-routes";
 
+/** What an unclaimed spare answers: its status (is it running yet?) and its deletion. */
+const SPARE_ROUTES = /^(GET \/api\/workspaces\/[^/]+\/status|DELETE \/api\/workspaces\/[^/]+)$/;
 /** Storage key of the chosen machine size. */
 const MACHINE_KEY = "machine";
 /**
@@ -499,6 +501,14 @@ export class Workspace extends DurableObject<Env> {
         );
       }
       return this.agents.serve(request);
+    }
+    // An unclaimed spare is nobody's workspace yet, and is never saved: nothing but its status and
+    // its deletion, so no work can be done in it and lost with it (worker/lifecycle/spare.ts).
+    if (this.spare.held && !SPARE_ROUTES.test(`${request.method} ${new URL(request.url).pathname}`)) {
+      await request.body?.cancel().catch(() => {});
+      return errorResponse(
+        notFound("No such workspace: this is a spare; make it a workspace with POST /api/workspaces {spare}."),
+      );
     }
     this.door ??= {
       routes: WORKSPACE_ROUTES,

@@ -59,9 +59,14 @@ describe("a spare workspace", () => {
   it("becomes the new workspace: the same container, already running, with its template and owner", async () => {
     const user = await accessUser("spare-claim@example.com");
     const spare = await runningSpare(user);
-    // Not in the list until it is claimed.
+    // Not in the list until it is claimed, and no work can be done in it (it would go with it, unsaved).
     const listed = await json<WorkspaceSummary[]>(user, "/api/workspaces");
     expect(listed.body.map((w) => w.id)).not.toContain(spare.id);
+    for (const path of ["/files?path=.", "/terminals"]) {
+      const refused = await json<{ code: string; message: string }>(user, `/api/workspaces/${spare.id}${path}`);
+      expect(refused.status).toBe(404);
+      expect(refused.body.message).toMatch(/this is a spare/);
+    }
 
     const workspace = await create(user, { name: "from a spare", spare: spare.id });
     expect(workspace.id).toBe(spare.id);
