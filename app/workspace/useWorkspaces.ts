@@ -4,6 +4,10 @@ import { errorMessage } from "../api/http";
 import { workspacesApi } from "../api/workspace";
 
 const SPARE_ASK_INTERVAL_MS = 60_000;
+/** How long Create waits for the spare's id (its answer does not wait for the container). */
+const SPARE_ANSWER_WAIT_MS = 3_000;
+
+const delay = (ms: number) => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms));
 
 /** The signed-in user's workspaces and the actions on them. */
 export function useWorkspaces() {
@@ -43,7 +47,9 @@ export function useWorkspaces() {
     async (name: string, template: WorkspaceTemplate = "vite-react", repository?: { url: string; branch?: string }) => {
       const asked = spare.current;
       spare.current = undefined;
-      const created = await workspacesApi.create(name, template, repository, await asked?.id);
+      // A spare whose answer is late is not waited for: the workspace then starts when opened.
+      const spareId = asked && (await Promise.race([asked.id, delay(SPARE_ANSWER_WAIT_MS)]));
+      const created = await workspacesApi.create(name, template, repository, spareId);
       await refresh();
       return created;
     },
