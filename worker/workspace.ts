@@ -267,8 +267,9 @@ export class Workspace extends DurableObject<Env> {
   ): Promise<RpcResult<void>> {
     return settle(async () => {
       if (this.owner && this.owner !== caller) throw noSuchWorkspace();
-      // A spare being discarded (or gone) takes no workspace: the caller makes a new one.
-      if (this.spare.isDiscarded || this.lifecycle.kind === "deleted") throw spareGone();
+      // An object being deleted (a discarded spare among them: destroy() ends it first) takes no
+      // workspace: the caller makes a new one.
+      if (this.spare.isDiscarded) throw spareGone();
       const claimed = await this.spare.claim();
       this.owner = caller;
       await this.ctx.storage.put({

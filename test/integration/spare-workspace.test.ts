@@ -32,16 +32,21 @@ async function json<T>(user: Headers, path: string, init: RequestInit = {}): Pro
   return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
 }
 
+/** Waits until the spare's status (read without waking it) says it runs. */
+function untilRunning(user: Headers, id: string): Promise<true> {
+  return waitFor("the spare to run", async () => {
+    const peek = await json<WorkspaceStatus>(user, `/api/workspaces/${id}/status?wake=0`);
+    return peek.body.state === "running" ? true : undefined;
+  });
+}
+
 /** Asks for a spare and waits until its container runs; returns its id and that container's name. */
 async function runningSpare(user: Headers): Promise<{ id: string; container: string }> {
   const before = new Set(runContainers());
   const { status, body } = await json<SpareWorkspace>(user, "/api/workspaces/spare", { method: "POST" });
   expect(status, JSON.stringify(body)).toBe(200);
   expect(Date.parse(body.expiresAt)).toBeGreaterThan(Date.now());
-  await waitFor("the spare to run", async () => {
-    const peek = await json<WorkspaceStatus>(user, `/api/workspaces/${body.id}/status?wake=0`);
-    return peek.body.state === "running" ? true : undefined;
-  });
+  await untilRunning(user, body.id);
   const started = runContainers().filter((name) => !before.has(name));
   expect(started).toHaveLength(1);
   const container = started[0] as string;
@@ -156,11 +161,7 @@ describe("a spare workspace", () => {
     );
     expect(answers[0]?.body.id).toBe(answers[1]?.body.id);
     const id = answers[0]?.body.id as string;
-    await waitFor("the spare to run", async () =>
-      (await json<WorkspaceStatus>(user, `/api/workspaces/${id}/status?wake=0`)).body.state === "running"
-        ? true
-        : undefined,
-    );
+    await untilRunning(user, id);
     const started = runContainers().filter((name) => !before.has(name));
     for (const name of started) made.add(name);
     expect(started).toHaveLength(1);
