@@ -8,6 +8,9 @@
 //            object streamed back, hashed, unpacked beside the target and
 //            swapped in) against the same backup to a file, then
 //            `zstd -d < file | tar -x` into a staging folder;
+//   R2 alone: the local R2's own part of those two, no container (a test
+//            hook): the backup's bytes put in parts, and its object read back;
+//            the floor under them on this platform, against the same references;
 //   wake:    from the latest backup (the image changed: a new container from
 //            the image, then the backup restored into it) against a wake from
 //            the snapshot, the fast path it stands in for.
@@ -114,6 +117,26 @@ async function measure(session, label, fillMb, cleanup) {
         ).ms,
     );
 
+    // The local R2's own part, without a container (a test hook): the bytes of
+    // the latest backup put in parts as a backup puts them, and its object read
+    // and hashed as a restore's staging reads it. Beside the rows above it
+    // shows how much of them the storage alone takes on this platform.
+    const r2Alone = async (op) => {
+      const answer = await session.json(`/api/workspaces/${id}/test-hooks/backups/${latest.id}/r2-alone`, {
+        method: "POST",
+        body: { op },
+      });
+      if (answer.size !== latest.size) throw new Error(`r2-alone ${op} moved ${answer.size} of ${latest.size} bytes`);
+      return answer.ms;
+    };
+    const r2Put = [];
+    const r2GetPut = [];
+    for (let i = 0; i < RUNS; i++) {
+      const put = await r2Alone("put");
+      r2Put.push(put);
+      r2GetPut.push(put + (await r2Alone("get")));
+    }
+
     /** A wake from the latest backup (the image changed) and one from the snapshot, by turns. */
     async function wakes() {
       // Two names for the same image: waking under the other one is an image change.
@@ -180,6 +203,20 @@ async function measure(session, label, fillMb, cleanup) {
       },
       row("backup", backup, bareBackup, "tar | zstd > wc -c", "within 1.5x"),
       row("restore incl. its undo backup", restore, bareRestore, "tar | zstd > file; zstd -d | tar -x", "within 1.5x"),
+      row(
+        "local R2 alone: the backup's bytes put in parts (no container)",
+        r2Put,
+        bareBackup,
+        "tar | zstd > wc -c",
+        "none: the floor under the backup row here",
+      ),
+      row(
+        "local R2 alone: the object read, then as many bytes put (a restore's R2 work)",
+        r2GetPut,
+        bareRestore,
+        "tar | zstd > file; zstd -d | tar -x",
+        "none: the floor under the restore row here",
+      ),
       ...(WAKES
         ? [
             row(

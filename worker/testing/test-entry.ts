@@ -18,6 +18,11 @@
  *        archiveRoute false: the archive hostname cannot be set up, so archives go by exec (until true)
  *   POST /api/workspaces/{id}/test-hooks/backups/{backupId}/corrupt  {mode: "flip" | "truncate"}
  *        overwrites the backup's object in R2: one byte changed, or its second half cut off
+ *   POST /api/workspaces/{id}/test-hooks/backups/{backupId}/r2-alone  {op: "put" | "get"}
+ *        times the local R2's own part of a backup or a restore, no container involved:
+ *        put: as many bytes as the backup's object, uploaded in parts as a backup
+ *        uploads (then deleted); get: the object read and hashed as a restore reads it.
+ *        The bench's floor beside its backup and restore rows
  *   GET  /api/test-hooks/routes
  *        the workspace's route table as data ({method, path, socket, role, body}),
  *        for tests that walk every route
@@ -39,6 +44,7 @@ import { ErrorCode } from "../../protocol/errors";
 import { isMemberRole } from "../../protocol/members";
 import type { AppEnv } from "../app-env";
 import { requireUser, sameOriginOnly } from "../auth/guards";
+import { hashing, uploadInParts } from "../backups/r2-parts";
 import { checkWorkspaceId } from "../door/forward";
 import { AppError, notFound, type RpcResult, unwrap } from "../errors";
 import { answerError } from "../http";
@@ -103,6 +109,33 @@ export class Workspace extends ProductionWorkspace {
       }
       await bucket.put(key, changed);
       return true;
+    });
+  }
+
+  /** {@link uploadInParts} of as many bytes as the backup holds, or its object read as a restore reads it: milliseconds. */
+  testR2Alone(
+    caller: string,
+    backupId: string,
+    op: "put" | "get",
+  ): Promise<RpcResult<{ ms: number; size: number } | null>> {
+    return this.call(caller, async () => {
+      const bucket = super.backupBucket();
+      const record = (await this.backups.list()).find((candidate) => candidate.id === backupId);
+      if (!bucket || !record) return null;
+      const prefix = `workspaces/${this.ctx.id.toString()}`;
+      const started = Date.now();
+      if (op === "get") {
+        const object = await bucket.get(`${prefix}/${backupId}.tar.zst`);
+        if (!object) return null;
+        const hashed = hashing(object.body);
+        await hashed.stream.pipeTo(new WritableStream());
+        const { size } = await hashed.result();
+        return { ms: Date.now() - started, size };
+      }
+      const { size } = await uploadInParts(bucket, `${prefix}/r2-alone.tmp`, generated(record.size), async () => {});
+      const ms = Date.now() - started;
+      await bucket.delete(`${prefix}/r2-alone.tmp`);
+      return { ms, size };
     });
   }
 
@@ -185,6 +218,22 @@ function parseOverrides(value: unknown): Partial<LifecycleSettings> {
   return out;
 }
 
+/** `size` bytes in 1 MiB chunks of random data (local R2 stores bytes as they come; one chunk repeated is as good as any). */
+function generated(size: number): ReadableStream<Uint8Array> {
+  const chunk = new Uint8Array(1024 * 1024);
+  for (let offset = 0; offset < chunk.length; offset += 65536)
+    crypto.getRandomValues(chunk.subarray(offset, offset + 65536));
+  let left = size;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (left <= 0) return controller.close();
+      const take = Math.min(left, chunk.length);
+      controller.enqueue(chunk.slice(0, take));
+      left -= take;
+    },
+  });
+}
+
 const hooks = new Hono<AppEnv>();
 hooks.use("*", sameOriginOnly, requireUser);
 
@@ -235,6 +284,15 @@ hooks.post("/api/workspaces/:id/test-hooks/backups/:backupId/corrupt", async (c)
   return c.body(null, 204);
 });
 
+hooks.post("/api/workspaces/:id/test-hooks/backups/:backupId/r2-alone", async (c) => {
+  const body = (await c.req.json().catch(() => ({}))) as { op?: unknown };
+  if (body.op !== "put" && body.op !== "get") throw new AppError(ErrorCode.BAD_REQUEST, 'op must be "put" or "get".');
+  const result = await testStub(c).testR2Alone(c.get("user").id, c.req.param("backupId"), body.op);
+  const timed = unwrap(result as RpcResult<{ ms: number; size: number } | null>);
+  if (!timed) throw notFound("No such backup.");
+  return c.json(timed);
+});
+
 hooks.post("/api/workspaces/:id/agent-tokens/:tokenId/expire", async (c) => {
   const body = (await c.req.json().catch(() => ({}))) as { inMs?: unknown };
   const inMs = typeof body.inMs === "number" && body.inMs >= 0 ? body.inMs : 0;
@@ -272,7 +330,7 @@ hooks.get("/api/test-hooks/routes", (c) =>
 hooks.onError((error, c) => answerError(error, c.req.raw));
 
 const HOOK_PATH =
-  /^\/api\/workspaces\/[^/]+\/(test-hooks\/(lifecycle|members|spare\/expire)|test-hooks\/invites\/[^/]+\/expire|test-hooks\/backups(\/[^/]+\/corrupt)?|previews\/\d+\/shares\/[^/]+\/expire|agent-tokens\/[^/]+\/expire)$/;
+  /^\/api\/workspaces\/[^/]+\/(test-hooks\/(lifecycle|members|spare\/expire)|test-hooks\/invites\/[^/]+\/expire|test-hooks\/backups(\/[^/]+\/(corrupt|r2-alone))?|previews\/\d+\/shares\/[^/]+\/expire|agent-tokens\/[^/]+\/expire)$/;
 
 export default {
   fetch(request, env, ctx) {
