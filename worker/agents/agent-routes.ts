@@ -12,7 +12,7 @@ import {
 } from "../../protocol/agents";
 import { ErrorCode } from "../../protocol/errors";
 import { type Body, defineRoute, type Route } from "../door/route";
-import { none, refusal } from "../door/schema";
+import { afterEntry, none, refusal } from "../door/schema";
 import { notFound } from "../errors";
 
 /**
@@ -121,14 +121,7 @@ export const AGENT_ROUTES: Route[] = [
     wake: "never",
     input: {
       query: z.object({
-        after: z
-          .string()
-          .optional()
-          .refine(
-            (after) => after === undefined || /^\d{1,15}$/.test(after),
-            refusal(ErrorCode.BAD_REQUEST, "after must be a log entry id (a number)."),
-          )
-          .transform((after) => Number(after ?? "0")),
+        after: afterEntry,
       }),
     },
     handle: async ({ query, workspace }) =>

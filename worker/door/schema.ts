@@ -7,7 +7,7 @@
  * messages.
  */
 import { z } from "zod";
-import { ERROR_STATUS, type ErrorCode } from "../../protocol/errors";
+import { ERROR_STATUS, ErrorCode } from "../../protocol/errors";
 import { AppError } from "../errors";
 
 /** A schema from a check that returns the checked value or throws an AppError. */
@@ -40,6 +40,16 @@ export const flag = z
   .string()
   .optional()
   .transform((value) => value === "1" || value === "true");
+
+/** A log's `?after=` cursor: the id of the last entry the caller has (a number), 0 when absent. */
+export const afterEntry = z
+  .string()
+  .optional()
+  .refine(
+    (after) => after === undefined || /^\d{1,15}$/.test(after),
+    refusal(ErrorCode.BAD_REQUEST, "after must be a log entry id (a number)."),
+  )
+  .transform((after) => Number(after ?? "0"));
 
 /** No input of this kind: whatever is sent is ignored. */
 export const none = z.object({});

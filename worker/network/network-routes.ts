@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ErrorCode } from "../../protocol/errors";
 import { checkPolicy, checkSecret, isSecretName, MAX_SECRETS, type SecretInfo } from "../../protocol/network";
 import { defineRoute, type Route } from "../door/route";
-import { none, refusal } from "../door/schema";
+import { afterEntry, none, refusal } from "../door/schema";
 import { notFound } from "../errors";
 
 /**
@@ -84,14 +84,7 @@ export const NETWORK_ROUTES: Route[] = [
     wake: "never",
     input: {
       query: z.object({
-        after: z
-          .string()
-          .optional()
-          .refine(
-            (after) => after === undefined || /^\d{1,15}$/.test(after),
-            refusal(ErrorCode.BAD_REQUEST, "after must be a log entry id (a number)."),
-          )
-          .transform((after) => Number(after ?? "0")),
+        after: afterEntry,
       }),
     },
     handle: async ({ query, workspace }) => Response.json(await workspace.network.logSince(query.after)),
