@@ -2,7 +2,7 @@
 // /root) and of one with ~200 MB of files, each by turns with its reference in
 // the same run:
 //   backup:  ours (tar | zstd in the container, streamed to the Durable Object
-//            and into R2 in 16 MiB parts with SHA-256) against the bare
+//            and into R2 in 5 MiB parts with SHA-256) against the bare
 //            `tar -C / -cf - workspace root | zstd -3 -T0 | wc -c` in the same container;
 //   restore: ours (the current files backed up first, for the undo; then the
 //            object streamed back, hashed, unpacked beside the target and

@@ -99,10 +99,10 @@ function chunks(sizes: number[], events: string[] = []): { stream: ReadableStrea
 const concat = (parts: Uint8Array[]) => Uint8Array.from(parts.flatMap((part) => [...part]));
 
 describe("uploading in parts", () => {
-  it("keeps one part uploading while the next fills, in order, with the SHA-256 of every byte", async () => {
+  it("with one part uploading at a time, fills the next meanwhile, in order, with the SHA-256 of every byte", async () => {
     const fake = fakeBucket();
     const { stream, bytes } = chunks([7, 10, 3, 20, 1]);
-    const done = uploadInParts(fake.bucket, "k", stream, async () => {}, 8);
+    const done = uploadInParts(fake.bucket, "k", stream, async () => {}, 8, 1);
     await fake.drive(done);
     const uploaded = await done;
     expect(uploaded).toEqual({ size: 41, sha256: createHash("sha256").update(bytes).digest("hex") });
@@ -117,10 +117,24 @@ describe("uploading in parts", () => {
   it("reads on while a part uploads (the producer is not held up by R2)", async () => {
     const fake = fakeBucket();
     const { stream } = chunks([8, 8, 8], fake.events);
-    const done = uploadInParts(fake.bucket, "k", stream, async () => {}, 8);
+    const done = uploadInParts(fake.bucket, "k", stream, async () => {}, 8, 1);
     await fake.drive(done);
     await done;
     expect(fake.events.slice(0, 4)).toEqual(["read 1", "start 1", "read 2", "end 1"]);
+  });
+
+  it("keeps up to `uploading` parts in flight and no more, then waits for the oldest", async () => {
+    const fake = fakeBucket();
+    const { stream, bytes } = chunks([8, 8, 8, 8, 8, 8, 3], fake.events);
+    const done = uploadInParts(fake.bucket, "k", stream, async () => {}, 8, 3);
+    await fake.drive(done);
+    expect(await done).toEqual({ size: 51, sha256: createHash("sha256").update(bytes).digest("hex") });
+    expect(fake.mostInFlight()).toBe(3);
+    // Three start before any ends; the fourth only once the first is done.
+    expect(fake.events.slice(0, 6)).toEqual(["read 1", "start 1", "read 2", "start 2", "read 3", "start 3"]);
+    expect(fake.events.indexOf("end 1")).toBeLessThan(fake.events.indexOf("start 4"));
+    expect(fake.events.at(-1)).toBe("complete 1,2,3,4,5,6,7");
+    expect(concat(fake.stored)).toEqual(bytes);
   });
 
   it("reads a byte stream (the exec's stdout) straight into the parts, the same bytes and SHA-256", async () => {

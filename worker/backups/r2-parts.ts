@@ -1,12 +1,25 @@
 /**
  * Streams bytes into one R2 object through a multipart upload, in parts of
  * one fixed size (R2 wants every part but the last the same size), hashing
- * them with SHA-256 on the way. One part uploads while the next fills, so
+ * them with SHA-256 on the way. A few parts upload while the next fills, so
  * `tar | zstd` keeps producing during an upload; nothing more is held.
  */
 
-/** 16 MiB: R2 allows 10,000 parts, so an object can be ~156 GiB. */
-export const PART_SIZE = 16 * 1024 * 1024;
+/**
+ * 5 MiB, R2's least part size: an object can be ~48.8 GiB (10,000 parts),
+ * more than a workspace's disk holds. Small parts spread the R2 work over
+ * the archive: with 16 MiB ones a template workspace's first part (of 17 MB)
+ * went up just before the archive's end, and locally, where R2 runs on the
+ * same thread, held up reading its last bytes by up to ~370 ms.
+ */
+export const PART_SIZE = 5 * 1024 * 1024;
+
+/**
+ * Parts uploading at once while the next fills: R2 answers a part after a
+ * round trip, so one at a time would hold small parts' throughput to one
+ * part per round trip. At most (this + 1) parts are held: 20 MiB.
+ */
+export const PARTS_UPLOADING = 3;
 
 export interface Uploaded {
   size: number;
@@ -25,6 +38,7 @@ export async function uploadInParts(
   stream: ReadableStream<Uint8Array>,
   finished: () => Promise<void>,
   partSize = PART_SIZE,
+  uploading = PARTS_UPLOADING,
 ): Promise<Uploaded> {
   let upload: R2MultipartUpload;
   try {
@@ -35,7 +49,7 @@ export async function uploadInParts(
   }
   const digest = new crypto.DigestStream("SHA-256");
   const hasher = digest.getWriter();
-  /** Each part's upload; at most one runs at a time (with the part filling, all that is held). */
+  /** Each part's upload; at most `uploading` run at a time (with the part filling, all that is held). */
   const parts: Promise<R2UploadedPart>[] = [];
   let part = new Uint8Array(partSize);
   let filled = 0;
@@ -45,11 +59,12 @@ export async function uploadInParts(
     // Hashed a part at a time, not a read at a time: a read is often a few KB,
     // and each write to the digest is a trip through the runtime's stream machinery.
     await hasher.write(body);
-    await parts.at(-1);
-    const uploading = upload.uploadPart(parts.length + 1, body);
-    // Awaited by the next flush or at the end; a failure must not go unhandled in between.
-    uploading.catch(() => {});
-    parts.push(uploading);
+    // Every part before this one was awaited by an earlier flush: after it, fewer than `uploading` run.
+    await parts[parts.length - uploading];
+    const started = upload.uploadPart(parts.length + 1, body);
+    // Awaited by a later flush or at the end; a failure must not go unhandled in between.
+    started.catch(() => {});
+    parts.push(started);
     part = new Uint8Array(partSize);
     filled = 0;
   };
