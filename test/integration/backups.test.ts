@@ -75,6 +75,14 @@ function restoredFixture(described: string): string {
     .join("\n");
 }
 
+/** An `ls -A` listing less the fixture's FIFO, which no backup keeps. */
+function withoutFifo(listing: string): string {
+  return listing
+    .split("\n")
+    .filter((line) => line !== "a-fifo")
+    .join("\n");
+}
+
 /** The server's log from `from` (bytes) on. */
 function serverLogSince(from: number): string {
   return readFileSync(inject("serverLog")).subarray(from).toString("utf8");
@@ -152,23 +160,14 @@ describe("backups in R2", () => {
     expect(restored.body.undo.reason).toBe("before-restore");
 
     // Everything as it was, except what a backup does not keep: FIFOs and the setuid bit.
-    const after = sh(container, DESCRIBE);
-    const expected = before
-      .split("\n")
-      .filter((line) => !line.startsWith("./a-fifo "))
-      .map((line) => (line.startsWith("./setuid-file ") ? line.replace(" 4755 ", " 755 ") : line))
-      .join("\n");
-    expect(after).toBe(expected);
+    expect(sh(container, DESCRIBE)).toBe(restoredFixture(before));
     expect(sh(container, "ls -A / | grep cloud-ide-restore || true")).toBe("");
 
     // Undo: the state right before the restore comes back.
     const undone = await restore(id, restored.body.undo.id);
     expect(undone.status, JSON.stringify(undone.body)).toBe(200);
     // A backup keeps no FIFOs (as DirectoryBackup), so the undo brings back everything but the FIFO.
-    const changedWithoutFifo = changed
-      .split("\n")
-      .filter((line) => line !== "a-fifo")
-      .join("\n");
+    const changedWithoutFifo = withoutFifo(changed);
     expect(sh(container, "cd /workspace && ls -A | sort && cat /root/.gitconfig")).toBe(changedWithoutFifo);
   });
 
@@ -364,10 +363,7 @@ describe("archives by exec, when the archive hostname cannot be used", () => {
     const undone = await restore(id, restored.body.undo.id);
     expect(undone.status, JSON.stringify(undone.body)).toBe(200);
     // The undo backup keeps no FIFO either.
-    const changedWithoutFifo = changed
-      .split("\n")
-      .filter((line) => line !== "a-fifo")
-      .join("\n");
+    const changedWithoutFifo = withoutFifo(changed);
     expect(sh(container, "cd /workspace && ls -A | sort && cat /root/.gitconfig")).toBe(changedWithoutFifo);
     // Each message quotes the script's stderr (several lines), then says where the archive went.
     await logged(secondFrom, new RegExp(`the archive did not go over HTTP \\([^]*?${curlOff}[^]*?\\); by exec`), 1);
@@ -403,14 +399,7 @@ describe("waking from a backup", () => {
       savedAt: asleep.backup?.lastAt,
     });
     expect(status.system?.current).toBe(true);
-    const after = sh(next, DESCRIBE);
-    expect(after).toBe(
-      before
-        .split("\n")
-        .filter((line) => !line.startsWith("./a-fifo "))
-        .map((line) => (line.startsWith("./setuid-file ") ? line.replace(" 4755 ", " 755 ") : line))
-        .join("\n"),
-    );
+    expect(sh(next, DESCRIBE)).toBe(restoredFixture(before));
   });
 
   it("after an image change it wakes on the new image with its files and runs the setup recipe", async () => {
