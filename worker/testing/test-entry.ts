@@ -93,10 +93,9 @@ export class Workspace extends ProductionWorkspace {
   /** Overwrites a backup's object (the record stays): a damaged or truncated object. */
   testCorruptBackup(caller: string, backupId: string, mode: "flip" | "truncate"): Promise<RpcResult<boolean>> {
     return this.call(caller, async () => {
-      const bucket = super.backupBucket();
-      const record = (await this.backups.list()).find((candidate) => candidate.id === backupId);
-      if (!bucket || !record) return false;
-      const key = `workspaces/${this.ctx.id.toString()}/${backupId}.tar.zst`;
+      const stored = await this.storedBackup(backupId);
+      if (!stored) return false;
+      const { bucket, key } = stored;
       const object = await bucket.get(key);
       if (!object) return false;
       const bytes = new Uint8Array(await object.arrayBuffer());
@@ -119,24 +118,34 @@ export class Workspace extends ProductionWorkspace {
     op: "put" | "get",
   ): Promise<RpcResult<{ ms: number; size: number } | null>> {
     return this.call(caller, async () => {
-      const bucket = super.backupBucket();
-      const record = (await this.backups.list()).find((candidate) => candidate.id === backupId);
-      if (!bucket || !record) return null;
-      const prefix = `workspaces/${this.ctx.id.toString()}`;
+      const stored = await this.storedBackup(backupId);
+      if (!stored) return null;
+      const { bucket, record, key, prefix } = stored;
       const started = Date.now();
       if (op === "get") {
-        const object = await bucket.get(`${prefix}/${backupId}.tar.zst`);
+        const object = await bucket.get(key);
         if (!object) return null;
         const hashed = hashing(object.body);
         await hashed.stream.pipeTo(new WritableStream());
         const { size } = await hashed.result();
         return { ms: Date.now() - started, size };
       }
-      const { size } = await uploadInParts(bucket, `${prefix}/r2-alone.tmp`, generated(record.size), async () => {});
+      // Beside the backups' objects, so deleting the workspace would take a leftover too.
+      const scratch = `${prefix}r2-alone.tmp`;
+      const { size } = await uploadInParts(bucket, scratch, generated(record.size), async () => {});
       const ms = Date.now() - started;
-      await bucket.delete(`${prefix}/r2-alone.tmp`);
+      await bucket.delete(scratch);
       return { ms, size };
     });
+  }
+
+  /** A listed backup of this workspace: the (unhooked) bucket, its record, its object's key and the backups' prefix. */
+  private async storedBackup(backupId: string) {
+    const bucket = super.backupBucket();
+    const record = (await this.backups.list()).find((candidate) => candidate.id === backupId);
+    if (!bucket || !record) return undefined;
+    const prefix = `workspaces/${this.ctx.id.toString()}/`;
+    return { bucket, record, prefix, key: `${prefix}${backupId}.tar.zst` };
   }
 
   protected override async settings(): Promise<LifecycleSettings> {
