@@ -8,6 +8,12 @@ const SPARE_KEY = "spare";
 /** A spare this close to its expiry is neither given out nor kept: its alarm may be discarding it. */
 const SPARE_CLAIM_MARGIN_MS = 15_000;
 
+/** The user's spare: its workspace id, and when its Workspace discards it unclaimed. */
+interface SpareRecord {
+  id: string;
+  expiresAt: number;
+}
+
 /** The Directory object of one user. */
 export function userDirectory(env: Env, userId: string): DurableObjectStub<Directory> {
   return env.Directory.getByName(`user:${userId}`);
@@ -124,8 +130,8 @@ export class Directory extends DurableObject<Env> {
    * The user's spare, or `candidate` made theirs when they have none that is
    * not about to go: one call, so two pages asking at once share one spare.
    */
-  reserveSpare(candidate: { id: string; expiresAt: number }): { id: string; expiresAt: number } {
-    const current = this.ctx.storage.kv.get<{ id: string; expiresAt: number }>(SPARE_KEY);
+  reserveSpare(candidate: SpareRecord): SpareRecord {
+    const current = this.spare();
     if (current && current.expiresAt - Date.now() > SPARE_CLAIM_MARGIN_MS) return current;
     this.ctx.storage.kv.put(SPARE_KEY, candidate);
     return candidate;
@@ -133,7 +139,7 @@ export class Directory extends DurableObject<Env> {
 
   /** The spare `id` for a new workspace, taken off the record; none unless it is the user's and not about to go. */
   takeSpare(id: string): string | undefined {
-    const current = this.ctx.storage.kv.get<{ id: string; expiresAt: number }>(SPARE_KEY);
+    const current = this.spare();
     if (current?.id !== id) return undefined;
     this.ctx.storage.kv.delete(SPARE_KEY);
     return current.expiresAt - Date.now() > SPARE_CLAIM_MARGIN_MS ? current.id : undefined;
@@ -141,7 +147,11 @@ export class Directory extends DurableObject<Env> {
 
   /** The spare `id` went unclaimed (its Workspace discarded it). */
   dropSpare(id: string): void {
-    if (this.ctx.storage.kv.get<{ id: string }>(SPARE_KEY)?.id === id) this.ctx.storage.kv.delete(SPARE_KEY);
+    if (this.spare()?.id === id) this.ctx.storage.kv.delete(SPARE_KEY);
+  }
+
+  private spare(): SpareRecord | undefined {
+    return this.ctx.storage.kv.get<SpareRecord>(SPARE_KEY);
   }
 
   // Sessions: each sign-in is a row here, so ending it takes effect at once.
