@@ -11,8 +11,9 @@ const port = Number(process.env.PORT ?? 5173);
 const hmrPort = Number(process.env.HMR_PORT ?? port + 1);
 
 /**
- * Variables that differ under `vite dev`: local preview hostnames, a test's
- * Access team and a test's scripted agent model (test/support/scripted-model.ts).
+ * Variables that differ under `vite dev`: local preview hostnames, the
+ * outbound proxy the engine proxy started (scripts/lib/outbound-proxy.mjs),
+ * a test's Access team and a test's scripted agent model (test/support/scripted-model.ts).
  */
 function devVars(): Record<string, string> {
   const vars: Record<string, string> = { PREVIEW_DOMAIN: `localhost:${port}` };
@@ -22,6 +23,8 @@ function devVars(): Record<string, string> {
     "AGENT_OPENAI_BASE_URL",
     "AGENT_MODEL",
     "AGENT_OPENAI_API_KEY",
+    "LOCAL_OUTBOUND_PROXY",
+    "LOCAL_OUTBOUND_TOKEN",
   ] as const) {
     const value = process.env[name];
     if (value) vars[name] = value;

@@ -22,7 +22,7 @@ const port = env.PORT ?? "5173";
 step(`Serving the IDE at http://localhost:${port}`);
 const vite = spawn("vite", ["dev"], {
   cwd: ROOT,
-  env: { ...env, WRANGLER_DOCKER_HOST: engine.dockerHost },
+  env: { ...env, WRANGLER_DOCKER_HOST: engine.dockerHost, ...engine.workerVars },
   stdio: "inherit",
 });
 for (const signal of ["SIGINT", "SIGTERM"]) {

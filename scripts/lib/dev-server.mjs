@@ -12,6 +12,13 @@ import { startImageLedger } from "./image-ledger.mjs";
 import { configuredInstanceType, dockerLimits } from "./instance-types.mjs";
 import { ROOT } from "./setup.mjs";
 
+/** Test names the outbound proxy resolves itself: one to loopback each way, one to a private address. */
+export const OUTBOUND_TEST_HOSTS = {
+  "loopback.resolves.test": "127.0.0.1",
+  "loopback6.resolves.test": "::1",
+  "private.resolves.test": "10.0.0.1",
+};
+
 /**
  * @param {NodeJS.ProcessEnv} env from setup()
  * @param {{ verbose?: boolean, logFile?: string }} options `logFile` gets the
@@ -43,6 +50,9 @@ export async function startDevServer(env, { verbose = false, logFile } = {}) {
     env,
     limits: dockerLimits(configuredInstanceType(ROOT)),
     log: (message) => keep(`${message}\n`),
+    // Names that resolve to this machine for the outbound tests (test/integration/outbound-names.test.ts),
+    // without editing /etc/hosts.
+    outboundHosts: OUTBOUND_TEST_HOSTS,
   });
   // --bypass-lock: a test run may share the project with a running `npm start`.
   const server = spawn("vite", ["dev", "--bypass-lock"], {
@@ -52,6 +62,7 @@ export async function startDevServer(env, { verbose = false, logFile } = {}) {
       PORT: String(port),
       HMR_PORT: String(hmrPort),
       WRANGLER_DOCKER_HOST: engine.dockerHost,
+      ...engine.workerVars,
       CLOUD_IDE_WORKER_NAME: workerName,
       CLOUD_IDE_STATE_DIR: stateDir,
       // The Worker with test hooks (expiring a share link now, a tiny idle limit): worker/testing/test-entry.ts.

@@ -21,4 +21,5 @@ export function startEngineProxy(options: {
   limits: Limits;
   log?: (message: string) => void;
   egressGate?: boolean;
-}): Promise<{ dockerHost: string; close(): Promise<void> }>;
+  outboundHosts?: Record<string, string>;
+}): Promise<{ dockerHost: string; workerVars: Record<string, string>; close(): Promise<void> }>;

@@ -13,6 +13,9 @@
 //     workerd's egress listener, with a token the app cannot read) and this
 //     machine's addresses, which no workspace may reach.
 // Everything else passes through untouched, hijacked exec streams included.
+// It also starts the Worker's outbound proxy (outbound-proxy.mjs: what a
+// workspace's intercepted requests are fetched through, checked by the
+// address they resolve to) and hands back the variables that name it.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -22,6 +25,7 @@ import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEgressGate } from "./egress-gate.mjs";
 import { dockerLimits, INSTANCE_TYPES } from "./instance-types.mjs";
+import { startOutboundProxy } from "./outbound-proxy.mjs";
 
 const CREATE_PATH = /^(?:\/v[\d.]+)?\/containers\/create(?:\?|$)/;
 /**
@@ -196,16 +200,25 @@ export function engineAddress(env) {
 }
 
 /**
- * Starts the proxy on a socket of its own.
- * @param {{ env: NodeJS.ProcessEnv, limits: Limits, log?: (message: string) => void, egressGate?: boolean }} options
- *   `egressGate: false` only where no workspace runs (tests of the proxy itself)
- * @returns {Promise<{ dockerHost: string, close: () => Promise<void> }>}
+ * Starts the proxy on a socket of its own, and the Worker's outbound proxy.
+ * @param {{ env: NodeJS.ProcessEnv, limits: Limits, log?: (message: string) => void, egressGate?: boolean, outboundHosts?: Record<string, string> }} options
+ *   `egressGate: false` only where no workspace runs (tests of the proxy itself);
+ *   `outboundHosts`: names the outbound proxy answers without DNS (the test dev server's)
+ * @returns {Promise<{ dockerHost: string, workerVars: Record<string, string>, close: () => Promise<void> }>}
+ *   `workerVars`: what the Worker must be given (as variables) to use the outbound proxy
  */
-export async function startEngineProxy({ env, limits, log = () => {}, egressGate = true }) {
+export async function startEngineProxy({ env, limits, log = () => {}, egressGate = true, outboundHosts = {} }) {
   const upstream = engineAddress(env);
   const dir = mkdtempSync(join(tmpdir(), "cloud-ide-engine-"));
   const socketPath = join(dir, "docker.sock");
   const gate = egressGate ? await startGate(upstream, log) : { env: [], close: async () => {} };
+  const outboundToken = randomBytes(32).toString("hex");
+  const outbound = await startOutboundProxy({
+    token: outboundToken,
+    hostAddresses: hostAddresses(),
+    fixedHosts: outboundHosts,
+    log,
+  });
   // Every call, timed (README: CLOUD_IDE_TRACE_ENGINE): how a start's time or a hung call is traced.
   const trace = Boolean(env.CLOUD_IDE_TRACE_ENGINE);
 
@@ -392,9 +405,11 @@ export async function startEngineProxy({ env, limits, log = () => {}, egressGate
   });
   return {
     dockerHost: `unix://${socketPath}`,
+    workerVars: { LOCAL_OUTBOUND_PROXY: outbound.url, LOCAL_OUTBOUND_TOKEN: outboundToken },
     close: async () => {
       for (const wait of sidecarWaits) wait.destroy();
       await gate.close();
+      await outbound.close();
       await new Promise((resolve) => {
         server.close(() => {
           rmSync(dir, { recursive: true, force: true });

@@ -84,6 +84,8 @@ export async function startWranglerDev(env, { logFile } = {}) {
       // Previews are {port}-{id}-{token}.localhost:{port} here, as under `vite dev`.
       "--var",
       `PREVIEW_DOMAIN:localhost:${port}`,
+      // The outbound proxy that checks where a workspace's requests resolve (scripts/lib/outbound-proxy.mjs).
+      ...Object.entries(engine.workerVars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
       "--show-interactive-dev-session=false",
     ],
     {

@@ -139,7 +139,7 @@ describe("sign-in", () => {
   });
 
   it("rate limits failed sign-ins per client address with 429 and Retry-After", async () => {
-    const from = { "CF-Connecting-IP": `198.51.100.${Math.floor(Math.random() * 250)}` };
+    const from = { "X-Test-Client-Address": `198.51.100.${Math.floor(Math.random() * 250)}` };
     for (let i = 0; i < 5; i++) {
       const response = await api("/api/session", json("POST", { password: `wrong-${i}` }, from));
       expect(response.status).toBe(401);
@@ -150,12 +150,12 @@ describe("sign-in", () => {
     expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(await blocked.json()).toMatchObject({ code: "TOO_MANY_ATTEMPTS" });
     // Another address is not affected.
-    const other = { "CF-Connecting-IP": "192.0.2.77" };
+    const other = { "X-Test-Client-Address": "192.0.2.77" };
     expect((await api("/api/session", json("POST", { password: inject("password") }, other))).status).toBe(204);
   });
 
   it("checks and records each attempt in one step: 30 parallel wrong passwords get at most 5 real checks", async () => {
-    const from = { "CF-Connecting-IP": `2001:db8::${Math.floor(Math.random() * 0xffff).toString(16)}` };
+    const from = { "X-Test-Client-Address": `2001:db8::${Math.floor(Math.random() * 0xffff).toString(16)}` };
     const answers = await Promise.all(
       Array.from({ length: 30 }, (_, i) => api("/api/session", json("POST", { password: `guess-${i}` }, from))),
     );
@@ -167,8 +167,25 @@ describe("sign-in", () => {
     for (const answer of answers) await answer.body?.cancel();
     // Locked out now, even with the right password; others are not.
     expect((await api("/api/session", json("POST", { password: inject("password") }, from))).status).toBe(429);
-    const other = { "CF-Connecting-IP": "2001:db8::1:2" };
+    const other = { "X-Test-Client-Address": "2001:db8::1:2" };
     expect((await api("/api/session", json("POST", { password: inject("password") }, other))).status).toBe(204);
+  });
+
+  it("never lets a header the caller sends pick the throttle's bucket (issue 42)", async () => {
+    // One client (the test's stand-in for an address) whose every attempt names another CF-Connecting-IP,
+    // X-Forwarded-For and X-Real-IP: under vite dev workerd keeps a caller's own, so they once chose the bucket.
+    const client = { "X-Test-Client-Address": `198.18.0.${Math.floor(Math.random() * 250)}` };
+    const spoofed = (i: number) => ({
+      ...client,
+      "CF-Connecting-IP": `203.0.113.${i}`,
+      "X-Forwarded-For": `203.0.113.${100 + i}`,
+      "X-Real-IP": `203.0.113.${200 + i}`,
+    });
+    for (let i = 0; i < 5; i++) {
+      expect((await api("/api/session", json("POST", { password: `wrong-${i}` }, spoofed(i)))).status).toBe(401);
+    }
+    const next = await api("/api/session", json("POST", { password: inject("password") }, spoofed(9)));
+    expect(next.status).toBe(429);
   });
 
   it("answers bad sign-in bodies with a clear code", async () => {
@@ -184,7 +201,7 @@ describe("sign-in", () => {
     for (const [init, status, code] of cases) {
       const response = await api("/api/session", {
         ...init,
-        headers: { ...(init.headers as Record<string, string>), "CF-Connecting-IP": "192.0.2.10" },
+        headers: { ...(init.headers as Record<string, string>), "X-Test-Client-Address": "192.0.2.10" },
       });
       expect(response.status).toBe(status);
       expect(await response.json()).toMatchObject({ code });

@@ -145,15 +145,17 @@ describe("what a workspace reaches on this machine, in every network mode (issue
     }
     list.push({ name: "B's sidecar on the bridge", host: bAddress, port: 39001, send: get, direct: true });
     // Through workerd's egress listener, and through the gate with no token or a wrong one.
-    const ways: [string, number, string][] = [["workerd's egress listener", egressPort, ""]];
-    if (gatePort) {
-      ways.push(["the gate, no token", gatePort, `X-Cloud-IDE-Egress-Port: ${egressPort}\r\n`]);
-      ways.push([
+    // This engine has a gateway this machine listens on, so the engine proxy runs the gate there.
+    expect(gatePort, "the sidecar names no egress gate").toBeGreaterThan(0);
+    const ways: [string, number, string][] = [
+      ["workerd's egress listener", egressPort, ""],
+      ["the gate, no token", gatePort, `X-Cloud-IDE-Egress-Port: ${egressPort}\r\n`],
+      [
         "the gate, a wrong token",
         gatePort,
         `X-Cloud-IDE-Egress-Token: ${"0".repeat(64)}\r\nX-Cloud-IDE-Egress-Port: ${egressPort}\r\n`,
-      ]);
-    }
+      ],
+    ];
     for (const [way, port, headers] of ways) {
       const targets: [string, string][] = [
         ...hostServices.flatMap(([what, p]): [string, string][] => [
@@ -251,19 +253,18 @@ describe("what a workspace reaches on this machine, in every network mode (issue
   it("off -> open: and the Worker does not fetch this machine for a request the container hands over", async () => {
     await setPolicy("open", true);
     expectNothingReached("open, after off");
-    // If the sidecar still hands port 80 to workerd (intercepts left from
-    // the earlier modes), a request naming this machine reaches the Worker:
-    // it must refuse it. Without that redirect, 11.0.0.1 would be outside:
-    // then nothing is sent.
+    // The sidecar still hands port 80 to workerd (workerd keeps a Durable
+    // Object's intercepts locally, from the earlier modes), so a request naming
+    // this machine reaches the Worker: it must refuse it. (11.0.0.1 never
+    // leaves: the redirect is checked first.)
     const nat = docker("exec", `${a}-proxy`, "iptables-save", "-t", "nat");
-    if (/--dports 80,443 -j REDIRECT/.test(nat)) {
-      const answer = sh(
-        a,
-        `curl -s -m 10 -H 'Host: 127.0.0.1:${inject("port")}' http://11.0.0.1/api/health; echo; curl -s -m 10 -H 'Host: 127.0.0.1:${inject("inspectorPort")}' http://11.0.0.1/json/list`,
-      );
-      expect(answer).not.toMatch(/webSocketDebuggerUrl|"ok"/);
-      expect(answer).toMatch(/Blocked by the IDE/);
-    }
+    expect(nat).toMatch(/--dports 80,443 -j REDIRECT/);
+    const answer = sh(
+      a,
+      `curl -s -m 10 -H 'Host: 127.0.0.1:${inject("port")}' http://11.0.0.1/api/health; echo; curl -s -m 10 -H 'Host: 127.0.0.1:${inject("inspectorPort")}' http://11.0.0.1/json/list`,
+    );
+    expect(answer).not.toMatch(/webSocketDebuggerUrl|"ok"/);
+    expect(answer).toMatch(/Blocked by the IDE/);
   });
 
   it("allowlist: a request naming this machine by address is refused by the Worker in any spelling", async () => {

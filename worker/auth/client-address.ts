@@ -6,15 +6,24 @@ import { AppError } from "../errors";
  * sets CF-Connecting-IP (and replaces a client's own), so in production a
  * request without it did not come through Cloudflare's edge: it is refused
  * rather than counted in one bucket shared by everybody without one. Under
- * `vite dev` nothing sets it: local clients share the loopback bucket, and a
- * test may name its client with the header.
+ * `vite dev` the header is whatever the caller sent (workerd keeps a
+ * client's own), so nothing a caller sends picks the bucket: the IDE listens
+ * on this machine's loopback only, and every local client shares
+ * {@link localClients}' one.
  */
 export function clientAddress(request: Request, local: boolean): string {
+  if (local) return localClients.of(request);
   const address = request.headers.get("CF-Connecting-IP");
   if (address) return address;
-  if (local) return "loopback";
   throw new AppError(
     ErrorCode.BAD_REQUEST,
     "This sign-in did not come through Cloudflare (no CF-Connecting-IP), so it cannot be rate limited: sign in at the IDE's own address.",
   );
 }
+
+/**
+ * The bucket of a local client: always "loopback". The test Worker
+ * (worker/testing/test-entry.ts) replaces it so tests can stand for several
+ * clients; no production code does.
+ */
+export const localClients = { of: (_request: Request): string => "loopback" };

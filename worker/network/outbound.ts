@@ -4,12 +4,23 @@
  * It applies the workspace's rules in force now (see EgressRules), then
  * forwards the request with the secrets for its host, or answers 403 naming
  * the host and how to allow it; each request goes to the workspace's log.
+ * Where the host resolves is checked as the request is sent
+ * (outbound-fetch.ts), and the answers a container gets are the IDE's own
+ * words, never an error's internals.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { ERROR_STATUS, ErrorCode } from "../../protocol/errors";
 import type { EgressLogEntry } from "../../protocol/network";
 import { describe } from "../errors";
 import { decide, type EgressRules, requestHost } from "./egress-rules";
+import {
+  localOutbound,
+  OutboundRefused,
+  OutboundUnreachable,
+  sendOutbound,
+  type UnreachableReason,
+  withoutTrustedHeaders,
+} from "./outbound-fetch";
 
 export interface OutboundProps {
   /** The workspace's Durable Object id (`ctx.id.toString()`). */
@@ -62,7 +73,8 @@ export class Outbound extends WorkerEntrypoint<Env, OutboundProps> {
       this.record({ ...entry, verdict: "blocked", status: ERROR_STATUS.BLOCKED_BY_NETWORK_POLICY });
       return blocked(request, decision.message);
     }
-    const headers = new Headers(request.headers);
+    // Nothing the container sends may pass for what Cloudflare or the IDE sets (a client address, a caller).
+    const headers = withoutTrustedHeaders(request.headers);
     // The URL names the destination (the TLS server name, or the Host of plain HTTP); a Host header must not.
     headers.delete("Host");
     for (const { name, value } of decision.headers) headers.set(name, value);
@@ -78,12 +90,19 @@ export class Outbound extends WorkerEntrypoint<Env, OutboundProps> {
       }
       return response;
     } catch (error) {
-      const reason = describe(error);
-      if (decision.logged) {
-        this.record({ ...entry, verdict: "allowed", status: null, error: reason, ms: Date.now() - began });
+      if (error instanceof OutboundRefused) {
+        const message = `Blocked by the IDE: ${entry.host} resolves to ${error.address}, an address of this machine or of a private network; workspaces cannot reach it.`;
+        this.record({ ...entry, verdict: "blocked", status: ERROR_STATUS.BLOCKED_BY_NETWORK_POLICY });
+        return blocked(request, message);
       }
-      return new Response(`The IDE could not reach ${url.host}: ${reason}\n`, {
-        status: 502,
+      // The details go to the log; the container gets the IDE's own words.
+      const reason = error instanceof OutboundUnreachable ? error.reason : "other";
+      console.warn(`outbound: ${request.method} ${url.host} failed: ${describe(error)}`);
+      if (decision.logged) {
+        this.record({ ...entry, verdict: "allowed", status: null, error: UNREACHABLE[reason], ms: Date.now() - began });
+      }
+      return new Response(`The IDE could not reach ${url.host}: ${UNREACHABLE[reason]}.\n`, {
+        status: reason === "timeout" ? 504 : 502,
         headers: { "Content-Type": "text/plain; charset=utf-8", [BLOCKED_HEADER]: "unreachable" },
       });
     }
@@ -91,7 +110,7 @@ export class Outbound extends WorkerEntrypoint<Env, OutboundProps> {
 
   /** Sends an allowed request on its way (the test Worker answers its own test hosts here). */
   protected forward(request: Request): Promise<Response> {
-    return fetch(request);
+    return sendOutbound(request, localOutbound(this.env), import.meta.env.DEV);
   }
 
   private workspace() {
@@ -116,6 +135,15 @@ export class Outbound extends WorkerEntrypoint<Env, OutboundProps> {
     this.ctx.waitUntil(this.workspace().egressRecord(entry));
   }
 }
+
+/** Why a request got no answer, in the IDE's own words (the details are logged). */
+const UNREACHABLE: Record<UnreachableReason, string> = {
+  dns: "its name does not resolve",
+  connection: "the connection failed",
+  timeout: "it did not answer within 60 seconds",
+  tls: "its TLS certificate could not be verified",
+  other: "the request could not be sent",
+};
 
 /** The IDE's own answer to a request it could not take (text, never internals). */
 function refused(status: number, message: string): Response {

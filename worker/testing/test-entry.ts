@@ -33,6 +33,8 @@
  *        members will (issue 24): the door's tests check each route's role with it
  *   POST /api/workspaces/{id}/agent-tokens/{tokenId}/expire  {inMs}
  *        the agent token expires in inMs milliseconds (0: now)
+ *   X-Test-Client-Address: ADDRESS on any sign-in
+ *        the sign-in throttle's bucket (locally every client is "loopback")
  *
  * Its Workspace answers GitHub's device sign-in itself (fake-github.ts).
  * Its Outbound entrypoint answers hosts under egress.test itself
@@ -43,6 +45,7 @@ import { Hono } from "hono";
 import { ErrorCode } from "../../protocol/errors";
 import { isMemberRole } from "../../protocol/members";
 import type { AppEnv } from "../app-env";
+import { localClients } from "../auth/client-address";
 import { requireUser, sameOriginOnly } from "../auth/guards";
 import { hashing, uploadInParts } from "../backups/r2-parts";
 import { checkWorkspaceId } from "../door/forward";
@@ -340,6 +343,10 @@ hooks.onError((error, c) => answerError(error, c.req.raw));
 
 const HOOK_PATH =
   /^\/api\/workspaces\/[^/]+\/(test-hooks\/(lifecycle|members|spare\/expire)|test-hooks\/invites\/[^/]+\/expire|test-hooks\/backups(\/[^/]+\/(corrupt|r2-alone))?|previews\/\d+\/shares\/[^/]+\/expire|agent-tokens\/[^/]+\/expire)$/;
+
+/** Tests stand for several clients of the sign-in throttle with this header (locally everyone is "loopback"). */
+export const TEST_CLIENT_HEADER = "X-Test-Client-Address";
+localClients.of = (request) => request.headers.get(TEST_CLIENT_HEADER) ?? "loopback";
 
 export default {
   fetch(request, env, ctx) {
