@@ -28,7 +28,8 @@ export default defineConfig({
       {
         test: {
           name: "deployed",
-          include: ["test/deployed/**/*.test.ts"],
+          // The loopback previews too: the production path of a dev server on localhost (issue 43).
+          include: ["test/deployed/**/*.test.ts", "test/integration/loopback-previews.test.ts"],
           ...system,
           // `vite build`, then plain `wrangler dev` on its output (test/deployed/global-setup.ts).
           globalSetup: ["test/deployed/global-setup.ts"],

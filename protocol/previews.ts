@@ -89,8 +89,15 @@ export interface ListeningPort {
   port: number;
   /** The listening process's command line, when it can be seen. */
   process?: string;
-  /** Listens on 127.0.0.1 or ::1 only: a preview cannot reach it (start it with --host 0.0.0.0). */
+  /**
+   * Listens on 127.0.0.1 or ::1 only. getTcpPort() cannot reach such a port,
+   * so the resident agent forwards it to the container's own address.
+   */
   loopbackOnly: boolean;
+  /** A loopback-only port the resident agent forwards: previews reach it. */
+  forwarded?: boolean;
+  /** Why a loopback-only port could not be forwarded, in words a person can act on. */
+  forwardError?: string;
 }
 
 /**

@@ -153,10 +153,12 @@ export function PreviewPane({ previews }: { previews: PreviewsApi }) {
           {action.error ?? accessError ?? overviewError}
         </p>
       )}
-      {listening?.loopbackOnly && (
+      {listening?.loopbackOnly && !listening.forwarded && (
         <p className="preview-warning" data-testid="preview-loopback">
-          Port {port} listens on 127.0.0.1 only, which previews cannot reach once deployed. Start it with{" "}
-          <code>--host 0.0.0.0</code>.
+          {listening.forwardError
+            ? `Port ${port} listens on 127.0.0.1 only and could not be forwarded: ${listening.forwardError}. `
+            : `Port ${port} listens on 127.0.0.1 only; the IDE is forwarding it. `}
+          If the preview stays empty, start the server with <code>--host 0.0.0.0</code>.
         </p>
       )}
       <div className="preview-stage">

@@ -101,6 +101,10 @@ export function rewriteCreate(name, body, limits, sidecarEnv = []) {
     const bindings = { ...(hostConfig.PortBindings ?? {}) };
     for (const port of Object.keys(body.ExposedPorts ?? {})) bindings[port] = [{ HostIp: "127.0.0.1", HostPort: "" }];
     hostConfig.PortBindings = bindings;
+    // The namespace's loopback speaks IPv6 too, as on an ordinary Linux machine
+    // (Docker turns it off when the engine has no IPv6 network): servers that
+    // listen on ::1, which Node picks for "localhost" on many machines, work.
+    hostConfig.Sysctls = { ...(hostConfig.Sysctls ?? {}), "net.ipv6.conf.lo.disable_ipv6": "0" };
     if (sidecarEnv.length > 0) return { ...body, Env: [...(body.Env ?? []), ...sidecarEnv], HostConfig: hostConfig };
   } else if (name.startsWith("workerd-") && String(hostConfig.NetworkMode ?? "").startsWith("container:")) {
     Object.assign(hostConfig, machineLimits(body.Env) ?? limits);

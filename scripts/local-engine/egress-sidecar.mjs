@@ -6,8 +6,11 @@
 //   PUT  /egress  -> egress settings: workerd's egress port, `internet.enabled`,
 //                    `dns.allowHostnames` (non-empty when a Worker intercepts
 //                    outbound HTTP(S)); applied before the answer (204)
-//   CONNECT       -> `X-Dst-Addr: 127.0.0.1:PORT` (a loopback port only): 400
-//                    when nothing listens, else 200 and bytes relayed both
+//   CONNECT       -> `X-Dst-Addr: 127.0.0.1:PORT` (as workerd names a port):
+//                    relayed to PORT on this namespace's own address, as
+//                    getTcpPort() reaches a container on Cloudflare (never
+//                    its loopback; egress/relay-target.mjs): 400 when nothing
+//                    listens there, else 200 and bytes relayed both
 //                    ways (getTcpPort().fetch()); to port 9 (RELEASE_PORT):
 //                    the workspace was deleted while asleep, so this sidecar
 //                    exits with RELEASED_EXIT_CODE and the engine proxy
@@ -24,7 +27,7 @@ import { lookupOriginalDestination } from "./egress/conntrack.mjs";
 import { startDnsServer } from "./egress/dns.mjs";
 import { applyFirewall } from "./egress/firewall.mjs";
 import { startInterceptor } from "./egress/interceptor.mjs";
-import { parseLoopbackTarget } from "./egress/relay-target.mjs";
+import { containerAddress, relayTarget } from "./egress/relay-target.mjs";
 
 /** Where redirected connections and DNS queries arrive (127.0.0.1), ports the app is unlikely to want. */
 const INTERCEPT_PORT = 41209;
@@ -227,7 +230,8 @@ server.on("connect", (req, clientSocket, head) => {
     setTimeout(() => process.exit(RELEASED_EXIT_CODE), 500).unref();
     return;
   }
-  const target = parseLoopbackTarget(String(req.headers["x-dst-addr"] ?? ""));
+  // Read at each CONNECT: the address is assigned when Docker attaches the network.
+  const target = relayTarget(String(req.headers["x-dst-addr"] ?? ""), containerAddress());
   if (!target) {
     clientSocket.end("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n");
     return;

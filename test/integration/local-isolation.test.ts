@@ -3,7 +3,8 @@
  * Cloudflare are (issue 11, finding 7): from a terminal in workspace A,
  * workspace B's servers answer neither on B's bridge address nor through B's
  * CONNECT relay; the relay is published on this machine's loopback only and
- * reaches a container's loopback ports only; the app cannot change its own
+ * reaches a container's ports the way getTcpPort() does on Cloudflare (on
+ * the container's own address, never its loopback: issue 43); the app cannot change its own
  * sidecar's egress settings; and each container has the memory, CPU and
  * process limits of the sandbox's instance type.
  */
@@ -68,12 +69,17 @@ describe("workspaces on one machine", () => {
         ?.split(/:(?=\d+$)/) ?? [];
     bRelay = { ip: ip ?? "", port: Number(port) };
     gateway = docker("network", "inspect", "bridge", "--format", "{{(index .IPAM.Config 0).Gateway}}");
-    // B serves on its loopback only (7101), and on every interface (7102).
+    // B serves on its loopback only (7101), on every interface (7102), and on
+    // its loopback only below 1024 (999), which the resident agent never forwards.
     docker("exec", "-d", b, "python3", "-m", "http.server", "--bind", "127.0.0.1", "7101");
     docker("exec", "-d", b, "python3", "-m", "http.server", "--bind", "0.0.0.0", "7102");
+    docker("exec", "-d", b, "python3", "-m", "http.server", "--bind", "127.0.0.1", "999");
     await waitFor("B's servers", () => {
       try {
-        sh(b, "curl -sf -o /dev/null http://127.0.0.1:7101/ && curl -sf -o /dev/null http://127.0.0.1:7102/");
+        sh(
+          b,
+          "curl -sf -o /dev/null http://127.0.0.1:7101/ && curl -sf -o /dev/null http://127.0.0.1:7102/ && curl -sf -o /dev/null http://127.0.0.1:999/",
+        );
         return true;
       } catch {
         return undefined;
@@ -101,9 +107,15 @@ describe("workspaces on one machine", () => {
     expect(await exitStatus(term, throughRelay)).not.toBe(0);
   });
 
-  it("publishes each relay on this machine's loopback only, reaching the container's loopback ports only", async () => {
+  it("publishes each relay on this machine's loopback only, reaching a port on the container's own address only", async () => {
     expect(bRelay.ip).toBe("127.0.0.1");
-    expect(await relayStatus(bRelay.port, "127.0.0.1:7101")).toBe(200);
+    expect(await relayStatus(bRelay.port, "127.0.0.1:7102")).toBe(200);
+    // The container's loopback is out of reach, as for getTcpPort() on Cloudflare: 999 is never forwarded.
+    expect(await relayStatus(bRelay.port, "127.0.0.1:999")).toBe(400);
+    // 7101 listens on loopback only, and answers through the resident agent's forward.
+    await waitFor("7101 forwarded", async () =>
+      (await relayStatus(bRelay.port, "127.0.0.1:7101")) === 200 ? true : undefined,
+    );
     expect(await relayStatus(bRelay.port, `${bAddress}:7102`)).toBe(403);
     expect(await relayStatus(bRelay.port, `${gateway}:${bRelay.port}`)).toBe(403);
   });

@@ -11,7 +11,7 @@ import { originalDestination } from "../../scripts/local-engine/egress/conntrack
 import { isAllowedName, localAnswer, matchesDnsPattern } from "../../scripts/local-engine/egress/dns.mjs";
 import { ipv4Rules, ipv6Rules } from "../../scripts/local-engine/egress/firewall.mjs";
 import { connectionHints, unrelayedMethod } from "../../scripts/local-engine/egress/interceptor.mjs";
-import { parseLoopbackTarget } from "../../scripts/local-engine/egress/relay-target.mjs";
+import { containerAddress, parseLoopbackTarget, relayTarget } from "../../scripts/local-engine/egress/relay-target.mjs";
 
 const state = {
   gateway: "172.17.0.1",
@@ -172,11 +172,43 @@ describe("the sidecar's DNS", () => {
 });
 
 describe("the CONNECT relay's targets", () => {
-  it("are the container's loopback ports only", () => {
+  it("are ports named as workerd names them (a loopback address and a port)", () => {
     expect(parseLoopbackTarget("127.0.0.1:8080")).toEqual({ host: "127.0.0.1", port: 8080 });
     expect(parseLoopbackTarget("[::1]:5173")).toEqual({ host: "::1", port: 5173 });
     for (const refused of ["172.17.0.5:8080", "10.0.0.1:22", "localhost:80", "127.0.0.1:0", "127.0.0.1:70000", ""]) {
       expect(parseLoopbackTarget(refused), refused).toBeUndefined();
     }
+  });
+});
+
+describe("where the CONNECT relay connects", () => {
+  const lo = {
+    address: "127.0.0.1",
+    netmask: "255.0.0.0",
+    family: "IPv4",
+    mac: "00:00:00:00:00:00",
+    internal: true,
+    cidr: "127.0.0.1/8",
+  } as const;
+  const eth0 = {
+    address: "172.17.0.5",
+    netmask: "255.255.0.0",
+    family: "IPv4",
+    mac: "02:42:ac:11:00:05",
+    internal: false,
+    cidr: "172.17.0.5/16",
+  } as const;
+
+  it("is the port on the container's own address, never its loopback (as getTcpPort() on Cloudflare)", () => {
+    const address = containerAddress({ lo: [lo], eth0: [eth0] });
+    expect(address).toBe("172.17.0.5");
+    expect(relayTarget("127.0.0.1:5173", address)).toEqual({ host: "172.17.0.5", port: 5173 });
+    expect(relayTarget("[::1]:5173", address)).toEqual({ host: "172.17.0.5", port: 5173 });
+  });
+
+  it("is nothing without an address of the container's own, or for a target workerd never names", () => {
+    expect(containerAddress({ lo: [lo] })).toBeUndefined();
+    expect(relayTarget("127.0.0.1:5173", undefined)).toBeUndefined();
+    expect(relayTarget("172.17.0.9:5173", "172.17.0.5")).toBeUndefined();
   });
 });

@@ -16,6 +16,7 @@ describe("what the engine proxy changes in the containers workerd creates", () =
     expect(sent.HostConfig).toEqual({
       ...sidecar.HostConfig,
       PortBindings: { "39001/tcp": [{ HostIp: "127.0.0.1", HostPort: "" }] },
+      Sysctls: { "net.ipv6.conf.lo.disable_ipv6": "0" },
     });
     expect(sent.HostConfig.Memory).toBeUndefined();
   });

@@ -1,3 +1,4 @@
+import LOOPBACK_FORWARDER from "../../sandbox/loopback_forwarder.py?raw";
 import { AGENT_VERSION } from "./agent-protocol";
 import { FILE_OPERATIONS } from "./file-operations";
 
@@ -15,7 +16,9 @@ import { FILE_OPERATIONS } from "./file-operations";
  * resolved beneath a descriptor of ROOT, never followed out of it. ROOT's
  * descriptor is opened again when the folder itself was replaced.
  * Change events come from inotify through ctypes, in inotifywait's line
- * format, so the Worker parses them as before.
+ * format, so the Worker parses them as before. A thread forwards dev servers
+ * that listen on loopback only to the container's own address, where
+ * getTcpPort() reaches them (sandbox/loopback_forwarder.py).
  */
 export const AGENT_SCRIPT = String.raw`
 # cloud-ide resident agent (the name tests and people find it by: pgrep -f "cloud-ide[ ]resident agent")
@@ -23,6 +26,7 @@ import sys, os, time
 root = os.path.normpath(sys.argv[1] or "/")
 rootfd = None
 ${FILE_OPERATIONS}
+${LOOPBACK_FORWARDER}
 import collections, re, select, signal, threading
 
 # Frames, both ways: u32 length of the rest, u32 request id, u8 kind, u32 header length, JSON header, payload.
@@ -519,6 +523,7 @@ def handshake():
         listener.close()
 
 def main():
+    start_loopback_forwarder()
     stdin = handshake() if sys.argv[2:3] == ["tcp"] else sys.stdin.buffer
     send(0, HELLO, {"version": VERSION, "pid": os.getpid()})
     try:

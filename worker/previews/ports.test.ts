@@ -47,4 +47,37 @@ describe("parseListeningPorts", () => {
     const ports = parseListeningPorts(`${TCP}\n@fds-denied\n\n@ps\n${PS}\n`).map((p) => p.port);
     expect(ports).toEqual([3000, 5173, 8080, 39017]);
   });
+
+  it("leaves out the resident agent's forwards and marks their ports forwarded", () => {
+    // The agent (pid 45) forwards 8080 on the container's address 172.17.0.5 (inode 1008).
+    const forward = "   5: 050011AC:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1008 1";
+    const tables = TCP.replace(
+      "\n  sl  local_address                         remote",
+      `\n${forward}\n  sl  local_address                         remote`,
+    );
+    const fds = `${FDS}\n/proc/45/fd socket:[1008]`;
+    const ps = `${PS}\n   45 python3 -c # cloud-ide resident agent`;
+    const ports = parseListeningPorts(
+      `${tables}\n@fds\n${fds}\n@ps\n${ps}\n@forwards\n8080 1008\n3000 ! another process already listens\n`,
+    );
+    expect(ports.find((p) => p.port === 8080)).toEqual({
+      port: 8080,
+      process: "python3 -m http.server --bind 127.0.0.1 8080",
+      loopbackOnly: true,
+      forwarded: true,
+    });
+    // A reason is kept only for a port that listens on loopback only.
+    expect(ports.find((p) => p.port === 3000)).toEqual({ port: 3000, process: "node server.js", loopbackOnly: false });
+  });
+
+  it("says why a loopback-only port could not be forwarded", () => {
+    const ports = parseListeningPorts(
+      `${TCP}\n@fds\n${FDS}\n@ps\n${PS}\n@forwards\n8080 ! more than 64 ports listen on loopback only\n`,
+    );
+    expect(ports.find((p) => p.port === 8080)).toMatchObject({
+      loopbackOnly: true,
+      forwardError: "more than 64 ports listen on loopback only",
+    });
+    expect(ports.find((p) => p.port === 8080)?.forwarded).toBeUndefined();
+  });
 });

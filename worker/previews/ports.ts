@@ -2,7 +2,9 @@
  * Which TCP ports listen inside the container, read with one exec: the kernel's
  * socket tables, which process holds each socket, and those processes' command
  * lines. Sockets no process of the container holds (the network sidecar shares
- * the namespace locally) are left out.
+ * the namespace locally) are left out, and so are the resident agent's
+ * forwards of loopback-only ports (sandbox/loopback_forwarder.py, which lists
+ * them in FORWARDS_FILE): such a port is the dev server's, and `forwarded`.
  */
 import { type ListeningPort, PREVIEW_PORT_MAX, PREVIEW_PORT_MIN } from "../../protocol/previews";
 
@@ -13,6 +15,8 @@ if ls /proc/1/fd >/dev/null 2>&1; then echo @fds; else echo @fds-denied; fi
 find /proc/[0-9]*/fd -lname 'socket:*' -printf '%h %l\\n' 2>/dev/null
 echo @ps
 ps -eo pid=,args= 2>/dev/null
+echo @forwards
+cat /run/cloud-ide/forwards 2>/dev/null
 true`;
 
 const LISTEN = "0A";
@@ -27,7 +31,9 @@ interface Socket {
 export function parseListeningPorts(output: string): ListeningPort[] {
   const denied = output.includes("\n@fds-denied\n");
   const [tables = "", rest = ""] = output.split(/\n@fds(?:-denied)?\n/);
-  const [fds = "", ps = ""] = rest.split("\n@ps\n");
+  const [fds = "", afterFds = ""] = rest.split("\n@ps\n");
+  const [ps = "", forwardLines = ""] = afterFds.split("\n@forwards\n");
+  const forwards = parseForwards(forwardLines);
 
   const sockets: Socket[] = [];
   for (const line of tables.split("\n")) {
@@ -37,6 +43,7 @@ export function parseListeningPorts(output: string): ListeningPort[] {
     const [address = "", portHex = ""] = local.split(":");
     const port = Number.parseInt(portHex, 16);
     if (port < PREVIEW_PORT_MIN || port > PREVIEW_PORT_MAX) continue;
+    if (forwards.inodes.has(inode)) continue;
     sockets.push({ port, inode, loopback: isLoopback(address) });
   }
 
@@ -64,7 +71,32 @@ export function parseListeningPorts(output: string): ListeningPort[] {
       loopbackOnly: (seen?.loopbackOnly ?? true) && socket.loopback,
     });
   }
+  for (const listening of byPort.values()) {
+    if (!listening.loopbackOnly) continue;
+    if (forwards.ports.has(listening.port)) listening.forwarded = true;
+    const error = forwards.errors.get(listening.port);
+    if (error) listening.forwardError = error;
+  }
   return [...byPort.values()].sort((a, b) => a.port - b.port);
+}
+
+/** FORWARDS_FILE's lines: `PORT INODE,INODE` per forward, `PORT ! REASON` per port that could not be. */
+function parseForwards(text: string): { ports: Set<number>; inodes: Set<string>; errors: Map<number, string> } {
+  const ports = new Set<number>();
+  const inodes = new Set<string>();
+  const errors = new Map<number, string>();
+  for (const line of text.split("\n")) {
+    const error = /^(\d+) ! (.+)$/.exec(line.trim());
+    if (error?.[1] && error[2]) {
+      errors.set(Number(error[1]), error[2].slice(0, 300));
+      continue;
+    }
+    const forward = /^(\d+) ([\d,]+)$/.exec(line.trim());
+    if (!forward?.[1] || !forward[2]) continue;
+    ports.add(Number(forward[1]));
+    for (const inode of forward[2].split(",")) if (inode) inodes.add(inode);
+  }
+  return { ports, inodes, errors };
 }
 
 /** /proc/net addresses are hex in host (little-endian) byte order. */
