@@ -22,8 +22,8 @@ export function clientAddress(request: Request, local: boolean): string {
 }
 
 /**
- * The bucket of a local client: always "loopback". The test Worker
- * (worker/testing/test-entry.ts) replaces it so tests can stand for several
+ * The bucket of a local client: always "loopback". The tests' own Worker
+ * entry (in worker/testing/) replaces it so tests can stand for several
  * clients; no production code does.
  */
 export const localClients = { of: (_request: Request): string => "loopback" };
