@@ -47,6 +47,7 @@ import { PREVIEW_HEADER } from "./preview-host";
 import { previewNotFound } from "./previews/pages";
 import { SWEEP_TASK, WorkspacePreviews } from "./previews/workspace-previews";
 import { WORKSPACE_ROOT } from "./sandbox/environment";
+import { ensureHostnameResolves } from "./sandbox/hostname";
 import { type InstanceType, sandboxInstanceType } from "./sandbox/instance-type";
 import { ContainerSandbox } from "./sandbox/sandbox";
 import { WorkspaceSearch } from "./search/workspace-search";
@@ -333,7 +334,7 @@ export class Workspace extends DurableObject<Env> {
   /**
    * As soon as a new container answers, beside the restore of a backup's
    * files: the resident agent, the interception CA trusted, preview hostnames
-   * for dev servers. None of them touches /workspace or /root.
+   * for dev servers, the container's own hostname resolvable. None of them touches /workspace or /root.
    */
   private async afterLaunch(): Promise<void> {
     // The resident agent (started at launch, or again here after a failed attempt); these steps
@@ -346,6 +347,9 @@ export class Workspace extends DurableObject<Env> {
         console.error(`workspace ${this.ctx.id.name ?? ""}: ${describe(error)}`),
       ),
       this.previews.writePreviewHosts(quick),
+      ensureHostnameResolves(quick).catch((error) =>
+        console.error(`workspace ${this.ctx.id.name ?? ""}: the hostname step: ${describe(error)}`),
+      ),
     ]);
   }
 
