@@ -46,8 +46,10 @@ describe("a fresh create-vite app, run with its own dev command", () => {
     const { url } = await ownerPreview(workspace, 5173);
     const page = await previewRequest(url);
     expect(page.status).toBe(200);
-    const entry = /<script type="module" src="([^"]+)"/.exec(page.body)?.[1];
-    expect(entry).toBe("/src/main.js");
+    // Vite's own client comes first; then the app's entry.
+    const scripts = [...page.body.matchAll(/<script type="module" src="([^"]+)"/g)].map((m) => m[1]);
+    expect(scripts).toEqual(["/@vite/client", "/src/main.js"]);
+    const entry = scripts[1];
     const main = await previewRequest(new URL(entry as string, url).toString());
     expect(main.status).toBe(200);
     const wanted = imports(main.body);
