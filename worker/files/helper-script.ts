@@ -1,4 +1,4 @@
-import { FILE_OPERATIONS } from "../agent/file-operations";
+import { FILE_OPERATIONS } from "../resident/file-operations";
 
 /**
  * The program that every file operation runs in the container when the

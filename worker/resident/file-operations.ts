@@ -1,7 +1,7 @@
 /**
  * The file operations, one copy in Python, that both ways of reaching the
  * container run: the per-call helper (helper-script.ts, `python3 -c` once
- * per operation) and the resident agent (worker/agent/agent-script.ts, one
+ * per operation) and the resident agent (worker/resident/agent-script.ts, one
  * process answering many). Each prepends the globals it needs: `root` (the
  * confining folder, normalised) and `rootfd` (its descriptor, O_PATH).
  *
