@@ -1,5 +1,6 @@
 import { ErrorCode } from "../../protocol/errors";
 import type { DirectoryListing } from "../../protocol/files";
+import { AppError } from "../errors";
 import {
   type AgentClient,
   AgentRequestError,
@@ -7,7 +8,6 @@ import {
   AgentUnavailableError,
   type RequestOptions,
 } from "../resident/agent-client";
-import { AppError } from "../errors";
 import type { Sandbox, SandboxProcess } from "../sandbox/sandbox";
 import { HELPER_SCRIPT } from "./helper-script";
 import { type FileOperation, SandboxFileError, SandboxProtocolError } from "./sandbox-file-error";
