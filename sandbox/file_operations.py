@@ -27,7 +27,7 @@
 # CLOUD_IDE_FILES_RESOLVE=walk in the environment skips openat2; =openat2
 # requires it, failing with ENOSYS where the kernel refuses it instead of
 # walking (the unit tests run both ways, and so know which ran).
-import ctypes, errno, json, json.encoder, os, shutil, stat as S, struct, sys
+import ctypes, errno, json, json.encoder, os, shutil, stat as S, struct
 
 root = "/"  # set after this text by the program it is part of
 rootfd = None

@@ -243,7 +243,7 @@ def run_command(req, args):
 def stream_command(req, args):
     """Runs ARGS[1:] in "/" with ARGS[0] (JSON) added to the environment, stderr into stdout, streamed as DATA
     as the Worker grants; answers its exit code. A cancel ends its whole process group (TERM, KILL 5 s later)."""
-    import signal, subprocess
+    import subprocess
     env = dict(os.environ)
     env.update(json.loads(args[0]))
     p = subprocess.Popen(args[1:], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

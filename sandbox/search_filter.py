@@ -27,16 +27,20 @@
 # cancelled search) ends the output without a `done` line.
 import base64, itertools, json, os, re, select, signal, subprocess, sys, time
 
-cfg = json.loads(sys.argv[1])
-MAX_RESULTS, MAX_BYTES, SECONDS = cfg["maxResults"], cfg["maxBytes"], cfg["seconds"]
-PREVIEW, BEFORE, MAX_RANGES = cfg["preview"], cfg["before"], cfg["maxRanges"]
-LONG_LINE = cfg.get("longLine", 262144)
+def configure(config):
+    """The search's CONFIG (argv[1]): its limits and preview sizes, read by everything below."""
+    global cfg, MAX_RESULTS, MAX_BYTES, SECONDS, PREVIEW, BEFORE, MAX_RANGES, LONG_LINE, started
+    cfg = config
+    MAX_RESULTS, MAX_BYTES, SECONDS = cfg["maxResults"], cfg["maxBytes"], cfg["seconds"]
+    PREVIEW, BEFORE, MAX_RANGES = cfg["preview"], cfg["before"], cfg["maxRanges"]
+    LONG_LINE = cfg.get("longLine", 262144)
+    started = time.monotonic()
+
 HEAD, TAIL = 16384, 65536
 MARK = b'"},"line_number":'
 HEAD_RE = re.compile(rb'\{"type":"match","data":\{"path":(\{"(?:text|bytes)":"(?:[^"\\]|\\.)*"\})')
 TAIL_RE = re.compile(rb'"\},"line_number":(\d+|null),"absolute_offset":(\d+),"submatches":\[')
 SUB_RE = re.compile(rb'"start":(\d+),"end":(\d+)\}')
-started = time.monotonic()
 
 def line_out(obj):
     return (json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8", "replace")
@@ -53,27 +57,27 @@ def stop(*_):
             pass
     os._exit(0)
 
-signal.signal(signal.SIGTERM, stop)
-signal.signal(signal.SIGINT, stop)
-
-try:
-    if cfg.get("check"):
-        check = subprocess.run(cfg["check"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        if check.returncode == 2:
-            message = check.stderr.decode("utf-8", "replace").strip()
-            # Which input ripgrep refused, by its exit status (never its words): the globs alone, or the rest.
-            kind = "regex"
-            if cfg.get("checkGlobs"):
-                globs = subprocess.run(cfg["checkGlobs"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                if globs.returncode == 2:
-                    kind = "glob"
-            os.write(1, line_out({"type": "error", "kind": kind, "message": message}))
-            sys.exit(0)
-    rg = subprocess.Popen(cfg["argv"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-except FileNotFoundError as error:
-    os.write(1, line_out({"type": "error", "kind": "missing", "message": str(error)}))
-    sys.exit(0)
-os.write(1, line_out({"type": "start"}))
+def start():
+    """Runs the check, then starts ripgrep; the first line says which way it went."""
+    global rg
+    try:
+        if cfg.get("check"):
+            check = subprocess.run(cfg["check"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            if check.returncode == 2:
+                message = check.stderr.decode("utf-8", "replace").strip()
+                # Which input ripgrep refused, by its exit status (never its words): the globs alone, or the rest.
+                kind = "regex"
+                if cfg.get("checkGlobs"):
+                    globs = subprocess.run(cfg["checkGlobs"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    if globs.returncode == 2:
+                        kind = "glob"
+                os.write(1, line_out({"type": "error", "kind": kind, "message": message}))
+                sys.exit(0)
+        rg = subprocess.Popen(cfg["argv"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except FileNotFoundError as error:
+        os.write(1, line_out({"type": "error", "kind": "missing", "message": str(error)}))
+        sys.exit(0)
+    os.write(1, line_out({"type": "start"}))
 
 
 sent = 0
@@ -272,36 +276,45 @@ def take(chunk):
         elif sent >= MAX_BYTES:
             limit = "bytes"
 
-fd = rg.stdout.fileno()
-wrote = False
-while limit is None:
-    left = SECONDS - (time.monotonic() - started)
-    if left <= 0:
-        limit = "time"
-        break
-    ready, _, _ = select.select([fd], [], [], left)
-    if not ready:
-        continue
-    chunk = os.read(fd, 65536)
-    if not chunk:
-        break
-    wrote = True
-    take(chunk)
-    end_file(keep=True)
+def main():
+    global limit
+    configure(json.loads(sys.argv[1]))
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    start()
+    fd = rg.stdout.fileno()
+    wrote = False
+    while limit is None:
+        left = SECONDS - (time.monotonic() - started)
+        if left <= 0:
+            limit = "time"
+            break
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            continue
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        wrote = True
+        take(chunk)
+        end_file(keep=True)
+        flush()
+
+    if limit is not None:
+        rg.kill()
+    code = rg.wait()
+    if limit is None and code < 0:
+        # ripgrep was killed from outside (the search was cancelled): no done line, nothing more.
+        os._exit(0)
+    end_file()
+    done = {"type": "done", "files": len(paths), "matches": results}
+    if limit is not None:
+        done["limitHit"] = limit
+    elif code == 2 and not wrote:
+        done["error"] = rg.stderr.read().decode("utf-8", "replace").strip()
+    done["elapsedMs"] = round((time.monotonic() - started) * 1000)
+    write(done)
     flush()
 
-if limit is not None:
-    rg.kill()
-code = rg.wait()
-if limit is None and code < 0:
-    # ripgrep was killed from outside (the search was cancelled): no done line, nothing more.
-    os._exit(0)
-end_file()
-done = {"type": "done", "files": len(paths), "matches": results}
-if limit is not None:
-    done["limitHit"] = limit
-elif code == 2 and not wrote:
-    done["error"] = rg.stderr.read().decode("utf-8", "replace").strip()
-done["elapsedMs"] = round((time.monotonic() - started) * 1000)
-write(done)
-flush()
+if __name__ == "__main__":
+    main()
