@@ -1,6 +1,6 @@
 /*
  * A folder's listing as the API's JSON, for the file operations' `list`
- * (worker/agent/file-operations.ts), which loads this library with ctypes
+ * (worker/resident/file-operations.ts), which loads this library with ctypes
  * and falls back to its own Python where the image lacks it.
  *
  * Why C: listing 10,000 entries took ~48 ms of CPU in Python, of which the

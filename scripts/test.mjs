@@ -6,13 +6,24 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { pythonFiles, pythonTests } from "./lib/python-checks.mjs";
 import { step } from "./lib/run.mjs";
-import { ensureChromium, failSetup, ROOT, setup } from "./lib/setup.mjs";
+import { ensureChromium, ensurePyflakes, failSetup, ROOT, setup } from "./lib/setup.mjs";
+
+// `npm test -- e2e test/e2e/sign-in.test.ts`: tier names pick tiers, anything
+// else narrows vitest to matching test files (and runs the Python's tests only when one starts with sandbox).
+const args = process.argv.slice(2);
+const tierNames = new Set(["static", "unit", "deploy", "integration", "deployed", "e2e"]);
+const tiers = args.filter((arg) => tierNames.has(arg));
+const fileFilters = args.filter((arg) => !tierNames.has(arg));
+const wanted = (name) => tiers.length === 0 || tiers.includes(name);
 
 let env;
+let pyflakes;
 try {
   env = await setup();
   env.CHROMIUM_PATH = await ensureChromium();
+  if (wanted("static")) pyflakes = await ensurePyflakes();
 } catch (error) {
   failSetup(error);
 }
@@ -21,13 +32,6 @@ const reports = join(ROOT, ".cache/test-reports");
 rmSync(reports, { recursive: true, force: true });
 mkdirSync(reports, { recursive: true });
 
-// `npm test -- e2e test/e2e/sign-in.test.ts`: tier names pick tiers, anything
-// else narrows vitest to matching test files.
-const args = process.argv.slice(2);
-const tierNames = new Set(["static", "unit", "deploy", "integration", "deployed", "e2e"]);
-const tiers = args.filter((arg) => tierNames.has(arg));
-const fileFilters = args.filter((arg) => !tierNames.has(arg));
-const wanted = (name) => tiers.length === 0 || tiers.includes(name);
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failures = [];
 const failedTests = [];
@@ -80,6 +84,16 @@ async function vitest(project) {
   }
 }
 
+async function python() {
+  step("Tests: the container's Python (unittest)");
+  const result = await pythonTests(env);
+  totals.passed += result.passed;
+  totals.failed += result.failed;
+  totals.skipped += result.skipped;
+  for (const name of result.failedTests) failedTests.push(`sandbox/tests > ${name}`);
+  if (!result.finished) failures.push("Python unittest: the run did not finish");
+}
+
 /** The end of the IDE's own log (workerd, the Worker, the container engine): what a failed test met. */
 function printTail(file, lines) {
   let text;
@@ -98,8 +112,12 @@ if (wanted("static")) {
   await sh("Typecheck (app, worker, tests)", "tsc", ["-b"]);
   await sh("Lint and format check (biome)", "biome", ["ci", "."]);
   await sh("No import cycles (madge)", "node", ["scripts/check-cycles.mjs"]);
+  await sh("Lint the container's Python (pyflakes3)", pyflakes, pythonFiles());
 }
-if (wanted("unit")) await vitest("unit");
+if (wanted("unit")) {
+  await vitest("unit");
+  if (fileFilters.length === 0 || fileFilters.some((filter) => filter.startsWith("sandbox"))) await python();
+}
 if (wanted("deploy")) {
   await sh("Production build", "vite", ["build"]);
   await sh("No test hook in the production bundle", "node", ["scripts/check-bundle.mjs"]);

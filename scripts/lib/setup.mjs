@@ -52,19 +52,39 @@ async function ensureDependencies() {
 export async function ensureChromium() {
   const configured = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
   if (existsSync(configured)) return configured;
-  if (process.getuid?.() !== 0) {
-    throw new SetupError("CHROMIUM_MISSING", `No Chromium at ${configured}: install it or set CHROMIUM_PATH.`);
-  }
-  step("Installing Chromium for the browser tests (Debian package chromium)");
-  await run("apt-get", ["install", "-y", "--no-install-recommends", "chromium"], {
-    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-  }).catch(async () => {
-    await run("apt-get", ["update"], { show: false });
-    await run("apt-get", ["install", "-y", "--no-install-recommends", "chromium"], {
-      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-    });
-  });
+  await installDebianPackage(
+    "chromium",
+    "Chromium for the browser tests",
+    new SetupError("CHROMIUM_MISSING", `No Chromium at ${configured}: install it or set CHROMIUM_PATH.`),
+  );
   return configured;
+}
+
+/**
+ * Debian's pyflakes3, the linter of the container's Python (sandbox/*.py).
+ * @returns {Promise<string>} the executable
+ */
+export async function ensurePyflakes() {
+  const executable = "/usr/bin/pyflakes3";
+  if (!existsSync(executable)) {
+    await installDebianPackage(
+      "pyflakes3",
+      "the linter of the container's Python",
+      new SetupError("PYFLAKES_MISSING", `No ${executable}: install the Debian package pyflakes3.`),
+    );
+  }
+  return executable;
+}
+
+/** Installs a Debian package as root (updating the package lists once if it is not found); not root: MISSING. */
+async function installDebianPackage(name, what, missing) {
+  if (process.getuid?.() !== 0) throw missing;
+  step(`Installing ${what} (Debian package ${name})`);
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  await run("apt-get", ["install", "-y", "--no-install-recommends", name], { env }).catch(async () => {
+    await run("apt-get", ["update"], { show: false });
+    await run("apt-get", ["install", "-y", "--no-install-recommends", name], { env });
+  });
 }
 
 /** Prints a set-up failure for a person and exits. */

@@ -5,7 +5,7 @@ import { filesUrl, putFile, shell, workspaceContainer } from "../support/files";
 import { createWorkspace, ownerApi } from "../support/session";
 
 /**
- * The resident file agent (worker/agent/) in a real container: file
+ * The resident file agent (worker/resident/) in a real container: file
  * operations go through it, and an agent killed in the middle of a save
  * leaves the file as it was, and the next request gets a new agent.
  */

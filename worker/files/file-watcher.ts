@@ -1,5 +1,5 @@
 import type { FileChange } from "../../protocol/files";
-import { type AgentClient, AgentUnavailableError } from "../agent/agent-client";
+import { type AgentClient, AgentUnavailableError } from "../resident/agent-client";
 import { WORKSPACE_ROOT } from "../sandbox/environment";
 import type { Sandbox, SpawnedProcess } from "../sandbox/sandbox";
 import { ChangeParser, coalesce } from "./change-batcher";
@@ -61,7 +61,7 @@ interface EventSource {
 /**
  * One recursive inotify watch over /workspace per Durable Object, fanned out
  * to every client as server-sent events: the resident agent's `watch`
- * request (worker/agent/), or `inotifywait -m -r` when the agent cannot
+ * request (worker/resident/), or `inotifywait -m -r` when the agent cannot
  * start. Both give the same lines. Restarts when it dies; after a restart
  * clients get `resync` and re-read what they show, since events were lost.
  */

@@ -1,67 +1,9 @@
-import { FILE_OPERATIONS } from "../agent/file-operations";
+import FILE_HELPER from "../../sandbox/file_helper.py?raw";
+import { withFileOperations } from "../resident/file-operations";
 
 /**
  * The program that every file operation runs in the container when the
  * resident agent cannot (`python3 -c HELPER_SCRIPT op root args...`): one
- * process per operation, the 1.x Files helper's way, running the same
- * operations as the agent ({@link FILE_OPERATIONS}, where the confinement to
- * `root` is described). `root` (may be empty for "/") confines every path.
- * It reports a failure as one JSON line on stderr, `{"code":"ENOENT","detail":"..."}`,
- * and exits 1, so the Worker gets the real Linux error name.
- *
- * Ops: read PATH [stat] (writes 0x01 once open, with "stat" a JSON stat line, then the bytes),
- * archive PATH (0x01 once the folder is open, then a .tar.gz of it from `tar`; the helper's alone),
- * write PATH (stdin), write-at PATH OFFSET (stdin; offset 0 truncates), stat/lstat PATH,
- * readdir PATH, list PATH (entries with lstat metadata), mkdir PATH RECURSIVE,
- * rename SRC DST NOREPLACE, remove PATH RECURSIVE FORCE,
- * save TEMP DEST EXPECTED (stdin into TEMP, then commit), commit TEMP DEST EXPECTED (compare-and-rename for
- * atomic saves; EXPECTED is an etag, "" for no check, "-" for "must not exist").
+ * process per operation (sandbox/file_helper.py lists the operations).
  */
-export const HELPER_SCRIPT = String.raw`
-import os, sys
-op, root, args = sys.argv[1], os.path.normpath(sys.argv[2] or "/"), sys.argv[3:]
-rootfd = None
-${FILE_OPERATIONS}
-
-class Stdout:
-    """run_op's sink: a read's 0x01 (and stat line) once its file is open, then the bytes."""
-    def __init__(self):
-        self.buffer = sys.stdout.buffer
-
-    def begin(self, st):
-        self.buffer.write(b"\x01")
-        if st is not None:
-            self.buffer.write(json.dumps(st).encode() + b"\n")
-        self.buffer.flush()
-
-    def write(self, data):
-        self.buffer.write(data)
-
-def archive(path):
-    dirfd, name = locate(path, True)
-    if name is None:
-        # root itself, by its name in its parent (tar archives a link found there as a link)
-        os.close(dirfd)
-        dirfd, name = os.open(os.path.dirname(root), DIR_FLAGS), os.path.basename(root) or "."
-    if not S.S_ISDIR(stat_at(dirfd, name).st_mode):
-        raise oserror(errno.ENOTDIR)
-    # tar runs in that folder's parent, reached through descriptors, and without -h it
-    # archives every link it meets as a link, the named one included.
-    os.fchdir(dirfd)
-    sys.stdout.buffer.write(b"\x01"); sys.stdout.buffer.flush()
-    os.execvp("tar", ["tar", "-czf", "-", "--", name])
-
-try:
-    rootfd = os.open(root, DIR_FLAGS | os.O_NOFOLLOW)
-    if op == "archive":
-        archive(args[0])
-    out = Stdout()
-    result = run_op(op, args, sys.stdin.buffer, out)
-    if result is not None:
-        out.write(answer_bytes(result))
-    out.buffer.flush()
-except BrokenPipeError:
-    sys.exit(1)
-except (Fail, OSError) as e:
-    sys.stderr.write(json.dumps(error_json(e)) + "\n"); sys.exit(1)
-`;
+export const HELPER_SCRIPT = withFileOperations(FILE_HELPER);

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { AgentClient, type AgentConnection } from "../agent/agent-client";
-import { AGENT_SCRIPT } from "../agent/agent-script";
+import { AgentClient, type AgentConnection } from "../resident/agent-client";
+import { AGENT_SCRIPT } from "../resident/agent-script";
 import type { ExecOptions, Sandbox, SandboxProcess } from "../sandbox/sandbox";
 import { Files } from "./sandbox-files";
 
@@ -14,7 +14,7 @@ import { Files } from "./sandbox-files";
  * Files over this machine's python3 against a scratch folder standing in for
  * /workspace: through the resident agent when it starts, through the
  * per-call helper when it cannot, with the same answers and the same errors
- * either way (both run worker/agent/file-operations.ts).
+ * either way (both run worker/resident/file-operations.ts).
  */
 const scratch = mkdtempSync(join(tmpdir(), "files-either-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

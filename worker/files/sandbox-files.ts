@@ -1,13 +1,13 @@
 import { ErrorCode } from "../../protocol/errors";
 import type { DirectoryListing } from "../../protocol/files";
+import { AppError } from "../errors";
 import {
   type AgentClient,
   AgentRequestError,
   AgentStoppedError,
   AgentUnavailableError,
   type RequestOptions,
-} from "../agent/agent-client";
-import { AppError } from "../errors";
+} from "../resident/agent-client";
 import type { Sandbox, SandboxProcess } from "../sandbox/sandbox";
 import { HELPER_SCRIPT } from "./helper-script";
 import { type FileOperation, SandboxFileError, SandboxProtocolError } from "./sandbox-file-error";
@@ -26,7 +26,7 @@ import { type FileOperation, SandboxFileError, SandboxProtocolError } from "./sa
  * opens the path. With the official class that check would be a separate call.
  * The methods below the `Extensions` line are also ours.
  *
- * With an `agent` (worker/agent/), operations go to the container's resident
+ * With an `agent` (worker/resident/), operations go to the container's resident
  * agent instead, which runs the same Python operations without a process
  * start each. An agent that cannot start is logged and the per-call helper
  * answers (`agentMode` says "fallback"); the folder download and calls with

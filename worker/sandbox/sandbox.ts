@@ -8,12 +8,12 @@
  * lifecycle alone also uses {@link SandboxControl} (start, stop, snapshot).
  */
 import { ErrorCode } from "../../protocol/errors";
-import { AgentClient, type AgentConnection, AgentUnavailableError, HELLO_TIMEOUT_MS } from "../agent/agent-client";
-import { AGENT_SCRIPT } from "../agent/agent-script";
-import { connectAgentOverTcp, connectionAfter, type TcpOutcome } from "../agent/agent-tcp";
 import type { ArchiveGatewayProps } from "../backups/archive-gateway";
 import { ARCHIVE_HOST } from "../backups/archive-transfers";
 import { AppError, describe } from "../errors";
+import { AgentClient, type AgentConnection, AgentUnavailableError, HELLO_TIMEOUT_MS } from "../resident/agent-client";
+import { AGENT_SCRIPT } from "../resident/agent-script";
+import { connectAgentOverTcp, connectionAfter, type TcpOutcome } from "../resident/agent-tcp";
 import { WORKSPACE_ROOT } from "./environment";
 
 /** How long an exec waits, by default, for a container that runs but does not answer exec yet. */
@@ -228,7 +228,7 @@ const RELEASE_WAIT_MS = 3000;
 
 export class ContainerSandbox implements SandboxControl, ArchiveRoute {
   /**
-   * The container's resident agent (worker/agent/): files and change events
+   * The container's resident agent (worker/resident/): files and change events
    * without a process per operation. Started with each container (see
    * start()), started again when it dies while the container runs; it never
    * wakes a container by itself.

@@ -1,32 +1,26 @@
-import LOOPBACK_FORWARDER from "../../sandbox/loopback_forwarder.py?raw";
-import { AGENT_VERSION } from "./agent-protocol";
-import { FILE_OPERATIONS } from "./file-operations";
-
-/**
- * The resident agent: one long-lived Python process per container
- * (`python3 -c AGENT_SCRIPT ROOT`) that answers file operations and streams
- * change events over its stdin/stdout (the framing is in agent-protocol.ts).
- * Python because it is in every image (an old snapshot included) and its
- * start, not its work, was the cost of the per-call helper: resident, a stat
- * is a round trip on the pipe. Each request runs on its own thread, so a
- * large download never holds back a stat; each stream flows only as far as
- * the other side granted (CREDIT), so neither holds a whole file.
- *
- * The operations are the helper's own ({@link FILE_OPERATIONS}): every path
- * resolved beneath a descriptor of ROOT, never followed out of it. ROOT's
- * descriptor is opened again when the folder itself was replaced.
- * Change events come from inotify through ctypes, in inotifywait's line
- * format, so the Worker parses them as before. A thread forwards dev servers
- * that listen on loopback only to the container's own address, where
- * getTcpPort() reaches them (sandbox/loopback_forwarder.py).
- */
-export const AGENT_SCRIPT = String.raw`
 # cloud-ide resident agent (the name tests and people find it by: pgrep -f "cloud-ide[ ]resident agent")
-import sys, os, time
-root = os.path.normpath(sys.argv[1] or "/")
-rootfd = None
-${FILE_OPERATIONS}
-${LOOPBACK_FORWARDER}
+#
+# One long-lived Python process per container (`python3 -c SCRIPT ROOT`, the
+# Worker's worker/resident/agent-script.ts) that answers file operations and
+# streams change events over its stdin/stdout (the framing is in
+# worker/resident/agent-protocol.ts). Python because it is in every image (an
+# old snapshot included) and its start, not its work, was the cost of the
+# per-call helper: resident, a stat is a round trip on the pipe. Each request
+# runs on its own thread, so a large download never holds back a stat; each
+# stream flows only as far as the other side granted (CREDIT), so neither
+# holds a whole file.
+#
+# The operations are the helper's own (file_operations.py, put in place of
+# the import below): every path resolved beneath a descriptor of ROOT, never
+# followed out of it. ROOT's descriptor is opened again when the folder itself
+# was replaced. Change events come from inotify through ctypes, in
+# inotifywait's line format, so the Worker parses them as before. A thread
+# forwards dev servers that listen on loopback only to the container's own
+# address, where getTcpPort() reaches them (loopback_forwarder.py, put in
+# place of its import line too).
+import ctypes, json, os, struct, sys, time
+from file_operations import DIR_FLAGS, Fail, answer_bytes, error_json, libc, open_path, oserror, run_op
+from loopback_forwarder import start_loopback_forwarder
 import collections, re, select, signal, threading
 
 # Frames, both ways: u32 length of the rest, u32 request id, u8 kind, u32 header length, JSON header, payload.
@@ -34,7 +28,7 @@ OPEN, DATA, END, CANCEL, CREDIT, HEAD, RESULT, ERROR, HELLO = 1, 2, 3, 4, 5, 6, 
 WINDOW = 1 << 20  # bytes of a request's stream either side may send before the other grants more
 MAX_PAYLOAD = 256 * 1024
 MAX_HEADER = 64 * 1024  # a call's answer longer than this goes as DATA, never as one oversized frame
-VERSION = ${AGENT_VERSION}
+VERSION = 4  # worker/resident/agent-protocol.ts's AGENT_VERSION
 
 class Cancelled(BaseException):
     """The Worker cancelled the request (or went away): unwinds it, and a save removes its temporary file."""
@@ -253,7 +247,7 @@ def run_command(req, args):
 def stream_command(req, args):
     """Runs ARGS[1:] in "/" with ARGS[0] (JSON) added to the environment, stderr into stdout, streamed as DATA
     as the Worker grants; answers its exit code. A cancel ends its whole process group (TERM, KILL 5 s later)."""
-    import signal, subprocess
+    import subprocess
     env = dict(os.environ)
     env.update(json.loads(args[0]))
     p = subprocess.Popen(args[1:], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -523,6 +517,8 @@ def handshake():
         listener.close()
 
 def main():
+    global root
+    root = os.path.normpath(sys.argv[1] or "/")
     start_loopback_forwarder()
     stdin = handshake() if sys.argv[2:3] == ["tcp"] else sys.stdin.buffer
     send(0, HELLO, {"version": VERSION, "pid": os.getpid()})
@@ -573,5 +569,5 @@ def main():
         drop_shell(kept[2:], wait=1)  # reaped here: a process left behind would stay a zombie under PID 1
     os._exit(0)
 
-main()
-`;
+if __name__ == "__main__":
+    main()

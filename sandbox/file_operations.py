@@ -1,34 +1,36 @@
-/**
- * The file operations, one copy in Python, that both ways of reaching the
- * container run: the per-call helper (helper-script.ts, `python3 -c` once
- * per operation) and the resident agent (worker/agent/agent-script.ts, one
- * process answering many). Each prepends the globals it needs: `root` (the
- * confining folder, normalised) and `rootfd` (its descriptor, O_PATH).
- *
- * No path is ever opened by name from "/": everything is reached through
- * descriptors opened beneath `rootfd`, so a symbolic link swapped in during
- * an operation cannot lead it outside (the audit's race: resolve, check, then
- * open by name again). A directory is opened with openat2(RESOLVE_BENEATH)
- * where the kernel has it; where it has not, or where openat2 refuses an
- * absolute link, by a walk that opens one component at a time with
- * O_NOFOLLOW, reads each link itself, and follows it only while it stays under
- * `root` (an absolute link naming a place under `root` is followed). The last
- * component is then used with *at() calls and O_NOFOLLOW relative to its
- * directory's descriptor; a link that appears there between the two steps is
- * resolved again. EXDEV with the OUTSIDE detail is the refusal. Hard links are
- * not links to anything: they are the file itself.
- *
- * `run_op(op, args, src, out)` runs one operation (the list is on
- * HELPER_SCRIPT); `error_json(e)` is the `{code, detail}` a failure is
- * reported as, the Linux error's name, which the Worker maps; `answer_bytes(result)` is
- * an answer's JSON bytes (`list` returns its JSON already encoded).
- * CLOUD_IDE_FILES_RESOLVE=walk in the environment skips openat2; =openat2
- * requires it, failing with ENOSYS where the kernel refuses it instead of
- * walking (the unit tests run both ways, and so know which ran).
- */
-// biome-ignore lint/complexity/noUselessStringRaw: Python source: raw, so a backslash added later stays Python's
-export const FILE_OPERATIONS = String.raw`
-import ctypes, errno, json, json.encoder, os, shutil, stat as S, struct, sys
+# The file operations, one copy, that both ways of reaching the container run:
+# the per-call helper (file_helper.py, `python3 -c` once per operation) and the
+# resident agent (resident_agent.py, one process answering many). `python3 -c`
+# runs one text, so the Worker puts this file in place of each one's
+# `from file_operations import ...` line (worker/resident/file-operations.ts);
+# the unit tests (sandbox/tests/) join them the same way. Each sets the globals
+# below after this text: `root` (the confining folder, normalised) and `rootfd`
+# (its descriptor, O_PATH).
+#
+# No path is ever opened by name from "/": everything is reached through
+# descriptors opened beneath `rootfd`, so a symbolic link swapped in during
+# an operation cannot lead it outside (the audit's race: resolve, check, then
+# open by name again). A directory is opened with openat2(RESOLVE_BENEATH)
+# where the kernel has it; where it has not, or where openat2 refuses an
+# absolute link, by a walk that opens one component at a time with
+# O_NOFOLLOW, reads each link itself, and follows it only while it stays under
+# `root` (an absolute link naming a place under `root` is followed). The last
+# component is then used with *at() calls and O_NOFOLLOW relative to its
+# directory's descriptor; a link that appears there between the two steps is
+# resolved again. EXDEV with the OUTSIDE detail is the refusal. Hard links are
+# not links to anything: they are the file itself.
+#
+# `run_op(op, args, src, out)` runs one operation (the list is in
+# file_helper.py); `error_json(e)` is the `{code, detail}` a failure is
+# reported as, the Linux error's name, which the Worker maps; `answer_bytes(result)` is
+# an answer's JSON bytes (`list` returns its JSON already encoded).
+# CLOUD_IDE_FILES_RESOLVE=walk in the environment skips openat2; =openat2
+# requires it, failing with ENOSYS where the kernel refuses it instead of
+# walking (the unit tests run both ways, and so know which ran).
+import ctypes, errno, json, json.encoder, os, shutil, stat as S, struct
+
+root = "/"  # set after this text by the program it is part of
+rootfd = None
 
 OUTSIDE = "Resolves outside the workspace through a symbolic link"
 MAX_LINKS = 40
@@ -499,4 +501,3 @@ def error_json(e):
         return {"code": e.code, "detail": e.detail}
     code = errno.errorcode.get(e.errno or 0, "UNKNOWN")
     return {"code": code, "detail": "%s (os error %s)" % (e.strerror, e.errno)}
-`;

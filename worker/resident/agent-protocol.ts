@@ -1,5 +1,5 @@
 /**
- * The resident agent's wire format (worker/agent/agent-script.ts speaks the
+ * The resident agent's wire format (worker/resident/agent-script.ts speaks the
  * other side): length-prefixed frames, both ways, on one byte stream.
  *
  *   u32 length of the rest | u32 request id | u8 kind | u32 header length | JSON header | payload
