@@ -73,7 +73,12 @@ describe("a workspace's backups", () => {
       { who: "editor", headers: await accessUser("editor-backups@example.com"), status: 403, code: "FORBIDDEN" },
       { who: "viewer guest (invite link)", headers: viewerGuest, status: 403, code: "FORBIDDEN" },
       { who: "editor guest (invite link)", headers: editorGuest, status: 403, code: "FORBIDDEN" },
-      { who: "another user", headers: await accessUser("stranger-backups@example.com"), status: 404, code: "NOT_FOUND" },
+      {
+        who: "another user",
+        headers: await accessUser("stranger-backups@example.com"),
+        status: 404,
+        code: "NOT_FOUND",
+      },
     ];
     const before = await backups();
     for (const { who, headers, status, code } of callers) {
