@@ -1,21 +1,72 @@
+import { type ConnectionKind, MAX_CONNECTIONS_PER_PERSON } from "../protocol/connections";
+import { ErrorCode } from "../protocol/errors";
+import { AppError } from "./errors";
+
 /**
  * The open terminal sockets, language-server sockets and event streams of a
  * workspace by the session (and the user) that opened them, so that ending a
  * session (signing out, here or everywhere) closes them too, and so does
  * taking a member out of the workspace or changing their role: a channel
  * opened before is not left running on a session or a role that ended.
+ *
+ * It also counts them by person and kind, so that one person cannot hold
+ * more than MAX_CONNECTIONS_PER_PERSON of a kind (issue 42): the door admits
+ * a connection before its handler runs, and that admission counts until the
+ * handler has answered, by when the connection it opened (if any) is added.
  */
-export class SessionSockets {
-  private readonly open = new Map<string, { user: string; closes: Set<(code: number, reason: string) => void> }>();
+type Close = (code: number, reason: string) => void;
 
-  /** Records a socket's way to close it, and whose it is; returns what removes it again. */
-  add(sessionId: string, close: (code: number, reason: string) => void, user = ""): () => void {
-    const entry = this.open.get(sessionId) ?? { user, closes: new Set() };
-    entry.closes.add(close);
+export class SessionSockets {
+  /** By session: whose they are, and each socket's way to close it with what uncounts it. */
+  private readonly open = new Map<string, { user: string; closes: Map<Close, () => void> }>();
+  /** Open connections plus admitted ones whose handler has not answered yet, by person and kind. */
+  private readonly held = new Map<string, number>();
+
+  /**
+   * Admits one more connection of `kind` for `user`, or refuses it (429
+   * TOO_MANY_CONNECTIONS) when they hold the most one person may. The
+   * returned function ends the admission: call it once the handler answered.
+   */
+  admit(user: string, kind: ConnectionKind): () => void {
+    const cap = MAX_CONNECTIONS_PER_PERSON[kind];
+    if (this.count(user, kind) >= cap) {
+      throw new AppError(
+        ErrorCode.TOO_MANY_CONNECTIONS,
+        `You already have ${cap} ${kind} connections open to this workspace, the most one person may: close some (other tabs or windows) and try again.`,
+      );
+    }
+    return this.hold(user, kind);
+  }
+
+  /** Records a socket's way to close it, whose it is and its kind; returns what removes it again. */
+  add(sessionId: string, close: Close, user: string, kind: ConnectionKind): () => void {
+    const entry = this.open.get(sessionId) ?? { user, closes: new Map() };
+    const release = this.hold(user, kind);
+    entry.closes.set(close, release);
     this.open.set(sessionId, entry);
     return () => {
+      release();
       entry.closes.delete(close);
       if (entry.closes.size === 0 && this.open.get(sessionId) === entry) this.open.delete(sessionId);
+    };
+  }
+
+  /** How many connections of `kind` `user` holds (open or being opened). */
+  count(user: string, kind: ConnectionKind): number {
+    return this.held.get(`${kind} ${user}`) ?? 0;
+  }
+
+  /** Counts one connection; the returned function uncounts it, once. */
+  private hold(user: string, kind: ConnectionKind): () => void {
+    const key = `${kind} ${user}`;
+    this.held.set(key, (this.held.get(key) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.held.get(key) ?? 1) - 1;
+      if (left > 0) this.held.set(key, left);
+      else this.held.delete(key);
     };
   }
 
@@ -30,7 +81,7 @@ export class SessionSockets {
   }
 
   private closeWhere(
-    chosen: (entry: [string, { user: string; closes: Set<(code: number, reason: string) => void> }]) => boolean,
+    chosen: (entry: [string, { user: string; closes: Map<Close, () => void> }]) => boolean,
     reason: string,
   ): number {
     let closed = 0;
@@ -39,8 +90,9 @@ export class SessionSockets {
       const [sessionId, { closes }] = entry;
       this.open.delete(sessionId);
       // 1008: policy violation, the session (or the role) this socket was opened with ended.
-      for (const close of [...closes]) {
+      for (const [close, release] of [...closes]) {
         close(1008, reason);
+        release();
         closed++;
       }
     }
@@ -54,7 +106,13 @@ export class SessionSockets {
  * own, which is closed the moment `sockets` closes it (what fed it is then
  * cancelled, however long that takes), and forgotten when the client goes away.
  */
-export function endsWithSession(response: Response, sockets: SessionSockets, sessionId: string, user = ""): Response {
+export function endsWithSession(
+  response: Response,
+  sockets: SessionSockets,
+  sessionId: string,
+  user: string,
+  kind: ConnectionKind,
+): Response {
   if (!response.body) return response;
   const source = response.body.getReader();
   let ended = false;
@@ -70,6 +128,7 @@ export function endsWithSession(response: Response, sockets: SessionSockets, ses
           source.cancel().catch(() => {});
         },
         user,
+        kind,
       );
     },
     async pull(controller) {

@@ -33,6 +33,16 @@ describe("the workspace's route table", () => {
     }
   });
 
+  it("names the kind of every long-lived connection, so one person's are capped (issue 42)", () => {
+    for (const route of WORKSPACE_ROUTES) {
+      if (route.socket) expect(route.connection, label(route)).toBeDefined();
+    }
+    const streams = WORKSPACE_ROUTES.filter((route) => !route.socket && route.connection).map(label);
+    expect(streams.sort()).toEqual(
+      ["GET /api/workspaces/{id}/files/watch", "GET /api/workspaces/{id}/agent-chat/events"].sort(),
+    );
+  });
+
   it("never lets a GET wake a workspace, except a WebSocket its user opened", () => {
     for (const route of WORKSPACE_ROUTES) {
       if (route.method === "GET" && !route.socket) expect(route.wake, label(route)).not.toBe("wake");
