@@ -23,3 +23,12 @@ export const MAX_CONNECTIONS_PER_PERSON = {
 } as const;
 
 export type ConnectionKind = keyof typeof MAX_CONNECTIONS_PER_PERSON;
+
+/**
+ * Kinds whose next connection past the cap ends that person's oldest instead
+ * of being refused: event streams. A page that goes away does not always end
+ * its stream (locally the platform never tells the workspace), so refusing
+ * would lock a person out after enough reloads; a page whose stream ended
+ * reconnects by itself. Their number stays at the cap either way.
+ */
+export const ENDS_OLDEST: ReadonlySet<ConnectionKind> = new Set<ConnectionKind>(["file-events", "agent-chat"]);

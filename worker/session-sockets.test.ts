@@ -90,4 +90,24 @@ describe("a person's connections of a kind (issue 42)", () => {
     forgets[1]?.();
     expect(sockets.count("ada", "presence")).toBe(cap - 4);
   });
+
+  it("of an event stream end the person's oldest one past the cap, rather than refuse (a gone page's may linger)", () => {
+    const sockets = new SessionSockets();
+    const cap = MAX_CONNECTIONS_PER_PERSON["file-events"];
+    const closed: string[] = [];
+    for (let i = 0; i < cap; i++) {
+      const done = sockets.admit("ada", "file-events");
+      sockets.add(`s${i}`, (code) => closed.push(`s${i}:${code}`), "ada", "file-events");
+      done();
+    }
+    const done = sockets.admit("ada", "file-events");
+    expect(closed).toEqual(["s0:1008"]);
+    sockets.add("s-new", () => closed.push("s-new"), "ada", "file-events");
+    done();
+    expect(sockets.count("ada", "file-events")).toBe(cap);
+    // The next one ends the next oldest; signing out the ended one's session closes nothing more.
+    sockets.admit("ada", "file-events")();
+    expect(closed).toEqual(["s0:1008", "s1:1008"]);
+    expect(sockets.close(["s0", "s1"], "signed out")).toBe(0);
+  });
 });

@@ -7,7 +7,7 @@
  * changes or reads anything. The owner's own calls then all work. The move
  * to the current image stays an editor's (it reads no backup but its own).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { BackupList, BackupRecord } from "../../protocol/backups";
 import { api } from "../support/api";
 import { createInvite, joinAsGuest } from "../support/guests";
@@ -94,7 +94,10 @@ describe("a workspace's backups", () => {
     }
     // Nobody signed in (a preview's share link signs nobody in to the IDE) gets nothing either.
     for (const route of backupRoutes(kept.id)) {
-      const response = await api(route.path, route.init);
+      const response = await api(route.path, {
+        ...route.init,
+        headers: { Origin: inject("baseUrl"), ...(route.init.headers as Record<string, string>) },
+      });
       expect(response.status, `${route.name} signed out`).toBe(401);
     }
     // Nothing was made, pinned, restored or deleted.

@@ -1,10 +1,10 @@
 /**
  * One person's long-lived connections to a workspace are capped by kind
  * (protocol/connections.ts, issue 42 "Also"): past the cap the door answers
- * 429 TOO_MANY_CONNECTIONS, another person is not counted with them, and a
- * connection that closes frees its place. Tried on the presence room (a
- * WebSocket: it accepted 100 from one person) and the file-change stream
- * (server-sent events).
+ * 429 TOO_MANY_CONNECTIONS (an event stream ends the person's oldest
+ * instead), another person is not counted with them, and a connection that
+ * closes frees its place. Tried on the presence room (a WebSocket: it
+ * accepted 100 from one person) and the file-change stream (server-sent events).
  */
 import { readFileSync, statSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -100,34 +100,30 @@ describe("one person's connections of a kind", () => {
     expect(again).toBeInstanceOf(WebSocket);
   });
 
-  it("of file changes (an event stream) stop at the cap with 429 and a message that says what to do", async () => {
+  it("of file changes (an event stream) stay at the cap: one more ends that person's oldest", async () => {
     const cap = MAX_CONNECTIONS_PER_PERSON["file-events"];
-    const watch = (headers: Record<string, string>) => {
+    const watch = async (headers: Record<string, string>) => {
       const stream = new AbortController();
       streams.push(stream);
-      return { stream, answer: api(`/api/workspaces/${id}/files/watch`, { headers, signal: stream.signal }) };
+      const response = await api(`/api/workspaces/${id}/files/watch`, { headers, signal: stream.signal });
+      return { response, reader: response.body?.getReader() };
     };
-    const mine: AbortController[] = [];
+    const mine: Awaited<ReturnType<typeof watch>>[] = [];
     for (let i = 0; i < cap; i++) {
-      const { stream, answer } = watch(await owner());
-      expect((await answer).status, `stream ${i + 1}`).toBe(200);
-      mine.push(stream);
+      const opened = await watch(await owner());
+      expect(opened.response.status, `stream ${i + 1}`).toBe(200);
+      mine.push(opened);
     }
-    const refused = await watch(await owner()).answer;
-    expect(refused.status).toBe(429);
-    const body = (await refused.json()) as { code: string; message: string };
-    expect(body.code).toBe("TOO_MANY_CONNECTIONS");
-    expect(body.message).toContain(`${cap} file-events connections`);
-    expect(body.message).toMatch(/close some/);
-    expect((await watch(await accessUser("caps-editor@example.com")).answer).status).toBe(200);
-    // A stream the page ends frees its place.
-    mine[0]?.abort();
-    await waitFor("a place after a stream ended", async () => {
-      const { stream, answer } = watch(await owner());
-      const response = await answer;
-      if (response.status === 200) return true;
-      stream.abort();
-      return undefined;
-    });
+    // A page that went away does not always end its stream (locally workerd never tells the workspace), so
+    // refusing would lock the person out after enough reloads: one more is let in, and the oldest ends.
+    const next = await watch(await owner());
+    expect(next.response.status).toBe(200);
+    const oldest = mine[0]?.reader as ReadableStreamDefaultReader<Uint8Array>;
+    for (;;) {
+      const { done } = await oldest.read();
+      if (done) break;
+    }
+    // Another person's are their own.
+    expect((await watch(await accessUser("caps-editor@example.com"))).response.status).toBe(200);
   });
 });
