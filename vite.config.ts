@@ -2,6 +2,7 @@ import { cloudflare } from "@cloudflare/vite-plugin";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
 import { devServerGuards } from "./scripts/lib/dev-server-guards.mjs";
+import { ideSourcesGuard } from "./scripts/lib/ide-sources-guard.mjs";
 
 // The IDE serves on PORT (5173). Its own hot-reload socket has a port of its
 // own so that Vite hot-reload sockets on preview hostnames
@@ -55,6 +56,8 @@ export default defineConfig(({ command }) => ({
   },
   plugins: [
     devServerGuards(),
+    // Of this checkout, only the modules the IDE's page imports (issue 42).
+    ideSourcesGuard(),
     react(),
     cloudflare({
       config: (config) => {

@@ -54,6 +54,8 @@ export const ErrorCode = {
   UPGRADE_REQUIRED: "UPGRADE_REQUIRED",
   /** Too many failed sign-ins from this address; see Retry-After. */
   TOO_MANY_ATTEMPTS: "TOO_MANY_ATTEMPTS",
+  /** The caller already holds as many connections of this kind as one person may (protocol/connections.ts). */
+  TOO_MANY_CONNECTIONS: "TOO_MANY_CONNECTIONS",
   /** A bug: the message is fixed and names a request id; the details are in the log. */
   INTERNAL: "INTERNAL",
   /** The Worker lacks IDE_PASSWORD / SESSION_SECRET. */
@@ -157,6 +159,7 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   UPGRADE_REQUIRED: 426,
   TOO_MANY_ATTEMPTS: 429,
+  TOO_MANY_CONNECTIONS: 429,
   INTERNAL: 500,
   MISCONFIGURED: 500,
   FILE_ERROR: 500,

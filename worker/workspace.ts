@@ -21,7 +21,7 @@ import { runSetupRecipe } from "./backups/setup-recipe";
 import { WorkspaceBackups } from "./backups/workspace-backups";
 import { WorkspaceCollab } from "./collab/workspace-collab";
 import { userDirectory } from "./directory";
-import { CALLER_HEADER, type DoorDeps, dispatch, SESSION_HEADER } from "./door/dispatch";
+import { type DoorDeps, dispatch } from "./door/dispatch";
 import { roleOf } from "./door/members";
 import type { WorkspaceParts } from "./door/parts";
 import { AppError, describe, notFound, type RpcResult, settle } from "./errors";
@@ -51,7 +51,7 @@ import { ensureHostnameResolves } from "./sandbox/hostname";
 import { type InstanceType, sandboxInstanceType } from "./sandbox/instance-type";
 import { ContainerSandbox } from "./sandbox/sandbox";
 import { WorkspaceSearch } from "./search/workspace-search";
-import { endsWithSession, SessionSockets } from "./session-sockets";
+import { SessionSockets } from "./session-sockets";
 import { seedTemplate } from "./templates";
 import { WORKSPACE_ROUTES } from "./workspace-routes";
 
@@ -522,15 +522,7 @@ export class Workspace extends DurableObject<Env> {
       awake: () => this.lifecycle.hasContainer,
       touch: () => this.lifecycle.activity.touch(),
     };
-    const response = await dispatch(request, this.door);
-    // An event stream (the file watch) ends with its session, like a terminal.
-    if (!response.headers.get("Content-Type")?.startsWith("text/event-stream")) return response;
-    return endsWithSession(
-      response,
-      this.sessionSockets,
-      request.headers.get(SESSION_HEADER) ?? "",
-      request.headers.get(CALLER_HEADER) ?? "",
-    );
+    return dispatch(request, this.door);
   }
 
   private partsMade: WorkspaceParts | undefined;

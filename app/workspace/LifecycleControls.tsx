@@ -20,7 +20,7 @@ interface Props {
   onWake: () => Promise<void>;
   /** Reloads the status without waking. */
   onChanged: () => Promise<void>;
-  /** The caller's role, once known: Agents… is the owner's, the agent panel an editor's. */
+  /** The caller's role, once known: Agents… and Backups… are the owner's, the agent panel an editor's. */
   role?: Role;
 }
 
@@ -150,15 +150,17 @@ export function LifecycleControls({ api, status, onWake, onChanged, role }: Prop
           >
             Import archive (replaces /workspace)…
           </button>
-          <button
-            type="button"
-            role="menuitem"
-            onClick={choose(() => setBackupsOpen(true))}
-            data-testid="backups"
-            title="Your files, backed up apart from the system"
-          >
-            Backups…
-          </button>
+          {isOwner && (
+            <button
+              type="button"
+              role="menuitem"
+              onClick={choose(() => setBackupsOpen(true))}
+              data-testid="backups"
+              title="Your files, backed up apart from the system"
+            >
+              Backups…
+            </button>
+          )}
           {isEditor && (
             <button
               type="button"
@@ -200,7 +202,7 @@ export function LifecycleControls({ api, status, onWake, onChanged, role }: Prop
         </div>
       </details>
       {agentsOpen && isOwner && <AgentsDialog api={api.agents} onClose={() => setAgentsOpen(false)} />}
-      {backupsOpen && (
+      {backupsOpen && isOwner && (
         <BackupsPanel api={api.backups} onWake={onWake} onChanged={onChanged} onClose={() => setBackupsOpen(false)} />
       )}
       <input

@@ -1,5 +1,6 @@
 import type { Plugin } from "vite";
 export function isValidHostHeader(host: string | undefined): boolean;
+export function hasRepeatedHost(rawHeaders: readonly string[]): boolean;
 export function isSourceError(error: unknown): boolean;
 export function isForeignTransform(url: string): boolean;
 export function devServerGuards(): Plugin[];

@@ -1,7 +1,8 @@
 // Vite plugins that keep one person's request from reaching anyone else
 // through the local dev server (`vite dev`):
-//   - a Host header that is not a host name (`a@b.localhost`) is answered 400
-//     before any middleware builds a URL from it;
+//   - a Host header that is not a host name (`a@b.localhost`), or more than
+//     one Host header, is answered 400 before any middleware builds a URL
+//     from it;
 //   - only the IDE's own modules are transformed: a request that asks Vite
 //     to compile something else (`/Dockerfile?lang.tsx`, `/README.md?import`)
 //     or to compile in a way the IDE never asks for is answered 404;
@@ -46,6 +47,19 @@ const HOST_HEADER =
 export function isValidHostHeader(host) {
   // The URL parser has the last word: `8099-a-b.127.0.0.1` looks like a name but ends in an address.
   return host === undefined || (host.length <= 260 && HOST_HEADER.test(host) && URL.canParse(`http://${host}/`));
+}
+
+/**
+ * Whether a request names its host more than once (two Host headers): which
+ * one a server behind would take is not for us to guess (RFC 9112 3.2: 400).
+ * @param {readonly string[]} rawHeaders names and values, in turn, as Node keeps them
+ */
+export function hasRepeatedHost(rawHeaders) {
+  let hosts = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]?.toLowerCase() === "host") hosts++;
+  }
+  return hosts > 1;
 }
 
 /**
@@ -101,9 +115,9 @@ export function devServerGuards() {
       enforce: "pre",
       configureServer(server) {
         server.middlewares.use((req, res, next) => {
-          if (isValidHostHeader(req.headers.host)) return next();
+          if (isValidHostHeader(req.headers.host) && !hasRepeatedHost(req.rawHeaders)) return next();
           res.writeHead(400, { "content-type": "text/plain; charset=utf-8", connection: "close" });
-          res.end("Bad Request: the Host header must be a host name, with an optional port.\n");
+          res.end("Bad Request: send one Host header, a host name with an optional port.\n");
         });
       },
     },

@@ -49,9 +49,11 @@ describe("an invited viewer", () => {
     expect(await guest.getByTestId("user-id").textContent()).toBe("Grace Hopper");
     // No Share button for a member.
     expect(await guest.getByTestId("share-button").count()).toBe(0);
-    // Nor the owner's Agents… (MCP tokens), nor an agent panel (an agent writes): the menu has neither.
+    // Nor the owner's Agents… (MCP tokens) and Backups… (they hold /root), nor an agent panel (an agent
+    // writes): the menu has none of them.
     await guest.getByTestId("workspace-menu").click();
-    await guest.getByTestId("backups").waitFor();
+    await guest.getByTestId("export").waitFor();
+    expect(await guest.getByTestId("backups").count()).toBe(0);
     expect(await guest.getByTestId("agents-open").count()).toBe(0);
     expect(await guest.getByTestId("agent-chat-open").count()).toBe(0);
     await guest.getByTestId("workspace-menu").click();

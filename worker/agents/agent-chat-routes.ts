@@ -83,6 +83,7 @@ export const AGENT_CHAT_ROUTES: Route[] = [
   defineRoute({
     method: "GET",
     path: "/agent-chat/events",
+    connection: "agent-chat",
     role: "editor",
     wake: "never",
     input: { query: none },

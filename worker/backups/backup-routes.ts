@@ -8,6 +8,14 @@ import { none, refusal } from "../door/schema";
  * `/api/workspaces/{id}/backups...`: the user's files in R2 (worker/backups/).
  * A backup id of another workspace, or not one at all, answers 404 BACKUP_NOT_FOUND.
  *
+ * The backups are the owner's alone (issue 42, finding 2): a backup holds /root (shell history,
+ * tokens, dotfiles), which a viewer may not read, and the past, which an editor's shell cannot
+ * read: files since removed, a token since revoked. They are also the owner's way back from any
+ * change, an editor's included, so making (retention drops older ones), restoring, pinning and
+ * deleting are the owner's too. The move to the current image stays an editor's: like a change
+ * of machine size, it restarts the workspace with the files it has now, and reads no backup but
+ * the one it takes.
+ *
  *   GET    /backups                        BackupList
  *   POST   /backups                        201 the record, once the object is stored
  *   POST   /backups/{backupId}/restore     backs up the files as they are (the undo), then restores; both records
@@ -22,7 +30,7 @@ export const BACKUP_ROUTES: Route[] = [
   defineRoute({
     method: "GET",
     path: "/backups",
-    role: "viewer",
+    role: "owner",
     wake: "never",
     input: { query: none },
     handle: async ({ workspace }) => Response.json(await workspace.backups.list()),
@@ -30,7 +38,7 @@ export const BACKUP_ROUTES: Route[] = [
   defineRoute({
     method: "POST",
     path: "/backups",
-    role: "editor",
+    role: "owner",
     wake: "wake",
     input: { query: none },
     handle: async ({ workspace }) => Response.json(await workspace.backups.create(), { status: 201 }),
@@ -38,7 +46,7 @@ export const BACKUP_ROUTES: Route[] = [
   defineRoute({
     method: "POST",
     path: "/backups/:backupId/restore",
-    role: "editor",
+    role: "owner",
     wake: "wake",
     input: { params: z.object({ backupId }) },
     handle: async ({ params, workspace }) => Response.json(await workspace.backups.restore(params.backupId)),
@@ -46,7 +54,7 @@ export const BACKUP_ROUTES: Route[] = [
   defineRoute({
     method: "GET",
     path: "/backups/:backupId/download",
-    role: "viewer",
+    role: "owner",
     // As stored it needs no container; as .tar.gz it waits for a running one itself (a GET never wakes).
     wake: "never",
     input: {
@@ -63,7 +71,7 @@ export const BACKUP_ROUTES: Route[] = [
   defineRoute({
     method: "DELETE",
     path: "/backups/:backupId",
-    role: "editor",
+    role: "owner",
     wake: "never",
     input: { params: z.object({ backupId }) },
     handle: async ({ params, workspace }) => {
@@ -74,7 +82,7 @@ export const BACKUP_ROUTES: Route[] = [
   defineRoute({
     method: "POST",
     path: "/backups/:backupId/pin",
-    role: "editor",
+    role: "owner",
     wake: "never",
     input: {
       params: z.object({ backupId }),

@@ -39,11 +39,14 @@ function participant({ caller, workspace }: Pick<Call<unknown, unknown, unknown>
   return collabUser(caller.id, name);
 }
 
-function endsWithSession(call: { caller: Call<unknown, unknown, unknown>["caller"]; workspace: WorkspaceParts }) {
+function endsWithSession(
+  call: { caller: Call<unknown, unknown, unknown>["caller"]; workspace: WorkspaceParts },
+  kind: "collab" | "presence",
+) {
   let forget = () => {};
   return {
     onOpen: (close: (code: number, reason: string) => void) => {
-      forget = call.workspace.sockets.add(call.caller.session, close, call.caller.id);
+      forget = call.workspace.sockets.add(call.caller.session, close, call.caller.id, kind);
     },
     forget: () => forget(),
   };
@@ -67,6 +70,7 @@ export const COLLAB_ROUTES: Route[] = [
     method: "GET",
     path: "/collab/file",
     socket: true,
+    connection: "collab",
     // A viewer reads and shows their cursor; their document updates are refused (shared-document.ts).
     role: "viewer",
     wake: "wake",
@@ -82,7 +86,7 @@ export const COLLAB_ROUTES: Route[] = [
       }
       await lifecycle.ensureRunning();
       const document = await collab.document(call.query.path);
-      const session = endsWithSession(call);
+      const session = endsWithSession(call, "collab");
       const canWrite = call.caller.role !== "viewer";
       const { path } = call.query;
       try {
@@ -108,11 +112,12 @@ export const COLLAB_ROUTES: Route[] = [
     method: "GET",
     path: "/collab/presence",
     socket: true,
+    connection: "presence",
     role: "viewer",
     wake: "never",
     input: { query: none },
     handle: async (call) => {
-      const session = endsWithSession(call);
+      const session = endsWithSession(call, "presence");
       const room = call.workspace.collab.presence();
       return openCollabSocket(
         room.shared,

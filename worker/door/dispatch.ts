@@ -10,13 +10,16 @@
  *   -> its inputs (400 with the feature's code)
  *   -> a WebSocket route's upgrade (426)
  *   -> the wake rule (409 WORKSPACE_ASLEEP: a read never wakes)
+ *   -> a long-lived connection's cap per person (429 TOO_MANY_CONNECTIONS)
  *   -> the handler, whose failures answer their own code (http.ts).
+ * An event stream it answers ends with the caller's session (session-sockets.ts).
  */
 import { ErrorCode } from "../../protocol/errors";
 import { hasRole, type Role } from "../../protocol/roles";
 import { MAX_JSON_BODY_BYTES, tooLarge } from "../body-limits";
 import { AppError } from "../errors";
 import { answerError, drainBody, errorResponse, readJsonObject } from "../http";
+import { endsWithSession } from "../session-sockets";
 import type { WorkspaceParts } from "./parts";
 import type { Route } from "./route";
 import { refusalOf } from "./schema";
@@ -85,16 +88,27 @@ export async function dispatch(request: Request, deps: DoorDeps): Promise<Respon
         "The workspace is not running, and reading never wakes it: wake it first (POST /api/workspaces/{id}/wake, or Wake in the IDE).",
       );
     }
+    const session = request.headers.get(SESSION_HEADER) ?? "";
+    const workspace = deps.parts();
+    // Counted from here until the handler answered, by when the connection it opened is counted itself.
+    const admitted = route.connection ? workspace.sockets.admit(caller, route.connection) : undefined;
     if (route.wake !== "never") deps.touch();
-    return await route.handle({
-      params: checkedParams,
-      query: checkedQuery,
-      body,
-      request,
-      url,
-      caller: { id: caller, session: request.headers.get(SESSION_HEADER) ?? "", role },
-      workspace: deps.parts(),
-    });
+    try {
+      const response = await route.handle({
+        params: checkedParams,
+        query: checkedQuery,
+        body,
+        request,
+        url,
+        caller: { id: caller, session, role },
+        workspace,
+      });
+      // An event stream (the file watch, the agent panel's) ends with its session, like a terminal.
+      if (!response.headers.get("Content-Type")?.startsWith("text/event-stream")) return response;
+      return endsWithSession(response, workspace.sockets, session, caller, route.connection ?? "file-events");
+    } finally {
+      admitted?.();
+    }
   } catch (error) {
     // Read what the client still sends: a body left unread breaks the next request on its connection.
     await drainBody(request);

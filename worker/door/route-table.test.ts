@@ -33,6 +33,16 @@ describe("the workspace's route table", () => {
     }
   });
 
+  it("names the kind of every long-lived connection, so one person's are capped (issue 42)", () => {
+    for (const route of WORKSPACE_ROUTES) {
+      if (route.socket) expect(route.connection, label(route)).toBeDefined();
+    }
+    const streams = WORKSPACE_ROUTES.filter((route) => !route.socket && route.connection).map(label);
+    expect(streams.sort()).toEqual(
+      ["GET /api/workspaces/{id}/files/watch", "GET /api/workspaces/{id}/agent-chat/events"].sort(),
+    );
+  });
+
   it("never lets a GET wake a workspace, except a WebSocket its user opened", () => {
     for (const route of WORKSPACE_ROUTES) {
       if (route.method === "GET" && !route.socket) expect(route.wake, label(route)).not.toBe("wake");
@@ -45,7 +55,7 @@ describe("the workspace's route table", () => {
     expect(new Set(names).size).toBe(names.length);
   });
 
-  it("gives the owner alone: deleting the workspace, its members and invites, network policy, secrets and agent tokens", () => {
+  it("gives the owner alone: deleting the workspace, its members and invites, network policy, secrets, agent tokens and backups", () => {
     // The roles of issue 24: an editor does everything the owner does but these.
     const owners = WORKSPACE_ROUTES.filter((route) => route.role === "owner")
       .map(label)
@@ -73,6 +83,13 @@ describe("the workspace's route table", () => {
         "GET /api/workspaces/{id}/agent-tokens",
         "DELETE /api/workspaces/{id}/agent-tokens/:tokenId",
         "GET /api/workspaces/{id}/agent-activity",
+        // A backup holds /root and the past: what neither a viewer's files API nor an editor's shell reads (issue 42).
+        "GET /api/workspaces/{id}/backups",
+        "POST /api/workspaces/{id}/backups",
+        "POST /api/workspaces/{id}/backups/:backupId/restore",
+        "GET /api/workspaces/{id}/backups/:backupId/download",
+        "DELETE /api/workspaces/{id}/backups/:backupId",
+        "POST /api/workspaces/{id}/backups/:backupId/pin",
       ].sort(),
     );
   });

@@ -9,6 +9,7 @@
  * the role and inputs that passed their schema.
  */
 import type { z } from "zod";
+import type { ConnectionKind } from "../../protocol/connections";
 import type { Role } from "../../protocol/roles";
 import type { WorkspaceParts } from "./parts";
 
@@ -64,6 +65,11 @@ export interface RouteSpec<P extends ObjectSchema, Q extends ObjectSchema, B ext
   path: `/${string}`;
   /** A WebSocket upgrade, under `/ws/`; 426 UPGRADE_REQUIRED without `Upgrade: websocket`. */
   socket?: true;
+  /**
+   * The kind of long-lived connection it opens (a WebSocket, or an event stream): one person holds
+   * at most MAX_CONNECTIONS_PER_PERSON of a kind (protocol/connections.ts), past that 429.
+   */
+  connection?: ConnectionKind;
   role: Role;
   wake: Wake;
   input: Input<P, Q, B>;

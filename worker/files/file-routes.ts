@@ -341,6 +341,7 @@ export const FILE_ROUTES: Route[] = [
   defineRoute({
     method: "GET",
     path: "/files/watch",
+    connection: "file-events",
     role: "viewer",
     wake: "never",
     input: { query: none },

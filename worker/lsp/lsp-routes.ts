@@ -17,6 +17,7 @@ export const LSP_ROUTES: Route[] = [
     method: "GET",
     path: "/lsp/:language",
     socket: true,
+    connection: "lsp",
     role: "editor",
     wake: "wake",
     input: {
@@ -45,7 +46,7 @@ export const LSP_ROUTES: Route[] = [
       return workspace.languageServers.open(params.language, {
         onMessage: () => lifecycle.activity.touch(),
         onOpen: (close) => {
-          forget = workspace.sockets.add(caller.session, close, caller.id);
+          forget = workspace.sockets.add(caller.session, close, caller.id, "lsp");
         },
         onClose: () => forget(),
       });

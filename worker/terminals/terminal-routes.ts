@@ -48,6 +48,7 @@ export const TERMINAL_ROUTES: Route[] = [
     method: "GET",
     path: "/terminals/:name",
     socket: true,
+    connection: "terminal",
     // A viewer watches (read-only: openTerminal refuses their input).
     role: "viewer",
     wake: "wake",
@@ -71,7 +72,7 @@ export const TERMINAL_ROUTES: Route[] = [
         readOnly: caller.role === "viewer",
         begin: (close) => {
           lifecycle.activity.begin();
-          forget = workspace.sockets.add(caller.session, close, caller.id);
+          forget = workspace.sockets.add(caller.session, close, caller.id, "terminal");
         },
         end: () => {
           forget();
