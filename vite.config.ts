@@ -9,6 +9,8 @@ import { devServerGuards } from "./scripts/lib/dev-server-guards.mjs";
 // dev server inside the workspace's container.
 const port = Number(process.env.PORT ?? 5173);
 const hmrPort = Number(process.env.HMR_PORT ?? port + 1);
+/** Previews' domain under `vite dev`: the Worker's PREVIEW_DOMAIN and the dev-server guards' scope. */
+const previewDomain = `localhost:${port}`;
 
 /**
  * Variables that differ under `vite dev`: local preview hostnames, the
@@ -16,7 +18,7 @@ const hmrPort = Number(process.env.HMR_PORT ?? port + 1);
  * a test's Access team and a test's scripted agent model (test/support/scripted-model.ts).
  */
 function devVars(): Record<string, string> {
-  const vars: Record<string, string> = { PREVIEW_DOMAIN: `localhost:${port}` };
+  const vars: Record<string, string> = { PREVIEW_DOMAIN: previewDomain };
   for (const name of [
     "ACCESS_TEAM_DOMAIN",
     "ACCESS_AUD",
@@ -54,7 +56,7 @@ export default defineConfig(({ command }) => ({
     __CLOUD_IDE_TEST_HOOKS__: JSON.stringify(command === "serve" && process.env.CLOUD_IDE_TEST_HOOKS === "1"),
   },
   plugins: [
-    devServerGuards(),
+    devServerGuards({ previewDomain }),
     react(),
     cloudflare({
       config: (config) => {
