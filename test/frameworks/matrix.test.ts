@@ -46,32 +46,47 @@ interface RowResult {
 /** `FRAMEWORKS_ROWS=vanilla,python`: only the rows whose names contain one of these (while working on some). */
 const only = process.env.FRAMEWORKS_ROWS?.split(",").filter(Boolean);
 const rows = only ? ROWS.filter((row) => only.some((part) => row.name.includes(part))) : ROWS;
+/** Rows with the longest installs (a bigger machine) start first, so the tier ends when the light ones do. */
+const runOrder = [...rows].sort((a, b) => Number(Boolean(b.machine)) - Number(Boolean(a.machine)));
 
 const started = Date.now();
 const results = new Map<string, RowResult>();
 const workspaces: string[] = [];
 let browser: Browser;
 
-/** Each row's workspace, started before any row runs (one start at a time, while the machine is quiet). */
-const ready = new Map<string, string>();
+/**
+ * Each row's workspace, started in the background from the first moment, one
+ * container start at a time: several at once on two busy cores miss
+ * workerd's deadline for the network sidecar. The heaviest rows come first.
+ */
+const ready = new Map<string, Promise<string>>();
 
 beforeAll(async () => {
   browser = await launchBrowser();
-  for (const row of rows) {
-    const id = await createWorkspace(`matrix ${row.name}`, "empty");
-    workspaces.push(id);
-    if (row.machine) {
-      const set = await ownerApi(`/api/workspaces/${id}/settings`, {
-        method: "PUT",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ machine: row.machine }),
-      });
-      expect(set.status, await set.clone().text()).toBe(200);
-    }
-    await wake(id);
-    ready.set(row.name, id);
+  let queue: Promise<unknown> = Promise.resolve();
+  for (const row of runOrder) {
+    const start = queue.then(() => startWorkspace(row));
+    queue = start.catch(() => {});
+    // A failed start fails its row (which awaits it), not the others.
+    start.catch(() => {});
+    ready.set(row.name, start);
   }
-}, 15 * 60_000);
+});
+
+async function startWorkspace(row: Row): Promise<string> {
+  const id = await createWorkspace(`matrix ${row.name}`, "empty");
+  workspaces.push(id);
+  if (row.machine) {
+    const set = await ownerApi(`/api/workspaces/${id}/settings`, {
+      method: "PUT",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ machine: row.machine }),
+    });
+    if (set.status !== 200) throw new Error(`choosing ${row.machine}: ${set.status} ${await set.text()}`);
+  }
+  await wake(id);
+  return id;
+}
 
 afterAll(async () => {
   const report = {
@@ -89,7 +104,7 @@ afterAll(async () => {
 });
 
 describe("the frameworks matrix", () => {
-  for (const row of rows) {
+  for (const row of runOrder) {
     it.concurrent(row.name, async () => {
       const result: RowResult = { ...notRun(), problems: [] };
       results.set(row.name, result);
@@ -97,7 +112,7 @@ describe("the frameworks matrix", () => {
         await runRow(row, result);
       } finally {
         // Its container's memory goes back for the rows still to run.
-        const id = ready.get(row.name);
+        const id = await ready.get(row.name)?.catch(() => undefined);
         if (id) await ownerApi(`/api/workspaces/${id}`, { method: "DELETE" });
       }
     });
@@ -124,10 +139,8 @@ function notRun(): RowResult {
 }
 
 async function runRow(row: Row, result: RowResult): Promise<void> {
-  const id = ready.get(row.name);
+  const id = await ready.get(row.name);
   if (!id) throw new Error(`no workspace was started for ${row.name}`);
-  // Running since beforeAll; a no-op unless it went to sleep meanwhile.
-  await wake(id);
   for (const [path, content] of Object.entries(row.files ?? {})) {
     expect((await putFile(id, path, content)).status).toBeLessThan(300);
   }
@@ -153,14 +166,22 @@ async function runRow(row: Row, result: RowResult): Promise<void> {
   let loads = 0;
   page.on("load", () => loads++);
   result.renders = "fail";
-  await page.goto(grant.url);
-  const loadedAt = Date.now();
-  await page.getByText(row.shows).first().waitFor({ timeout: 180_000 });
+  let loadedAt = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    requests.problems.length = 0;
+    sockets.length = 0;
+    await page.goto(grant.url);
+    loadedAt = Date.now();
+    await page.getByText(row.shows).first().waitFor({ timeout: 180_000 });
+    if (attempt === 1) result.firstRenderSeconds = seconds(listeningAt);
+    // Every request the page made answered: images, styles, modules, fonts.
+    await page.waitForLoadState("networkidle").catch(() => {});
+    // Chromium fails requests in flight when Docker adds a network interface (another container
+    // starting; test/support/browser.ts): a load that met that, and only that, is made again.
+    const changed = requests.problems.filter((problem) => problem.startsWith("net::ERR_NETWORK_CHANGED"));
+    if (changed.length === 0 || changed.length < requests.problems.length || attempt === 3) break;
+  }
   result.renders = "pass";
-  result.firstRenderSeconds = seconds(listeningAt);
-
-  // Every request the page made answered: images, styles, modules, fonts.
-  await page.waitForLoadState("networkidle").catch(() => {});
   result.problems.push(...requests.problems);
   result.assets = requests.problems.length === 0 && requests.count() > 0 ? "pass" : "fail";
 
@@ -173,8 +194,15 @@ async function runRow(row: Row, result: RowResult): Promise<void> {
   visitor.setDefaultTimeout(120_000);
   expect(await visitor.cookies()).toEqual([]);
   const visit = await visitor.newPage();
-  await visit.goto(share.url);
-  await visit.getByText(row.shows).first().waitFor();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await visit.goto(share.url);
+      await visit.getByText(row.shows).first().waitFor();
+      break;
+    } catch (error) {
+      if (attempt === 3 || !String(error).includes("ERR_NETWORK_CHANGED")) throw error;
+    }
+  }
   result.share = "pass";
   await visitor.close();
 
