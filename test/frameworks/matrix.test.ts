@@ -166,21 +166,11 @@ async function runRow(row: Row, result: RowResult): Promise<void> {
   let loads = 0;
   page.on("load", () => loads++);
   result.renders = "fail";
-  let loadedAt = Date.now();
-  for (let attempt = 1; ; attempt++) {
-    requests.problems.length = 0;
+  await loadUntilShown(page, grant.url, row.shows, requests, () => {
     sockets.length = 0;
-    await page.goto(grant.url);
-    loadedAt = Date.now();
-    await page.getByText(row.shows).first().waitFor({ timeout: 180_000 });
-    if (attempt === 1) result.firstRenderSeconds = seconds(listeningAt);
-    // Every request the page made answered: images, styles, modules, fonts.
-    await page.waitForLoadState("networkidle").catch(() => {});
-    // Chromium fails requests in flight when Docker adds a network interface (another container
-    // starting; test/support/browser.ts): a load that met that, and only that, is made again.
-    const changed = requests.problems.filter((problem) => problem.startsWith("net::ERR_NETWORK_CHANGED"));
-    if (changed.length === 0 || changed.length < requests.problems.length || attempt === 3) break;
-  }
+  });
+  const loadedAt = Date.now();
+  result.firstRenderSeconds = seconds(listeningAt);
   result.renders = "pass";
   result.problems.push(...requests.problems);
   result.assets = requests.problems.length === 0 && requests.count() > 0 ? "pass" : "fail";
@@ -194,15 +184,7 @@ async function runRow(row: Row, result: RowResult): Promise<void> {
   visitor.setDefaultTimeout(120_000);
   expect(await visitor.cookies()).toEqual([]);
   const visit = await visitor.newPage();
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await visit.goto(share.url);
-      await visit.getByText(row.shows).first().waitFor();
-      break;
-    } catch (error) {
-      if (attempt === 3 || !String(error).includes("ERR_NETWORK_CHANGED")) throw error;
-    }
-  }
+  await loadUntilShown(visit, share.url, row.shows, recordRequests(visit));
   result.share = "pass";
   await visitor.close();
 
@@ -231,6 +213,40 @@ async function runRow(row: Row, result: RowResult): Promise<void> {
   expect(result.problems).toEqual([]);
   expect(result).toMatchObject({ renders: "pass", assets: "pass", share: "pass" });
   if (row.hot) expect(result).toMatchObject({ hot: "pass", socket: "pass" });
+}
+
+/**
+ * Loads `url` until the page shows `text` and is quiet. Chromium fails
+ * requests in flight when Docker adds a network interface (any container
+ * starting on this machine; test/support/browser.ts): a load that met such a
+ * change, and no other failure, is made again, three times at most. What
+ * the last load's requests met stays in `requests.problems`.
+ */
+async function loadUntilShown(
+  page: Page,
+  url: string,
+  text: string,
+  requests: ReturnType<typeof recordRequests>,
+  beforeEach = () => {},
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    requests.problems.length = 0;
+    beforeEach();
+    try {
+      await page.goto(url);
+      await page.getByText(text).first().waitFor({ timeout: 120_000 });
+      await page.waitForLoadState("networkidle").catch(() => {});
+    } catch (error) {
+      if (attempt < 3 && (isNetworkChange(String(error)) || requests.problems.some(isNetworkChange))) continue;
+      throw new Error(`${error}\nrequests that failed: ${requests.problems.join("; ") || "none"}`);
+    }
+    const changed = requests.problems.filter(isNetworkChange);
+    if (changed.length === 0 || changed.length < requests.problems.length || attempt === 3) return;
+  }
+}
+
+function isNetworkChange(text: string): boolean {
+  return text.includes("ERR_NETWORK_CHANGED");
 }
 
 /** Records each request of the page that answered 4xx/5xx or failed (a cancelled one is not a failure). */

@@ -38,12 +38,12 @@ export const EDITED_TEXT = "Edited through hot reload";
  * create-vite: every template shows "Get started" and imports its images with `?import`.
  * `version`: where the latest template cannot install at all (see qwik below).
  */
-function createVite(template: string, hot: HotEdit, version = "latest"): Row {
+function createVite(template: string, hot: HotEdit, version = "latest", shows = "Get started"): Row {
   return {
     name: `create-vite ${template}`,
     port: 5173,
     command: `npm create --yes vite@${version} app -- --template ${template} --no-interactive && cd app && npm install && npm run dev`,
-    shows: "Get started",
+    shows,
     hot,
   };
 }
@@ -85,9 +85,10 @@ export const ROWS: Row[] = [
   createVite("solid", text("src/App.jsx")),
   createVite("preact", text("src/app.jsx")),
   createVite("lit", { kind: "css", file: "app/src/index.css" }),
-  // create-vite 9.3.0's qwik template asks for @builder.io/qwik ^1.20.2, which the registry does not
-  // have (its latest is 1.20.1): `npm install` fails with ETARGET before anything runs. 9.2.1's asks for ^1.20.0.
-  createVite("qwik", { kind: "css", file: "app/src/index.css" }, "9.2.1"),
+  // create-vite 9's qwik template cannot install from the registry: 9.3.0 asks for @builder.io/qwik
+  // ^1.20.2, which is not published (the latest is 1.20.1), and 9.2.1 pairs vite ^8 with qwik 1.20.1,
+  // whose peer range is vite <8 (ERESOLVE). 8.2.0's (vite ^7, qwik ^1.17.2) is the newest that installs.
+  createVite("qwik", { kind: "css", file: "app/src/index.css" }, "8.2.0", "Vite + Qwik"),
   {
     name: "create-next-app",
     port: 3000,
