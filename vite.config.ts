@@ -1,7 +1,7 @@
 import { cloudflare } from "@cloudflare/vite-plugin";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
-import { devServerGuards } from "./scripts/lib/dev-server-guards.mjs";
+import { devServerGuards, isPreviewRequest } from "./scripts/lib/dev-server-guards.mjs";
 import { ideSourcesGuard } from "./scripts/lib/ide-sources-guard.mjs";
 
 // The IDE serves on PORT (5173). Its own hot-reload socket has a port of its
@@ -10,6 +10,8 @@ import { ideSourcesGuard } from "./scripts/lib/ide-sources-guard.mjs";
 // dev server inside the workspace's container.
 const port = Number(process.env.PORT ?? 5173);
 const hmrPort = Number(process.env.HMR_PORT ?? port + 1);
+/** Previews' domain under `vite dev`: the Worker's PREVIEW_DOMAIN and the dev-server guards' scope. */
+const previewDomain = `localhost:${port}`;
 
 /**
  * Variables that differ under `vite dev`: local preview hostnames, the
@@ -17,7 +19,7 @@ const hmrPort = Number(process.env.HMR_PORT ?? port + 1);
  * a test's Access team and a test's scripted agent model (test/support/scripted-model.ts).
  */
 function devVars(): Record<string, string> {
-  const vars: Record<string, string> = { PREVIEW_DOMAIN: `localhost:${port}` };
+  const vars: Record<string, string> = { PREVIEW_DOMAIN: previewDomain };
   for (const name of [
     "ACCESS_TEAM_DOMAIN",
     "ACCESS_AUD",
@@ -55,9 +57,10 @@ export default defineConfig(({ command }) => ({
     __CLOUD_IDE_TEST_HOOKS__: JSON.stringify(command === "serve" && process.env.CLOUD_IDE_TEST_HOOKS === "1"),
   },
   plugins: [
-    devServerGuards(),
-    // Of this checkout, only the modules the IDE's page imports (issue 42).
-    ideSourcesGuard(),
+    devServerGuards({ previewDomain }),
+    // Of this checkout, only the modules the IDE's page imports (issue 42); a
+    // preview hostname's requests are its workspace's, and pass untouched (issue 43).
+    ideSourcesGuard({ skip: (req) => isPreviewRequest(req.url, req.headers.host, previewDomain) }),
     react(),
     cloudflare({
       config: (config) => {

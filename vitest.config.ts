@@ -1,8 +1,10 @@
 import { defineConfig } from "vitest/config";
 
-// Four tiers. `unit` is pure logic in Node. `integration` and `e2e` start the
-// real IDE (`vite dev`, the Worker in workerd, containers in Docker) once per
-// run through test/support/global-setup.ts; `e2e` drives Debian's Chromium.
+// Five tiers. `unit` is pure logic in Node. `integration`, `e2e` and
+// `frameworks` start the real IDE (`vite dev`, the Worker in workerd,
+// containers in Docker) once per run through test/support/global-setup.ts;
+// `e2e` drives Debian's Chromium; `frameworks` makes apps with real
+// generators from the npm registry and previews them in Chromium.
 // `deployed` runs the production bundle under plain `wrangler dev`.
 const system = {
   globalSetup: ["test/support/global-setup.ts"],
@@ -25,6 +27,19 @@ export default defineConfig({
       },
       { test: { name: "integration", include: ["test/integration/**/*.test.ts"], ...system } },
       { test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], ...system } },
+      {
+        test: {
+          name: "frameworks",
+          include: ["test/frameworks/**/*.test.ts"],
+          ...system,
+          // Rows run side by side (it.concurrent) in workspaces of their own, so the minute each
+          // waits on its hot-reload socket overlaps; a test's afterEach clean-up would delete the
+          // others' workspaces, so the file deletes its own at the end instead.
+          setupFiles: [],
+          maxConcurrency: 4,
+          testTimeout: 15 * 60_000,
+        },
+      },
       {
         test: {
           name: "deployed",

@@ -1,8 +1,9 @@
 // `npm test`: the same set-up as `npm start`, then every check CI makes:
 // typecheck, lint, unit tests, the production bundle (`wrangler deploy
 // --dry-run`), integration tests against real containers, a smoke set
-// against the production bundle under plain `wrangler dev` (`deployed`), and
-// browser end-to-end tests in Debian's Chromium. Ends with "N passed, N failed".
+// against the production bundle under plain `wrangler dev` (`deployed`),
+// browser end-to-end tests in Debian's Chromium, and the frameworks matrix
+// (real generators' apps previewed in Chromium, `frameworks`). Ends with "N passed, N failed".
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -13,7 +14,7 @@ import { ensureChromium, ensurePyflakes, failSetup, ROOT, setup } from "./lib/se
 // `npm test -- e2e test/e2e/sign-in.test.ts`: tier names pick tiers, anything
 // else narrows vitest to matching test files (and runs the Python's tests only when one starts with sandbox).
 const args = process.argv.slice(2);
-const tierNames = new Set(["static", "unit", "deploy", "integration", "deployed", "e2e"]);
+const tierNames = new Set(["static", "unit", "deploy", "integration", "deployed", "e2e", "frameworks"]);
 const tiers = args.filter((arg) => tierNames.has(arg));
 const fileFilters = args.filter((arg) => !tierNames.has(arg));
 const wanted = (name) => tiers.length === 0 || tiers.includes(name);
@@ -128,6 +129,8 @@ if (wanted("integration")) await vitest("integration");
 // The production bundle as it deploys: `vite build` under plain `wrangler dev`, with real containers.
 if (wanted("deployed")) await vitest("deployed");
 if (wanted("e2e")) await vitest("e2e");
+// Real generators (create-vite, create-next-app, sv, ng) from the npm registry, each previewed in Chromium.
+if (wanted("frameworks")) await vitest("frameworks");
 
 console.log("");
 for (const test of failedTests) console.log(`\x1b[31m✗ ${test}\x1b[0m`);

@@ -3,6 +3,7 @@ import type { DevServerState, ListeningPort } from "../../protocol/previews";
 import type { PreviewsApi } from "../api/previews";
 import { useRegisterCommands } from "../commands/useCommands";
 import { useAction } from "../hooks/useAction";
+import { hostHint } from "./host-hints";
 import { PreviewsModel } from "./previews-model";
 import { SharePanel } from "./SharePanel";
 import "./preview.css";
@@ -48,6 +49,7 @@ export function PreviewPane({ previews }: { previews: PreviewsApi }) {
   const access = granted?.port === shownPort ? granted : undefined;
   const src = access ? new URL(path.replace(/^\/*/, ""), access.url).toString() : undefined;
   const width = DEVICES[device]?.width;
+  const hint = hostHint(listening?.process, access?.url);
 
   useRegisterCommands(
     () => [
@@ -159,6 +161,12 @@ export function PreviewPane({ previews }: { previews: PreviewsApi }) {
             ? `Port ${port} listens on 127.0.0.1 only and could not be forwarded: ${listening.forwardError}. `
             : `Port ${port} listens on 127.0.0.1 only; the IDE is forwarding it. `}
           If the preview stays empty, start the server with <code>--host 0.0.0.0</code>.
+        </p>
+      )}
+      {hint && (
+        <p className="preview-warning" data-testid="preview-host-hint">
+          {hint.framework} serves its dev resources (hot reload, client code) only to origins it knows. Add{" "}
+          <code>{hint.add}</code> to <code>{hint.file}</code> and restart it.
         </p>
       )}
       <div className="preview-stage">

@@ -3,4 +3,5 @@ export function isValidHostHeader(host: string | undefined): boolean;
 export function hasRepeatedHost(rawHeaders: readonly string[]): boolean;
 export function isSourceError(error: unknown): boolean;
 export function isForeignTransform(url: string): boolean;
-export function devServerGuards(): Plugin[];
+export function isPreviewRequest(url: string | undefined, host: string | undefined, previewDomain: string): boolean;
+export function devServerGuards(options: { previewDomain: string }): Plugin[];

@@ -1,9 +1,12 @@
 // Vite plugins that keep one person's request from reaching anyone else
-// through the local dev server (`vite dev`):
+// through the local dev server (`vite dev`). They guard the IDE's own host;
+// a request for a preview hostname ({port}-{id}-{token}.localhost:PORT) goes
+// to the Worker as it came, since it is a workspace's dev server that answers
+// it (and the Worker and the workspace check it):
 //   - a Host header that is not a host name (`a@b.localhost`), or more than
 //     one Host header, is answered 400 before any middleware builds a URL
 //     from it;
-//   - only the IDE's own modules are transformed: a request that asks Vite
+//   - only the IDE's own modules are transformed (on the IDE's host): a request that asks Vite
 //     to compile something else (`/Dockerfile?lang.tsx`, `/README.md?import`)
 //     or to compile in a way the IDE never asks for is answered 404;
 //   - an error while serving a request is answered with a plain 500 and
@@ -63,6 +66,28 @@ export function hasRepeatedHost(rawHeaders) {
 }
 
 /**
+ * Whether a request is for a preview hostname, a subdomain of `previewDomain`
+ * (`localhost:5173` under `vite dev`). It reads the host as the Cloudflare
+ * plugin builds the Worker's URL (the request target's own host when it has
+ * one, else the Host header) and as the Worker compares it (URL-normalized,
+ * lower case), so a request the Worker serves as the IDE is never taken for
+ * a preview here.
+ * @param {string | undefined} url the request target (`/path?query` or an absolute URL)
+ * @param {string | undefined} host the Host header
+ * @param {string} previewDomain
+ */
+export function isPreviewRequest(url, host, previewDomain) {
+  if (!isValidHostHeader(host)) return false;
+  let target;
+  try {
+    target = new URL(url ?? "/", `http://${host ?? "localhost"}`);
+  } catch {
+    return false;
+  }
+  return target.host.toLowerCase().endsWith(`.${previewDomain.toLowerCase()}`);
+}
+
+/**
  * Whether a request asks for a transform the IDE's page never asks for, or
  * for one of a file that is not one of the IDE's modules.
  * @param {string} url the request's path and query
@@ -106,8 +131,11 @@ export function isSourceError(error) {
   return SOURCE_DIRS.some((dir) => file.startsWith(`${ROOT}${dir}`) || file.startsWith(`/${dir}`));
 }
 
-/** @returns {import("vite").Plugin[]} */
-export function devServerGuards() {
+/**
+ * @param {{ previewDomain: string }} options previews' domain under `vite dev` (`localhost:PORT`)
+ * @returns {import("vite").Plugin[]}
+ */
+export function devServerGuards({ previewDomain }) {
   return [
     {
       name: "cloud-ide:host-guard",
@@ -127,6 +155,8 @@ export function devServerGuards() {
       enforce: "pre",
       configureServer(server) {
         server.middlewares.use((req, res, next) => {
+          // A preview's own modules (`/src/assets/logo.svg?import`) are its dev server's to compile.
+          if (isPreviewRequest(req.url, req.headers.host, previewDomain)) return next();
           if (!isForeignTransform(req.url ?? "/")) return next();
           res.writeHead(404, { "content-type": "text/plain; charset=utf-8" });
           res.end("Not Found\n");

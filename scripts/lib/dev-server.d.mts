@@ -10,7 +10,7 @@ export interface DevServer {
 }
 export function startDevServer(
   env: NodeJS.ProcessEnv,
-  options?: { verbose?: boolean; logFile?: string },
+  options?: { verbose?: boolean; logFile?: string; appBinds?: string[] },
 ): Promise<DevServer>;
 export function removeContainers(workerName: string): void;
 export function freePort(): Promise<number>;

@@ -21,11 +21,12 @@ export const OUTBOUND_TEST_HOSTS = {
 
 /**
  * @param {NodeJS.ProcessEnv} env from setup()
- * @param {{ verbose?: boolean, logFile?: string }} options `logFile` gets the
- *   server's whole output, each line stamped with the time (for a failed CI run)
+ * @param {{ verbose?: boolean, logFile?: string, appBinds?: string[] }} options `logFile` gets the
+ *   server's whole output, each line stamped with the time (for a failed CI run);
+ *   `appBinds`: volumes every workspace container gets (`name:/path`: the frameworks tier's npm cache)
  * @returns {Promise<{ baseUrl: string, port: number, hmrPort: number, workerName: string, stop: () => Promise<void> }>}
  */
-export async function startDevServer(env, { verbose = false, logFile } = {}) {
+export async function startDevServer(env, { verbose = false, logFile, appBinds = [] } = {}) {
   const port = await freePort();
   const hmrPort = await freePort();
   const workerName = `cloud-ide-test-${randomBytes(3).toString("hex")}`;
@@ -53,6 +54,7 @@ export async function startDevServer(env, { verbose = false, logFile } = {}) {
     // Names that resolve to this machine for the outbound tests (test/integration/outbound-names.test.ts),
     // without editing /etc/hosts.
     outboundHosts: OUTBOUND_TEST_HOSTS,
+    appBinds,
   });
   // --bypass-lock: a test run may share the project with a running `npm start`.
   const server = spawn("vite", ["dev", "--bypass-lock"], {

@@ -10,6 +10,7 @@ export function rewriteCreate(
   body: Record<string, any>,
   limits: Limits,
   sidecarEnv?: string[],
+  appBinds?: string[],
   // biome-ignore lint/suspicious/noExplicitAny: Docker's create body is free-form JSON.
 ): Record<string, any>;
 export function upgradeAnswer(): (chunk: Buffer) => "pending" | "upgraded" | "refused";
@@ -22,4 +23,5 @@ export function startEngineProxy(options: {
   log?: (message: string) => void;
   egressGate?: boolean;
   outboundHosts?: Record<string, string>;
+  appBinds?: string[];
 }): Promise<{ dockerHost: string; workerVars: Record<string, string>; close(): Promise<void> }>;

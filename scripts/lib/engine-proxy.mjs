@@ -1,5 +1,5 @@
 // Stands between workerd and the Docker engine (workerd reaches it through
-// WRANGLER_DOCKER_HOST) and changes three things in the containers it creates:
+// WRANGLER_DOCKER_HOST) and changes these things in the containers it creates:
 //   - the network sidecar's published ingress port (the CONNECT relay to the
 //     workspace's loopback servers, and its egress settings) is bound to this
 //     machine's loopback: workerd publishes it on every interface, where
@@ -9,6 +9,9 @@
 //     sandbox's instance type (scripts/lib/instance-types.mjs): workerd sets
 //     none. The type is the workspace's machine size when its start says so
 //     (CLOUD_IDE_MACHINE in the container's environment), else the configured one;
+//   - an app container gets the volumes a test tier asks for (`appBinds`:
+//     the frameworks matrix keeps npm's cache in a volume of its own, so its
+//     downloads survive between runs); `npm start` asks for none;
 //   - the sidecar learns the egress gate (egress-gate.mjs: the only way to
 //     workerd's egress listener, with a token the app cannot read) and this
 //     machine's addresses, which no workspace may reach.
@@ -93,8 +96,9 @@ function machineLimits(env) {
  * @param {Record<string, any>} body Docker's ContainerCreate body
  * @param {Limits} limits for app containers that name no machine size
  * @param {string[]} sidecarEnv added to a sidecar's environment
+ * @param {string[]} appBinds added to an app container's binds (`volume:/path`)
  */
-export function rewriteCreate(name, body, limits, sidecarEnv = []) {
+export function rewriteCreate(name, body, limits, sidecarEnv = [], appBinds = []) {
   const hostConfig = { ...(body.HostConfig ?? {}) };
   const isSidecar = Array.isArray(body.Cmd) && body.Cmd.includes("--http-egress-port");
   if (isSidecar) {
@@ -108,6 +112,7 @@ export function rewriteCreate(name, body, limits, sidecarEnv = []) {
     if (sidecarEnv.length > 0) return { ...body, Env: [...(body.Env ?? []), ...sidecarEnv], HostConfig: hostConfig };
   } else if (name.startsWith("workerd-") && String(hostConfig.NetworkMode ?? "").startsWith("container:")) {
     Object.assign(hostConfig, machineLimits(body.Env) ?? limits);
+    if (appBinds.length > 0) hostConfig.Binds = [...(hostConfig.Binds ?? []), ...appBinds];
   }
   return { ...body, HostConfig: hostConfig };
 }
@@ -205,13 +210,21 @@ export function engineAddress(env) {
 
 /**
  * Starts the proxy on a socket of its own, and the Worker's outbound proxy.
- * @param {{ env: NodeJS.ProcessEnv, limits: Limits, log?: (message: string) => void, egressGate?: boolean, outboundHosts?: Record<string, string> }} options
+ * @param {{ env: NodeJS.ProcessEnv, limits: Limits, log?: (message: string) => void, egressGate?: boolean, outboundHosts?: Record<string, string>, appBinds?: string[] }} options
  *   `egressGate: false` only where no workspace runs (tests of the proxy itself);
- *   `outboundHosts`: names the outbound proxy answers without DNS (the test dev server's)
+ *   `outboundHosts`: names the outbound proxy answers without DNS (the test dev server's);
+ *   `appBinds`: volumes every app container gets (`name:/path`, a test tier's caches)
  * @returns {Promise<{ dockerHost: string, workerVars: Record<string, string>, close: () => Promise<void> }>}
  *   `workerVars`: what the Worker must be given (as variables) to use the outbound proxy
  */
-export async function startEngineProxy({ env, limits, log = () => {}, egressGate = true, outboundHosts = {} }) {
+export async function startEngineProxy({
+  env,
+  limits,
+  log = () => {},
+  egressGate = true,
+  outboundHosts = {},
+  appBinds = [],
+}) {
   const upstream = engineAddress(env);
   const dir = mkdtempSync(join(tmpdir(), "cloud-ide-engine-"));
   const socketPath = join(dir, "docker.sock");
@@ -279,7 +292,9 @@ export async function startEngineProxy({ env, limits, log = () => {}, egressGate
     if (req.method === "POST" && CREATE_PATH.test(req.url ?? "")) {
       const name = new URL(req.url ?? "", "http://engine").searchParams.get("name") ?? "";
       try {
-        body = Buffer.from(JSON.stringify(rewriteCreate(name, JSON.parse(body.toString("utf8")), limits, gate.env)));
+        body = Buffer.from(
+          JSON.stringify(rewriteCreate(name, JSON.parse(body.toString("utf8")), limits, gate.env, appBinds)),
+        );
         headers["content-length"] = String(body.length);
       } catch {
         // Not JSON: the engine says what is wrong with it.

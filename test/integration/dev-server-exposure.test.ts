@@ -161,6 +161,14 @@ describe("the local dev server's exposure", () => {
         expect(answer.body, path).not.toMatch(/ at |\/work\/|node_modules/);
       }
       expect((await page.drain()).filter((m) => (m as { type?: string }).type === "error")).toEqual([]);
+      // A preview's Host with a request target naming the IDE's host: the Worker serves the IDE, so the IDE's guard holds.
+      const disguised = await rawRequest(
+        "GET",
+        `http://localhost:${inject("port")}/README.md?import`,
+        `5173-abcdefgh-${"a".repeat(24)}.localhost:${inject("port")}`,
+      );
+      expect(disguised.status).toBe(404);
+      expect(disguised.body).not.toMatch(/ at |\/work\/|node_modules|export default/);
       // The IDE's own modules still compile.
       const main = await rawRequest("GET", "/app/main.tsx", `localhost:${inject("port")}`);
       expect(main.status).toBe(200);

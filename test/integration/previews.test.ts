@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { GrantList, PreviewAccess, ShareLink } from "../../protocol/previews";
 import { api } from "../support/api";
+import { putFile } from "../support/files";
 import { isRunning, peek, post, testHooks, waitFor, wake } from "../support/lifecycle";
 import {
   closed,
@@ -60,6 +61,20 @@ describe("a preview hostname", () => {
     const client = await previewRequest(new URL("/@vite/client", owner.url).toString());
     expect(client.status).toBe(200);
     expect(client.body).toContain("vite-hmr");
+  });
+
+  it("serves assets imported as create-vite templates import them (`?import`) from the workspace's dev server (issue 43)", async () => {
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>';
+    for (const name of ["hero.svg", "vite.svg"]) {
+      expect((await putFile(workspace, `src/assets/${name}`, svg)).status).toBeLessThan(300);
+      const asModule = await previewRequest(new URL(`/src/assets/${name}?import`, owner.url).toString());
+      expect(asModule.status, name).toBe(200);
+      // Vite's module for an asset: its URL, or the asset inlined (small ones).
+      expect(asModule.body).toMatch(/^export default "(?:\/src\/assets\/|data:image\/svg\+xml)/);
+      const asset = await previewRequest(new URL(`/src/assets/${name}`, owner.url).toString());
+      expect(asset.status, name).toBe(200);
+      expect(asset.body).toBe(svg);
+    }
   });
 
   it("bridges Vite's hot-reload socket and passes its subprotocol back", async () => {

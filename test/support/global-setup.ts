@@ -4,6 +4,7 @@
  * A stand-in Cloudflare Access team is configured too, so tests can sign in
  * both ways.
  */
+import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,6 +36,14 @@ declare module "vitest" {
   }
 }
 
+/**
+ * The Docker volume that keeps npm's downloads for the frameworks tier
+ * between runs. Only the content cache is shared: each workspace's `npx`
+ * installs (`~/.npm/_npx`) stay its own, since two of them installing the
+ * same generator at once into one folder would trip over each other.
+ */
+const FRAMEWORKS_NPM_CACHE = "cloud-ide-frameworks-npm-cache";
+
 export default async function globalSetup(project: TestProject) {
   const env = await setup();
   // scripts/test.mjs names the log (and prints its tail when the tier fails); a bare `vitest run` gets one in tmp.
@@ -43,6 +52,8 @@ export default async function globalSetup(project: TestProject) {
   // The agent panel's model: no real one is reachable here, so a scripted one on loopback (its real provider).
   const model = await startScriptedModel();
   const inspectorPort = await freePort();
+  if (project.name === "frameworks")
+    execFileSync("docker", ["volume", "create", FRAMEWORKS_NPM_CACHE], { stdio: "ignore" });
   const server = await startDevServer(
     {
       ...env,
@@ -56,6 +67,8 @@ export default async function globalSetup(project: TestProject) {
     {
       verbose: Boolean(process.env.CLOUD_IDE_TEST_VERBOSE),
       logFile,
+      // The frameworks matrix downloads hundreds of packages per run: npm's cache lives in a volume of its own.
+      appBinds: project.name === "frameworks" ? [`${FRAMEWORKS_NPM_CACHE}:/root/.npm/_cacache`] : [],
     },
   );
   const vars = readDevVars();

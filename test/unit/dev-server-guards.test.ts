@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { isForeignTransform, isSourceError, isValidHostHeader } from "../../scripts/lib/dev-server-guards.mjs";
+import {
+  isForeignTransform,
+  isPreviewRequest,
+  isSourceError,
+  isValidHostHeader,
+} from "../../scripts/lib/dev-server-guards.mjs";
 
 describe("the dev server's Host check", () => {
   it("accepts host names, addresses and ports", () => {
@@ -62,6 +67,41 @@ describe("what Vite may transform (issue 19, finding 2)", () => {
       "/@react-refresh",
     ]) {
       expect(isForeignTransform(url), url).toBe(false);
+    }
+  });
+});
+
+describe("which requests are a preview's, left to the Worker (issue 43, part 1)", () => {
+  const domain = "localhost:5173";
+
+  it("is a request for a subdomain of the preview domain, as the Worker reads it", () => {
+    for (const [url, host] of [
+      ["/src/assets/vite.svg?import", "5173-ada-tok1234567890abcdef.localhost:5173"],
+      ["/README.md?import", "8080-ADA-tok1234567890abcdef.LOCALHOST:5173"],
+      // The URL parser drops a leading zero of the port, as the Worker's URL does.
+      ["/x?import", "8080-ada-tok.localhost:05173"],
+      // The request target's own host is the one the Worker sees.
+      ["http://8080-ada-tok.localhost:5173/x?import", "localhost:5173"],
+    ] as const) {
+      expect(isPreviewRequest(url, host, domain), `${host} ${url}`).toBe(true);
+    }
+  });
+
+  it("is not a request the Worker serves as the IDE, whatever the Host header says", () => {
+    for (const [url, host] of [
+      ["/README.md?import", "localhost:5173"],
+      ["/README.md?import", "127.0.0.1:5173"],
+      ["/README.md?import", undefined],
+      // The Worker's URL names the IDE's host: the IDE's guards apply.
+      ["http://localhost:5173/README.md?import", "8080-ada-tok.localhost:5173"],
+      // Another port, no port, a trailing dot: not under the preview domain.
+      ["/README.md?import", "8080-ada-tok.localhost:5174"],
+      ["/README.md?import", "8080-ada-tok.localhost"],
+      ["/README.md?import", "8080-ada-tok.localhost.:5173"],
+      ["/README.md?import", "evil-localhost:5173"],
+      ["/README.md?import", "a@b.localhost:5173"],
+    ] as const) {
+      expect(isPreviewRequest(url, host, domain), `${host} ${url}`).toBe(false);
     }
   });
 });

@@ -53,6 +53,22 @@ describe("what the engine proxy changes in the containers workerd creates", () =
   it("leaves other containers alone (workerd's snapshot copy helpers)", () => {
     const helper = { Image: "x", Entrypoint: ["/bin/cp"], HostConfig: { Binds: ["a:/src:ro"] } };
     expect(rewriteCreate("", helper, limits)).toEqual(helper);
+    expect(rewriteCreate("", helper, limits, [], ["cache:/root/.npm"])).toEqual(helper);
+  });
+
+  it("adds a test tier's volumes to app containers only (the frameworks matrix's npm cache)", () => {
+    const app = {
+      Image: "cloudflare-dev/sandbox:1",
+      HostConfig: { NetworkMode: "container:workerd-ide-Workspace-1-proxy", Binds: ["snap:/restore:ro"] },
+    };
+    const binds = ["cloud-ide-frameworks-npm:/root/.npm"];
+    expect(rewriteCreate("workerd-ide-Workspace-1", app, limits, [], binds).HostConfig.Binds).toEqual([
+      "snap:/restore:ro",
+      ...binds,
+    ]);
+    expect(rewriteCreate("workerd-ide-Workspace-1", app, limits).HostConfig.Binds).toEqual(["snap:/restore:ro"]);
+    const sidecar = { Cmd: ["--http-egress-port", "1"], ExposedPorts: {}, HostConfig: {} };
+    expect(rewriteCreate("workerd-ide-Workspace-1-proxy", sidecar, limits, [], binds).HostConfig.Binds).toBeUndefined();
   });
 
   it("takes a snapshot's commit without pausing the container, and passes every other path as it came", () => {
