@@ -7,12 +7,13 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { step } from "./lib/run.mjs";
-import { ensureChromium, failSetup, ROOT, setup } from "./lib/setup.mjs";
+import { ensureChromium, ensureSshClients, failSetup, ROOT, setup } from "./lib/setup.mjs";
 
 let env;
 try {
   env = await setup();
   env.CHROMIUM_PATH = await ensureChromium();
+  await ensureSshClients();
 } catch (error) {
   failSetup(error);
 }

@@ -5,7 +5,7 @@ import { delimiter, join } from "node:path";
 import { ensureDevVars } from "./dev-vars.mjs";
 import { ensureDockerEngine } from "./docker-engine.mjs";
 import { ensureLocalImages } from "./local-images.mjs";
-import { run, SetupError, step } from "./run.mjs";
+import { probe, run, SetupError, step } from "./run.mjs";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
 const BIN = join(ROOT, "node_modules/.bin");
@@ -65,6 +65,28 @@ export async function ensureChromium() {
     });
   });
   return configured;
+}
+
+/**
+ * Debian's OpenSSH client and rsync for the ssh tests (the tunnel is tested
+ * with the real ssh, scp and rsync through `cloud-ide tunnel`), when missing.
+ */
+export async function ensureSshClients() {
+  const missing = [
+    ["ssh", "openssh-client"],
+    ["rsync", "rsync"],
+  ].filter(([command]) => !probe("sh", ["-c", `command -v ${command}`]).ok);
+  if (missing.length === 0) return;
+  const packages = missing.map(([, name]) => name);
+  if (process.getuid?.() !== 0) {
+    throw new SetupError("SSH_CLIENTS_MISSING", `The ssh tests need ${packages.join(" and ")}: install them.`);
+  }
+  step(`Installing ${packages.join(" and ")} for the ssh tests (Debian packages)`);
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  await run("apt-get", ["install", "-y", "--no-install-recommends", ...packages], { env }).catch(async () => {
+    await run("apt-get", ["update"], { show: false });
+    await run("apt-get", ["install", "-y", "--no-install-recommends", ...packages], { env });
+  });
 }
 
 /** Prints a set-up failure for a person and exits. */
