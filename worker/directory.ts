@@ -203,9 +203,9 @@ export class Directory extends DurableObject<Env> {
     return this.access.revokeToken(id);
   }
 
-  addSshKey(key: Omit<SshKeySummary, "createdAt">): SshKeySummary | undefined {
+  addSshKey(key: Omit<SshKeySummary, "createdAt">, tokenId: string | null): SshKeySummary | undefined {
     if (this.access.hasKey(key.fingerprint)) return undefined;
-    return this.access.addKey(key);
+    return this.access.addKey(key, tokenId);
   }
 
   listSshKeys(): SshKeySummary[] {

@@ -20,7 +20,7 @@ import { AppError, notFound } from "./errors";
 import { answerError, drainBody, errorResponse } from "./http";
 import { previewDomainProblem } from "./preview-domain";
 import { handlePreviewRequest, previewHostLabel, withoutPreviewHeader } from "./preview-host";
-import { accessRoutes, deviceClientRoutes } from "./routes/access";
+import { accessRoutes, addSshKey, deviceClientRoutes } from "./routes/access";
 import { inviteRoutes } from "./routes/invites";
 import { mcpRoutes } from "./routes/mcp";
 import { sessionListRoutes, sessionRoutes } from "./routes/session";
@@ -47,11 +47,13 @@ app.all("/mcp/*", () => {
 });
 
 // A personal access token (Authorization: Bearer) is taken here and nowhere
-// else: for the list of workspaces and the ssh tunnel. No cookie and no
+// else: for the list of workspaces, the ssh tunnel and the CLI's own key. No cookie and no
 // Origin count with one (a browser cannot attach it by itself); without
 // one, these go on to the session checks below.
 app.get("/api/workspaces", acceptToken(listWorkspaces));
 app.get("/ws/workspaces/:id/ssh", acceptToken(forwardToWorkspace));
+// The CLI registers its own key with its token (the key lasts as long as the token).
+app.post("/api/ssh-keys", limitBodies, acceptToken(addSshKey));
 // The command line's half of `cloud-ide login`: its device code is its secret.
 app.use("/api/device", limitBodies);
 app.use("/api/device/token", limitBodies);

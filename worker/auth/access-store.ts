@@ -21,6 +21,7 @@ interface KeyRow extends Record<string, SqlStorageValue> {
   fingerprint: string;
   public_key: string;
   created_at: number;
+  token_id: string | null;
 }
 
 /**
@@ -35,7 +36,7 @@ export class AccessStore {
       created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, last_used_at INTEGER)`);
     sql.exec(`CREATE TABLE IF NOT EXISTS ssh_keys (
       id TEXT PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL, fingerprint TEXT NOT NULL UNIQUE,
-      public_key TEXT NOT NULL, created_at INTEGER NOT NULL)`);
+      public_key TEXT NOT NULL, created_at INTEGER NOT NULL, token_id TEXT)`);
   }
 
   addToken(
@@ -84,24 +85,33 @@ export class AccessStore {
     return this.sql.exec("DELETE FROM access_tokens WHERE id = ?", id).rowsWritten > 0;
   }
 
-  addKey(key: Omit<SshKeySummary, "createdAt">, now = Date.now()): SshKeySummary {
+  /**
+   * Registers a key. One registered with a personal access token (`tokenId`:
+   * the CLI's own key) lasts only as long as that token: a token that leaked
+   * cannot leave a key behind that outlives its revocation.
+   */
+  addKey(key: Omit<SshKeySummary, "createdAt">, tokenId: string | null, now = Date.now()): SshKeySummary {
+    this.prune(now);
     this.sql.exec(
-      "INSERT INTO ssh_keys (id, name, type, fingerprint, public_key, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      "INSERT INTO ssh_keys (id, name, type, fingerprint, public_key, created_at, token_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
       key.id,
       key.name,
       key.type,
       key.fingerprint,
       key.publicKey,
       now,
+      tokenId,
     );
     return { ...key, createdAt: new Date(now).toISOString() };
   }
 
-  hasKey(fingerprint: string): boolean {
+  hasKey(fingerprint: string, now = Date.now()): boolean {
+    this.prune(now);
     return this.sql.exec("SELECT id FROM ssh_keys WHERE fingerprint = ?", fingerprint).toArray().length > 0;
   }
 
-  keys(): SshKeySummary[] {
+  keys(now = Date.now()): SshKeySummary[] {
+    this.prune(now);
     return this.sql
       .exec<KeyRow>("SELECT * FROM ssh_keys ORDER BY created_at, id")
       .toArray()
@@ -119,7 +129,9 @@ export class AccessStore {
     return this.sql.exec("DELETE FROM ssh_keys WHERE id = ?", id).rowsWritten > 0;
   }
 
+  /** Expired tokens, and the keys registered with tokens that are gone. */
   private prune(now: number): void {
     this.sql.exec("DELETE FROM access_tokens WHERE expires_at <= ?", now);
+    this.sql.exec("DELETE FROM ssh_keys WHERE token_id IS NOT NULL AND token_id NOT IN (SELECT id FROM access_tokens)");
   }
 }

@@ -21,6 +21,11 @@ export function tokenSessionId(tokenId: string): string {
   return `token-${tokenId}`;
 }
 
+/** The token a request's session is, or null for a browser session. */
+export function tokenOf(sessionId: string): string | null {
+  return sessionId.startsWith("token-") ? sessionId.slice("token-".length) : null;
+}
+
 export async function sha256Hex(text: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
   return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");

@@ -15,7 +15,7 @@ import {
 } from "../../protocol/access";
 import { ErrorCode } from "../../protocol/errors";
 import type { AppEnv } from "../app-env";
-import { mintToken, sha256Hex, tokenSessionId } from "../auth/access-token";
+import { mintToken, sha256Hex, tokenOf, tokenSessionId } from "../auth/access-token";
 import { DEVICE_LOGIN_SECONDS, DEVICE_POLL_SECONDS } from "../auth/device-login";
 import { userDirectory } from "../directory";
 import { AppError, notFound } from "../errors";
@@ -78,7 +78,14 @@ accessRoutes.delete("/tokens/:id", async (c) => {
   return c.body(null, 204);
 });
 
-accessRoutes.post("/ssh-keys", async (c) => {
+accessRoutes.post("/ssh-keys", (c) => addSshKey(c));
+
+/**
+ * `POST /api/ssh-keys`: a session's; or a personal access token's (the CLI
+ * registers its own key, worker/index.ts), and then the key lasts only as
+ * long as that token.
+ */
+export async function addSshKey(c: Context<AppEnv>): Promise<Response> {
   refuseGuests(c);
   const body = (await readJsonObject(c.req.raw)) as Partial<Record<keyof AddSshKeyRequest, unknown>>;
   const label = checkLabel(body.name, "A key");
@@ -91,16 +98,19 @@ accessRoutes.post("/ssh-keys", async (c) => {
   }
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", key.blob));
   const fingerprint = `SHA256:${btoa(String.fromCharCode(...digest)).replace(/=+$/, "")}`;
-  const added = await directory.addSshKey({
-    id: randomToken(16),
-    name: label.name,
-    type: key.type,
-    fingerprint,
-    publicKey: key.line,
-  });
+  const added = await directory.addSshKey(
+    {
+      id: randomToken(16),
+      name: label.name,
+      type: key.type,
+      fingerprint,
+      publicKey: key.line,
+    },
+    tokenOf(c.get("user").sessionId),
+  );
   if (!added) throw new AppError(ErrorCode.SSH_KEY_EXISTS, `This key (${fingerprint}) is registered already.`);
   return c.json(added, 201);
-});
+}
 
 accessRoutes.get("/ssh-keys", async (c) => c.json(await userDirectory(c.env, c.get("user").id).listSshKeys()));
 
