@@ -10,10 +10,33 @@ const WINDOW_BYTES = 8 * 1024 * 1024;
 const ACK_BYTES = 256 * 1024;
 
 /** Opens the tunnel's WebSocket (rejects with the server's refusal). */
-export function openTunnelSocket(config, workspaceId) {
-  const url = new URL(`/ws/workspaces/${encodeURIComponent(workspaceId)}/ssh`, config.url);
+export async function openTunnelSocket(config, workspaceId) {
+  const path = `/ws/workspaces/${encodeURIComponent(workspaceId)}/ssh`;
+  const url = new URL(path, config.url);
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-  return connectWebSocket(url.toString(), authHeaders(config));
+  try {
+    return await connectWebSocket(url.toString(), authHeaders(config));
+  } catch (error) {
+    if (error.status !== undefined) throw error;
+    // Some proxies (vite dev among them) drop a refused upgrade without its
+    // answer: the same request without the upgrade says why (the server
+    // checks the token and the role before it asks for an upgrade).
+    throw (await refusalOf(config, path)) ?? error;
+  }
+}
+
+async function refusalOf(config, path) {
+  try {
+    const response = await fetch(new URL(path, config.url), { headers: authHeaders(config), redirect: "manual" });
+    const body = await response.json().catch(() => undefined);
+    if (response.status === 426 || !body?.message) return undefined;
+    const error = new Error(body.message);
+    error.status = response.status;
+    error.code = body.code;
+    return error;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -118,7 +118,11 @@ pid=$(cat /run/cloud-ide-sshd.pid 2>/dev/null || true)
 if [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = sshd ]; then
   [ "$changed" = 0 ] || kill -HUP "$pid"
 else
-  /usr/sbin/sshd -f "$d/sshd_config"
+  # A pid file from before a snapshot names nothing now; sshd writes it once it listens.
+  rm -f /run/cloud-ide-sshd.pid
+  env -u SSHD_CONFIG -u KEYS_SCRIPT -u AUTHORIZED_KEYS -u HOST_KEY /usr/sbin/sshd -f "$d/sshd_config"
+  i=0
+  while [ ! -s /run/cloud-ide-sshd.pid ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
 fi
 [ "$made" = 0 ] || cat "$d/ssh_host_ed25519_key"
 `;
