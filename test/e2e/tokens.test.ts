@@ -74,11 +74,8 @@ describe("the Tokens page", () => {
     await keyForm.getByLabel("Name").fill("laptop key");
     await keyForm.getByLabel("Public key").fill(good);
     await page.getByRole("button", { name: "Add key" }).click();
-    await page.getByTestId("ssh-key").getByText("laptop key").waitFor();
-    await page
-      .getByTestId("ssh-key")
-      .getByText(/SHA256:/)
-      .waitFor();
+    const keyRow = page.getByTestId("ssh-key").filter({ has: page.getByText("laptop key", { exact: true }) });
+    await keyRow.getByText(/SHA256:/).waitFor();
 
     await page.getByRole("button", { name: "Revoke laptop", exact: true }).click();
     await row.waitFor({ state: "detached" });
