@@ -5,13 +5,16 @@ ARG BASE_IMAGE=node:24-trixie-slim
 FROM ${BASE_IMAGE}
 
 # Install only what the base lacks (the local base already has all of it).
+# openssh-server: the ssh tunnel starts sshd on demand (worker/ssh/); its
+# package's own host keys are removed, each workspace has its own.
 RUN set -eu; \
-    want="ca-certificates procps tmux git curl less nano vim-tiny inotify-tools python3 xz-utils openssh-client ripgrep zstd gcc g++ make libc6-dev"; \
+    want="ca-certificates procps tmux git curl less nano vim-tiny inotify-tools python3 xz-utils openssh-client openssh-server rsync ripgrep zstd gcc g++ make libc6-dev"; \
     missing=""; \
     for p in $want; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done; \
     if [ -n "$missing" ]; then \
       apt-get update && apt-get install -y --no-install-recommends $missing && rm -rf /var/lib/apt/lists/*; \
-    fi
+    fi; \
+    rm -f /etc/ssh/ssh_host_*
 
 # Language servers (TypeScript and JavaScript, Python, CSS, HTML, JSON), in
 # /opt/language-servers rather than /workspace, so they are part of the

@@ -1,4 +1,6 @@
 import { type ReactNode, useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import { DevicePage } from "./access/DevicePage";
+import { TokensPage } from "./access/TokensPage";
 import { workspaceApi } from "./api";
 import { FollowBar, PresenceAvatars } from "./collab/PresenceAvatars";
 import { PresenceRoom } from "./collab/presence";
@@ -53,7 +55,10 @@ export function App() {
 
   const workspaceId = workspaceFromPath(path);
   const guest = session.user.via === "guest";
-  const userMenu = <UserMenu userId={session.user.name ?? session.user.id} onSignOut={signOut} />;
+  const userMenu = <UserMenu userId={session.user.name ?? session.user.id} onSignOut={signOut} guest={guest} />;
+  // A command line's way in: tokens and SSH keys, and the approval of `cloud-ide login`.
+  if (path === "/tokens") return <TokensPage />;
+  if (path === "/device") return <DevicePage />;
   return workspaceId ? (
     <WorkspacePage
       key={workspaceId}

@@ -20,6 +20,8 @@ export const MAX_CONNECTIONS_PER_PERSON = {
   "file-events": 16,
   /** The agent panel's event stream. */
   "agent-chat": 16,
+  /** An SSH tunnel (an editor such as VS Code opens a few at once). */
+  ssh: 16,
 } as const;
 
 export type ConnectionKind = keyof typeof MAX_CONNECTIONS_PER_PERSON;

@@ -114,6 +114,22 @@ export const ErrorCode = {
   AGENT_NOT_CONFIGURED: "AGENT_NOT_CONFIGURED",
   /** The agent's model failed to answer (unreachable, refused the key, a bad answer): the message says how. */
   AGENT_MODEL_FAILED: "AGENT_MODEL_FAILED",
+  /** A personal access token's name or lifetime is not acceptable. */
+  INVALID_ACCESS_TOKEN: "INVALID_ACCESS_TOKEN",
+  /** The user already has the most live personal access tokens they may hold: revoke one first. */
+  TOO_MANY_ACCESS_TOKENS: "TOO_MANY_ACCESS_TOKENS",
+  /** An SSH public key that is not one (or too weak: RSA under 3072 bits, DSA), or a bad name. */
+  INVALID_SSH_KEY: "INVALID_SSH_KEY",
+  /** The same SSH public key is registered already. */
+  SSH_KEY_EXISTS: "SSH_KEY_EXISTS",
+  /** The user already has the most SSH keys they may register: remove one first. */
+  TOO_MANY_SSH_KEYS: "TOO_MANY_SSH_KEYS",
+  /** A device login that is unknown, expired, or used: start `cloud-ide login` again. */
+  DEVICE_LOGIN_UNUSABLE: "DEVICE_LOGIN_UNUSABLE",
+  /** A device login nobody approved yet: poll again after the interval. */
+  DEVICE_LOGIN_PENDING: "DEVICE_LOGIN_PENDING",
+  /** The workspace's image has no sshd (openssh-server), or sshd would not start. */
+  SSH_UNAVAILABLE: "SSH_UNAVAILABLE",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -191,6 +207,14 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   AGENT_BUSY: 409,
   AGENT_NOT_CONFIGURED: 503,
   AGENT_MODEL_FAILED: 502,
+  INVALID_ACCESS_TOKEN: 400,
+  TOO_MANY_ACCESS_TOKENS: 409,
+  INVALID_SSH_KEY: 400,
+  SSH_KEY_EXISTS: 409,
+  TOO_MANY_SSH_KEYS: 409,
+  DEVICE_LOGIN_UNUSABLE: 410,
+  DEVICE_LOGIN_PENDING: 428,
+  SSH_UNAVAILABLE: 503,
 };
 
 /**

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { pythonFiles, pythonTests } from "./lib/python-checks.mjs";
 import { step } from "./lib/run.mjs";
-import { ensureChromium, ensurePyflakes, failSetup, ROOT, setup } from "./lib/setup.mjs";
+import { ensureChromium, ensurePyflakes, ensureSshClients, failSetup, ROOT, setup } from "./lib/setup.mjs";
 
 // `npm test -- e2e test/e2e/sign-in.test.ts`: tier names pick tiers, anything
 // else narrows vitest to matching test files (and runs the Python's tests only when one starts with sandbox).
@@ -25,6 +25,7 @@ try {
   env = await setup();
   env.CHROMIUM_PATH = await ensureChromium();
   if (wanted("static")) pyflakes = await ensurePyflakes();
+  await ensureSshClients();
 } catch (error) {
   failSetup(error);
 }

@@ -1,7 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
+import type { SshKeySummary, TokenSummary } from "../protocol/access";
 import type { MemberRole } from "../protocol/members";
-import type { SessionSummary } from "../protocol/session";
+import type { SessionSummary, SignInKind } from "../protocol/session";
 import type { WorkspaceSummary } from "../protocol/workspaces";
+import { AccessStore } from "./auth/access-store";
 import { SessionStore } from "./auth/session-store";
 
 const SPARE_KEY = "spare";
@@ -36,10 +38,13 @@ export interface SharedEntry {
  */
 export class Directory extends DurableObject<Env> {
   private readonly sessions: SessionStore;
+  /** Personal access tokens (hashes) and SSH public keys (worker/auth/access-store.ts). */
+  private readonly access: AccessStore;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sessions = new SessionStore(ctx.storage.sql, ctx.storage.kv);
+    this.access = new AccessStore(ctx.storage.sql);
     ctx.storage.sql.exec(
       "CREATE TABLE IF NOT EXISTS workspaces (id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at TEXT NOT NULL)",
     );
@@ -178,5 +183,36 @@ export class Directory extends DurableObject<Env> {
 
   listSessions(current: string | undefined): SessionSummary[] {
     return this.sessions.list(current);
+  }
+
+  // Personal access tokens and SSH keys: a command line's way in (worker/routes/access.ts).
+
+  addToken(token: { id: string; name: string; hash: string; via: SignInKind; expiresAt: number }): void {
+    this.access.addToken(token);
+  }
+
+  useToken(hash: string): { id: string; via: SignInKind } | undefined {
+    return this.access.useToken(hash);
+  }
+
+  listTokens(): TokenSummary[] {
+    return this.access.liveTokens();
+  }
+
+  revokeToken(id: string): boolean {
+    return this.access.revokeToken(id);
+  }
+
+  addSshKey(key: Omit<SshKeySummary, "createdAt">, tokenId: string | null): SshKeySummary | undefined {
+    if (this.access.hasKey(key.fingerprint)) return undefined;
+    return this.access.addKey(key, tokenId);
+  }
+
+  listSshKeys(): SshKeySummary[] {
+    return this.access.keys();
+  }
+
+  removeSshKey(id: string): boolean {
+    return this.access.removeKey(id);
   }
 }

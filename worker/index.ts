@@ -12,6 +12,7 @@ import { Hono } from "hono";
 import { ErrorCode } from "../protocol/errors";
 import { parsePreviewLabel } from "../protocol/previews";
 import type { AppEnv } from "./app-env";
+import { acceptToken } from "./auth/access-token";
 import { requireUser, sameOriginOnly } from "./auth/guards";
 import { limitBodies } from "./body-limits";
 import { forwardToWorkspace } from "./door/forward";
@@ -19,12 +20,14 @@ import { AppError, notFound } from "./errors";
 import { answerError, drainBody, errorResponse } from "./http";
 import { previewDomainProblem } from "./preview-domain";
 import { handlePreviewRequest, previewHostLabel, withoutPreviewHeader } from "./preview-host";
+import { accessRoutes, addSshKey, deviceClientRoutes } from "./routes/access";
 import { inviteRoutes } from "./routes/invites";
 import { mcpRoutes } from "./routes/mcp";
 import { sessionListRoutes, sessionRoutes } from "./routes/session";
-import { prepareSpare, workspaceRoutes } from "./routes/workspaces";
+import { listWorkspaces, prepareSpare, workspaceRoutes } from "./routes/workspaces";
 import { securityHeaders } from "./security-headers";
 
+export { DeviceLogin } from "./auth/device-login";
 export { SignInThrottle } from "./auth/sign-in-throttle";
 export { ArchiveGateway } from "./backups/archive-gateway";
 export { Directory } from "./directory";
@@ -42,6 +45,19 @@ app.route("/mcp/workspaces", mcpRoutes);
 app.all("/mcp/*", () => {
   throw notFound("No such MCP endpoint: it is /mcp/workspaces/{id}.");
 });
+
+// A personal access token (Authorization: Bearer) is taken here and nowhere
+// else: for the list of workspaces, the ssh tunnel and the CLI's own key. No cookie and no
+// Origin count with one (a browser cannot attach it by itself); without
+// one, these go on to the session checks below.
+app.get("/api/workspaces", acceptToken(listWorkspaces));
+app.get("/ws/workspaces/:id/ssh", acceptToken(forwardToWorkspace));
+// The CLI registers its own key with its token (the key lasts as long as the token).
+app.post("/api/ssh-keys", limitBodies, acceptToken(addSshKey));
+// The command line's half of `cloud-ide login`: its device code is its secret.
+app.use("/api/device", limitBodies);
+app.use("/api/device/token", limitBodies);
+app.route("/api/device", deviceClientRoutes);
 
 app.use("/api/*", sameOriginOnly);
 app.use("/ws/*", sameOriginOnly);
@@ -63,6 +79,7 @@ app.all("/ws/workspaces/:id/*", forwardToWorkspace);
 // The Worker's own routes (sessions, the list of workspaces): JSON bodies, limited here.
 app.use("/api/*", limitBodies);
 app.route("/api/sessions", sessionListRoutes);
+app.route("/api", accessRoutes);
 app.route("/api/workspaces", workspaceRoutes);
 
 app.all("/api/*", () => {

@@ -17,6 +17,7 @@ import { MEMBER_ROUTES } from "./members/member-routes";
 import { NETWORK_ROUTES } from "./network/network-routes";
 import { PREVIEW_ROUTES } from "./previews/preview-routes";
 import { SEARCH_ROUTES } from "./search/search-routes";
+import { SSH_ROUTES } from "./ssh/ssh-routes";
 import { TERMINAL_ROUTES } from "./terminals/terminal-routes";
 
 export const WORKSPACE_ROUTES: readonly Route[] = [
@@ -26,6 +27,7 @@ export const WORKSPACE_ROUTES: readonly Route[] = [
   ...SEARCH_ROUTES,
   ...GIT_ROUTES,
   ...TERMINAL_ROUTES,
+  ...SSH_ROUTES,
   ...LSP_ROUTES,
   ...PREVIEW_ROUTES,
   ...NETWORK_ROUTES,

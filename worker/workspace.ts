@@ -52,6 +52,7 @@ import { type InstanceType, sandboxInstanceType } from "./sandbox/instance-type"
 import { ContainerSandbox } from "./sandbox/sandbox";
 import { WorkspaceSearch } from "./search/workspace-search";
 import { SessionSockets } from "./session-sockets";
+import { SshServer } from "./ssh/ssh-server";
 import { seedTemplate } from "./templates";
 import { WORKSPACE_ROUTES } from "./workspace-routes";
 
@@ -108,6 +109,8 @@ export class Workspace extends DurableObject<Env> {
   protected readonly agents: AgentGateway;
   /** The agent panel's conversations, one per person (worker/agents/agent-chats.ts). */
   protected readonly agentChats: AgentChats;
+  /** sshd, started when an ssh tunnel opens (worker/ssh/). */
+  private readonly ssh: SshServer;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -201,6 +204,11 @@ export class Workspace extends DurableObject<Env> {
       connections: { begin: () => this.activity.begin(), end: () => this.activity.end() },
     });
     this.alarms.register(SWEEP_TASK, () => this.previews.sweep());
+    this.ssh = new SshServer({
+      sandbox: this.sandbox,
+      storage: ctx.storage,
+      authorizedKeys: () => this.sshKeys(),
+    });
     this.network = new WorkspaceNetwork({
       storage: ctx.storage,
       running: () => this.lifecycle.hasContainer,
@@ -525,6 +533,18 @@ export class Workspace extends DurableObject<Env> {
     return dispatch(request, this.door);
   }
 
+  /** The SSH keys sshd takes: those the owner and the editors registered in their Directories. */
+  private async sshKeys(): Promise<string[]> {
+    const people = [
+      ...(this.owner ? [this.owner] : []),
+      ...Object.entries(this.members.roles())
+        .filter(([, role]) => role === "editor")
+        .map(([id]) => id),
+    ];
+    const lists = await Promise.all(people.map((id) => userDirectory(this.env, id).listSshKeys()));
+    return [...new Set(lists.flat().map((key) => key.publicKey))];
+  }
+
   private partsMade: WorkspaceParts | undefined;
 
   /** What the routes' handlers use (worker/door/parts.ts). */
@@ -546,6 +566,7 @@ export class Workspace extends DurableObject<Env> {
       members: this.members,
       collab: this.collab,
       sockets: this.sessionSockets,
+      ssh: this.ssh,
       agents: this.agents,
       agentChats: this.agentChats,
       identity: () => ownerIdentity(this.owner ?? ""),

@@ -9,7 +9,16 @@ import "./user-menu.css";
  * browser, when it began and was last used; any other one can be ended, and
  * "Sign out everywhere" ends them all (this one too).
  */
-export function UserMenu({ userId, onSignOut }: { userId: string; onSignOut: (everywhere: boolean) => void }) {
+export function UserMenu({
+  userId,
+  onSignOut,
+  guest = false,
+}: {
+  userId: string;
+  onSignOut: (everywhere: boolean) => void;
+  /** A guest has no tokens or SSH keys. */
+  guest?: boolean;
+}) {
   const [open, setOpen] = useState(false);
   const [sessions, setSessions] = useState<SessionSummary[] | undefined>();
   const [error, setError] = useState<string | undefined>();
@@ -47,6 +56,11 @@ export function UserMenu({ userId, onSignOut }: { userId: string; onSignOut: (ev
       >
         Sessions
       </button>
+      {!guest && (
+        <a className="user-menu-link" href="/tokens">
+          Tokens
+        </a>
+      )}
       <button type="button" onClick={() => onSignOut(false)}>
         Sign out
       </button>

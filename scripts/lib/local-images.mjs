@@ -48,6 +48,9 @@ const BASE_PACKAGES = [
   "iptables",
   "xz-utils",
   "openssh-client",
+  // sshd for the ssh tunnel (worker/ssh/), and rsync for what people sync over it.
+  "openssh-server",
+  "rsync",
   "ripgrep",
   "zstd",
   "locales-all",

@@ -5,7 +5,7 @@ import { delimiter, join } from "node:path";
 import { ensureDevVars } from "./dev-vars.mjs";
 import { ensureDockerEngine } from "./docker-engine.mjs";
 import { ensureLocalImages } from "./local-images.mjs";
-import { run, SetupError, step } from "./run.mjs";
+import { probe, run, SetupError, step } from "./run.mjs";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
 const BIN = join(ROOT, "node_modules/.bin");
@@ -52,8 +52,8 @@ async function ensureDependencies() {
 export async function ensureChromium() {
   const configured = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
   if (existsSync(configured)) return configured;
-  await installDebianPackage(
-    "chromium",
+  await installDebianPackages(
+    ["chromium"],
     "Chromium for the browser tests",
     new SetupError("CHROMIUM_MISSING", `No Chromium at ${configured}: install it or set CHROMIUM_PATH.`),
   );
@@ -67,8 +67,8 @@ export async function ensureChromium() {
 export async function ensurePyflakes() {
   const executable = "/usr/bin/pyflakes3";
   if (!existsSync(executable)) {
-    await installDebianPackage(
-      "pyflakes3",
+    await installDebianPackages(
+      ["pyflakes3"],
       "the linter of the container's Python",
       new SetupError("PYFLAKES_MISSING", `No ${executable}: install the Debian package pyflakes3.`),
     );
@@ -76,14 +76,33 @@ export async function ensurePyflakes() {
   return executable;
 }
 
-/** Installs a Debian package as root (updating the package lists once if it is not found); not root: MISSING. */
-async function installDebianPackage(name, what, missing) {
+/**
+ * Debian's OpenSSH client and rsync for the ssh tests (the tunnel is tested
+ * with the real ssh, scp and rsync through `cloud-ide tunnel`), when missing.
+ */
+export async function ensureSshClients() {
+  const packages = [
+    ["ssh", "openssh-client"],
+    ["rsync", "rsync"],
+  ]
+    .filter(([command]) => !probe("sh", ["-c", `command -v ${command}`]).ok)
+    .map(([, name]) => name);
+  if (packages.length === 0) return;
+  await installDebianPackages(
+    packages,
+    "the ssh tests' clients",
+    new SetupError("SSH_CLIENTS_MISSING", `The ssh tests need ${packages.join(" and ")}: install them.`),
+  );
+}
+
+/** Installs Debian packages as root (updating the package lists once if one is not found); not root: MISSING. */
+async function installDebianPackages(names, what, missing) {
   if (process.getuid?.() !== 0) throw missing;
-  step(`Installing ${what} (Debian package ${name})`);
+  step(`Installing ${what} (Debian packages ${names.join(", ")})`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  await run("apt-get", ["install", "-y", "--no-install-recommends", name], { env }).catch(async () => {
+  await run("apt-get", ["install", "-y", "--no-install-recommends", ...names], { env }).catch(async () => {
     await run("apt-get", ["update"], { show: false });
-    await run("apt-get", ["install", "-y", "--no-install-recommends", name], { env });
+    await run("apt-get", ["install", "-y", "--no-install-recommends", ...names], { env });
   });
 }
 

@@ -22,6 +22,8 @@ export async function forwardToWorkspace(c: Context<AppEnv>): Promise<Response> 
   request.headers.set(SESSION_HEADER, user.sessionId);
   // Only the MCP route may mark a request as an agent's (worker/routes/mcp.ts).
   request.headers.delete(AGENT_HEADER);
+  // A personal access token was checked here (worker/auth/access-token.ts): it goes no further.
+  request.headers.delete("Authorization");
   // A refused upgrade is logged by worker/index.ts, as every refused upgrade is.
   return c.env.Workspace.getByName(id).fetch(request);
 }

@@ -24,6 +24,7 @@ import type { WorkspacePreviews } from "../previews/workspace-previews";
 import type { ContainerSandbox } from "../sandbox/sandbox";
 import type { WorkspaceSearch } from "../search/workspace-search";
 import type { SessionSockets } from "../session-sockets";
+import type { SshServer } from "../ssh/ssh-server";
 
 export interface WorkspaceParts {
   /** The workspace's id (its Durable Object's name). */
@@ -44,6 +45,8 @@ export interface WorkspaceParts {
   members: WorkspaceMembers;
   /** Shared documents of open files and the presence room (worker/collab/). */
   collab: WorkspaceCollab;
+  /** The workspace's sshd, started when a tunnel opens (worker/ssh/). */
+  ssh: SshServer;
   /** Open sockets by the session that opened them: ending a session closes them. */
   sockets: SessionSockets;
   /** Agent tokens, the MCP endpoint and the agents' activity log (worker/agents/). */

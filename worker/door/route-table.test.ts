@@ -99,7 +99,9 @@ describe("the workspace's route table", () => {
       if (route.role === "owner") continue;
       // A language server's socket sends it document changes: an editor's (a viewer's page goes without).
       // The agent panel's conversation is an editor's, its reads too: a viewer has no agent (it writes).
-      const editorsOwn = route.path.startsWith("/lsp/") || route.path.startsWith("/agent-chat");
+      // The ssh tunnel is a shell: an editor's.
+      const editorsOwn =
+        route.path.startsWith("/lsp/") || route.path.startsWith("/agent-chat") || route.path === "/ssh";
       const reads = route.method === "GET" && !editorsOwn;
       // A viewer's writes change nothing of the workspace: waking it to look, their own
       // preview pane's grant, stopping their own search.

@@ -113,8 +113,8 @@ sessionListRoutes.delete("/", async (c) => {
   return c.body(null, 204);
 });
 
-/** Closes the open terminal sockets of ended sessions (null: all) in every workspace of the user. */
-async function closeSockets(env: Env, userId: string, sessionIds: string[] | null): Promise<void> {
+/** Closes the open sockets (terminals, ssh tunnels, ...) of ended sessions (null: all) in every workspace of the user. */
+export async function closeSockets(env: Env, userId: string, sessionIds: string[] | null): Promise<void> {
   for (const workspace of await userDirectory(env, userId).list()) {
     // A workspace deleted meanwhile has no sockets left to close.
     await env.Workspace.getByName(workspace.id)

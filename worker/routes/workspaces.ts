@@ -30,7 +30,10 @@ function checkedName(body: Record<string, unknown>): string {
   return checked.name;
 }
 
-workspaceRoutes.get("/", async (c) => c.json(await directory(c).list()));
+/** `GET /api/workspaces`: a session's, or a personal access token's (worker/index.ts). */
+export const listWorkspaces = async (c: Context<AppEnv>) => c.json(await directory(c).list());
+
+workspaceRoutes.get("/", listWorkspaces);
 
 function refuseGuests(c: Context<AppEnv>): void {
   if (c.get("user").via === "guest") {

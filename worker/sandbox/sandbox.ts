@@ -492,6 +492,12 @@ export class ContainerSandbox implements SandboxControl, ArchiveRoute {
     return this.container.getTcpPort(port);
   }
 
+  /** A raw TCP connection to a port inside the container (what listens there must listen on every address). */
+  connectTcp(port: number): Socket {
+    // The port's Fetcher routes the connection; the address is nominal (the agent's, agent-tcp.ts, is the same).
+    return this.container.getTcpPort(port).connect(`127.0.0.1:${port}`);
+  }
+
   start(options: ContainerStartupOptions): void {
     this.generation++;
     // An agent of a container before this one is gone with it, whether or not its stream said so yet.

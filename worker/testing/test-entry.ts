@@ -57,7 +57,7 @@ import { previewHostLabel } from "../preview-host";
 import { Workspace as ProductionWorkspace } from "../workspace";
 import { WORKSPACE_ROUTES } from "../workspace-routes";
 
-export { ArchiveGateway, Directory, SignInThrottle } from "../index";
+export { ArchiveGateway, DeviceLogin, Directory, SignInThrottle } from "../index";
 
 import { fakeGitHub } from "./fake-github";
 import { FAKE_GITHUB_CLIENT_ID } from "./test-git-hosts";
