@@ -8,6 +8,7 @@ import {
   AgentUnavailableError,
   type RequestOptions,
 } from "../resident/agent-client";
+import type { AgentCall, AgentCalls, AgentStat, AgentStreams, Flag } from "../resident/agent-operations";
 import type { Sandbox, SandboxProcess } from "../sandbox/sandbox";
 import { HELPER_SCRIPT } from "./helper-script";
 import { type FileOperation, SandboxFileError, SandboxProtocolError } from "./sandbox-file-error";
@@ -67,18 +68,6 @@ export interface SandboxDirectoryEntry {
  */
 export type SandboxDirectoryListing = DirectoryListing;
 
-interface RawStat {
-  type: SandboxFileType;
-  size: number;
-  mode: number;
-  uid: number;
-  gid: number;
-  atimeMs: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  etag: string;
-}
-
 const KNOWN_OPTIONS = new Set(["cwd", "user", "signal"]);
 /** After the agent failed to start, calls use the per-call helper this long before it is tried again. */
 const AGENT_RETRY_MS = 60_000;
@@ -109,22 +98,16 @@ export class Files {
   }
 
   async stat(path: string, options: FileOperationOptions = {}): Promise<SandboxFileStat> {
-    return toStat(await this.runJson<RawStat>("stat", [this.resolve(path, options, [])], options, "stat", path));
+    return toStat(await this.runJson("stat", [this.resolve(path, options, [])], options, "stat", path));
   }
 
   async lstat(path: string, options: FileOperationOptions = {}): Promise<SandboxFileStat> {
-    return toStat(await this.runJson<RawStat>("lstat", [this.resolve(path, options, [])], options, "lstat", path));
+    return toStat(await this.runJson("lstat", [this.resolve(path, options, [])], options, "lstat", path));
   }
 
   async readDirectory(path: string, options: FileOperationOptions = {}): Promise<SandboxDirectoryEntry[]> {
     const target = this.resolve(path, options, []);
-    const { entries } = await this.runJson<{ entries: SandboxDirectoryEntry[] }>(
-      "readdir",
-      [target],
-      options,
-      "readDirectory",
-      path,
-    );
+    const { entries } = await this.runJson("readdir", [target], options, "readDirectory", path);
     return entries;
   }
 
@@ -159,8 +142,10 @@ export class Files {
   async listDirectoryJson(path: string, options: FileOperationOptions = {}): Promise<Uint8Array> {
     const target = this.resolve(path, options, []);
     options.signal?.throwIfAborted();
-    const viaAgent = await this.viaAgent("list", [target], options, "readDirectory", path, undefined, { bytes: true });
-    if (viaAgent) return viaAgent.answer as Uint8Array;
+    const viaAgent = await this.viaAgent(options, ["readDirectory", path], (agent) =>
+      agent.callForBytes("list", [target], agentOptions(options)),
+    );
+    if (viaAgent) return viaAgent.answer;
     return new TextEncoder().encode(await this.run("list", [target], options, "readDirectory", path));
   }
 
@@ -201,9 +186,7 @@ export class Files {
     options: FileOperationOptions = {},
   ): Promise<SandboxFileStat> {
     const target = this.resolve(path, options, []);
-    return toStat(
-      await this.pipeIn<RawStat>("write-at", [target, String(offset)], content, options, "writeFile", path),
-    );
+    return toStat(await this.pipeIn("write-at", [target, String(offset)], content, options, "writeFile", path));
   }
 
   /**
@@ -219,9 +202,7 @@ export class Files {
   ): Promise<SandboxFileStat> {
     const from = this.resolve(temp, options, []);
     const to = this.resolve(destination, options, []);
-    return toStat(
-      await this.runJson<RawStat>("commit", [from, to, expectedEtag], options, "rename", destination, temp),
-    );
+    return toStat(await this.runJson("commit", [from, to, expectedEtag], options, "rename", destination, temp));
   }
 
   /** Ours: writes `content` to `temp`, then `commit`s it onto `destination`, in one process. */
@@ -234,9 +215,7 @@ export class Files {
   ): Promise<SandboxFileStat> {
     const from = this.resolve(temp, options, []);
     const to = this.resolve(destination, options, []);
-    return toStat(
-      await this.pipeIn<RawStat>("save", [from, to, expectedEtag], content, options, "writeFile", destination),
-    );
+    return toStat(await this.pipeIn("save", [from, to, expectedEtag], content, options, "writeFile", destination));
   }
 
   // Internals
@@ -248,17 +227,18 @@ export class Files {
     withStat: boolean,
   ): Promise<{ response: Response; stat?: SandboxFileStat }> {
     const target = this.resolve(path, options, []);
-    const args = withStat ? [target, "stat"] : [target];
+    const args: AgentStreams["read"]["args"] = withStat ? [target, "stat"] : [target];
     const agent = op === "read" ? await this.agentFor(options) : undefined;
     if (agent) {
       try {
-        const { head, body } = await agent.open(op, args, agentOptions(options));
+        const { head, body } = await agent.open("read", args, agentOptions(options));
+        if (withStat && !head) throw SandboxProtocolError.create("the agent sent no stat for a read with stat");
         return {
           response: new Response(
             mapError(body, (error) => agentFailure(error, "readFile", path)),
             { status: 200 },
           ),
-          ...(withStat ? { stat: toStat(head as RawStat) } : {}),
+          ...(head ? { stat: toStat(head) } : {}),
         };
       } catch (error) {
         throw agentFailure(error, "readFile", path);
@@ -351,38 +331,35 @@ export class Files {
   }
 
   /** Runs `op` for its effect alone (no answer). */
-  private async act(
-    op: string,
-    args: string[],
+  private async act<Op extends "mkdir" | "rename" | "remove">(
+    op: Op,
+    args: AgentCalls[Op]["args"],
     options: FileOperationOptions,
     operation: FileOperation,
     path: string,
     destination?: string,
   ): Promise<void> {
     options.signal?.throwIfAborted();
-    if (await this.viaAgent(op, args, options, operation, path, destination)) return;
+    const viaAgent = await this.viaAgent(options, [operation, path, destination], (agent) =>
+      agent.call(op, args, agentOptions(options)),
+    );
+    if (viaAgent) return;
     await this.run(op, args, options, operation, path, destination);
   }
 
   /**
-   * The agent's answer to `op` (parsed, or with `bytes` its JSON bytes as they came), or undefined when the
-   * per-call helper must answer instead. `body` is the request's content.
+   * The agent's answer (what `ask` got from it), or undefined when the per-call helper must answer instead.
+   * Its refusal is reported as the helper's would be, for `operation` on `path`.
    */
-  private async viaAgent(
-    op: string,
-    args: string[],
+  private async viaAgent<T>(
     options: FileOperationOptions,
-    operation: FileOperation,
-    path: string,
-    destination?: string,
-    request: { body?: ReadableStream<Uint8Array>; bytes?: boolean } = {},
-  ): Promise<{ answer: unknown } | undefined> {
+    [operation, path, destination]: [FileOperation, string, string?],
+    ask: (agent: AgentClient) => Promise<T>,
+  ): Promise<{ answer: T } | undefined> {
     const agent = await this.agentFor(options);
     if (!agent) return undefined;
-    const { body, bytes } = request;
     try {
-      if (bytes) return { answer: await agent.callForBytes(op, args, agentOptions(options)) };
-      return { answer: await agent.call(op, args, { ...agentOptions(options), ...(body ? { body } : {}) }) };
+      return { answer: await ask(agent) };
     } catch (error) {
       throw agentFailure(error, operation, path, destination);
     }
@@ -407,32 +384,38 @@ export class Files {
     }
   }
 
-  private async runJson<T>(
-    op: string,
-    args: string[],
+  /** Runs `op` to its answer, typed by the table of operations: from the agent, or parsed from the helper's output. */
+  private async runJson<Op extends "stat" | "lstat" | "readdir" | "commit">(
+    op: Op,
+    args: AgentCalls[Op]["args"],
     options: FileOperationOptions,
     operation: FileOperation,
     path: string,
     destination?: string,
-  ): Promise<T> {
+  ): Promise<AgentCalls[Op]["result"]> {
     options.signal?.throwIfAborted();
-    const viaAgent = await this.viaAgent(op, args, options, operation, path, destination);
-    if (viaAgent) return viaAgent.answer as T;
+    const viaAgent = await this.viaAgent(options, [operation, path, destination], (agent) =>
+      agent.call(op, args, agentOptions(options)),
+    );
+    if (viaAgent) return viaAgent.answer;
     return parsedAnswer(op, await this.run(op, args, options, operation, path, destination));
   }
 
-  private async pipeIn<T = unknown>(
-    op: string,
-    args: string[],
+  /** Runs `op` with `content` as its body (the helper's stdin), to its answer. */
+  private async pipeIn<Op extends "write" | "write-at" | "save">(
+    op: Op,
+    args: AgentCalls[Op]["args"],
     content: FileContent,
     options: FileOperationOptions,
     operation: FileOperation,
     path: string,
-  ): Promise<T> {
+  ): Promise<AgentCalls[Op]["result"]> {
     options.signal?.throwIfAborted();
     if (this.config.agent) {
-      const viaAgent = await this.viaAgent(op, args, options, operation, path, undefined, { body: toStream(content) });
-      if (viaAgent) return viaAgent.answer as T;
+      const viaAgent = await this.viaAgent(options, [operation, path], (agent) =>
+        agent.call(op, args, { ...agentOptions(options), body: toStream(content) }),
+      );
+      if (viaAgent) return viaAgent.answer;
     }
     // The runtime pumps `stdin`; the tap remembers whether the caller's stream failed.
     let streamError: { error: unknown } | undefined;
@@ -458,8 +441,7 @@ export class Files {
     if (output.exitCode !== 0) {
       throw parseFailure(new TextDecoder().decode(output.stderr), operation, path, undefined, output.exitCode);
     }
-    const text = new TextDecoder().decode(output.stdout);
-    return (text ? JSON.parse(text) : undefined) as T;
+    return parsedAnswer(op, new TextDecoder().decode(output.stdout));
   }
 
   private async failure(
@@ -473,7 +455,7 @@ export class Files {
   }
 }
 
-function flag(value: boolean | undefined): string {
+function flag(value: boolean | undefined): Flag {
   return value ? "1" : "0";
 }
 
@@ -496,7 +478,7 @@ function parseFailure(
   return SandboxProtocolError.create(`exit code ${exitCode}: ${stderr.trim().slice(0, 300) || "no output"}`);
 }
 
-function toStat(raw: RawStat): SandboxFileStat {
+function toStat(raw: AgentStat): SandboxFileStat {
   return {
     type: raw.type,
     size: BigInt(raw.size),
@@ -535,10 +517,10 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
-/** An answer to `op` (the helper's output, or a listing's bytes decoded), its JSON parsed. */
-function parsedAnswer<T>(op: string, text: string): T {
+/** An answer to `op` (the helper's output, or a listing's bytes decoded), its JSON parsed, as the table of operations types it. */
+function parsedAnswer<Op extends AgentCall>(op: Op, text: string): AgentCalls[Op]["result"] {
   try {
-    return JSON.parse(text) as T;
+    return JSON.parse(text) as AgentCalls[Op]["result"];
   } catch {
     throw SandboxProtocolError.create(`unreadable answer to ${op}: ${text.slice(0, 200)}`);
   }

@@ -1,3 +1,4 @@
+import type { AgentCall, AgentCalls, AgentStreamOp, AgentStreams } from "./agent-operations";
 import {
   AGENT_VERSION,
   encodeData,
@@ -59,13 +60,13 @@ export interface RequestOptions {
 /** {@link AgentClient.callForBytes}'s: a call whose answer is handed on unparsed sends no content. */
 export type BytesOptions = Omit<RequestOptions, "body">;
 
-export interface AgentStream {
+export interface AgentStream<Op extends AgentStreamOp = AgentStreamOp> {
   /** HEAD's header: a read's stat (when asked), undefined otherwise. */
-  head: unknown;
+  head: AgentStreams[Op]["head"];
   /** The DATA that follows; errors with the request's ERROR, cancelling it cancels the request. */
   body: ReadableStream<Uint8Array>;
   /** RESULT's header once the request ended (a command's exit code); rejects with its ERROR. */
-  result: Promise<unknown>;
+  result: Promise<AgentStreams[Op]["result"]>;
 }
 
 /** How long a new agent may take to say HELLO (python's start, on a busy ½ vCPU). */
@@ -111,22 +112,37 @@ export class AgentClient {
     return () => this.stopListeners.delete(listener);
   }
 
-  /** Runs `op` to its RESULT. */
-  async call(op: string, args: string[], options: RequestOptions = {}): Promise<unknown> {
+  /**
+   * Runs `op` to its RESULT, typed by the table of operations
+   * (agent-operations.ts): the one place the agent's JSON meets its type.
+   */
+  async call<Op extends AgentCall>(
+    op: Op,
+    args: AgentCalls[Op]["args"],
+    options: RequestOptions = {},
+  ): Promise<AgentCalls[Op]["result"]> {
     options.signal?.throwIfAborted();
-    return (await this.current()).call(op, args, options);
+    return (await (await this.current()).call(op, args, options)) as AgentCalls[Op]["result"];
   }
 
   /** Runs `op` to its RESULT, whose answer comes as its JSON bytes, never parsed here. */
-  async callForBytes(op: string, args: string[], options: BytesOptions = {}): Promise<Uint8Array> {
+  async callForBytes<Op extends AgentCall>(
+    op: Op,
+    args: AgentCalls[Op]["args"],
+    options: BytesOptions = {},
+  ): Promise<Uint8Array> {
     options.signal?.throwIfAborted();
     return (await this.current()).call(op, args, options, "bytes") as Promise<Uint8Array>;
   }
 
   /** Runs `op` and resolves at its HEAD, with the DATA that follows as a stream. */
-  async open(op: string, args: string[], options: RequestOptions = {}): Promise<AgentStream> {
+  async open<Op extends AgentStreamOp>(
+    op: Op,
+    args: AgentStreams[Op]["args"],
+    options: RequestOptions = {},
+  ): Promise<AgentStream<Op>> {
     options.signal?.throwIfAborted();
-    return (await this.current()).open(op, args, options);
+    return (await this.current()).open(op, args, options) as Promise<AgentStream<Op>>;
   }
 
   /** Ends the running agent (its requests get AgentStoppedError). */
@@ -173,6 +189,13 @@ export class AgentClient {
     this.live = session;
     return session;
   }
+}
+
+/** A stream as the session sees it: the table of operations types it at the client's open(). */
+interface UntypedStream {
+  head: unknown;
+  body: ReadableStream<Uint8Array>;
+  result: Promise<unknown>;
 }
 
 /** A request in flight. */
@@ -233,7 +256,12 @@ class AgentSession {
     });
   }
 
-  call(op: string, args: string[], options: RequestOptions, answer: "json" | "bytes" = "json"): Promise<unknown> {
+  call(
+    op: string,
+    args: readonly string[],
+    options: RequestOptions,
+    answer: "json" | "bytes" = "json",
+  ): Promise<unknown> {
     const { id, pending } = this.request(op, args, options);
     pending.collect = answer;
     const done = new Promise<unknown>((resolve, reject) => {
@@ -243,7 +271,7 @@ class AgentSession {
     return done;
   }
 
-  async open(op: string, args: string[], options: RequestOptions): Promise<AgentStream> {
+  async open(op: string, args: readonly string[], options: RequestOptions): Promise<UntypedStream> {
     const { id, pending } = this.request(op, args, options);
     const head = new Promise<unknown>((resolve, reject) => {
       pending.head = { resolve, reject };
@@ -290,7 +318,7 @@ class AgentSession {
     if (!this.exited) await this.connection.kill().catch(() => {});
   }
 
-  private request(op: string, args: string[], options: RequestOptions) {
+  private request(op: string, args: readonly string[], options: RequestOptions) {
     if (this.closed) throw new AgentStoppedError(this.closed);
     const id = this.nextId++;
     // call() sets `result`; a stream's end is reported through its body, and nobody awaits it.

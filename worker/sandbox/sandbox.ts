@@ -277,11 +277,7 @@ export class ContainerSandbox implements SandboxControl, ArchiveRoute {
       return this.run(argv, byExec);
     }
     const settings = { ...(cwd ? { cwd } : {}), ...(env ? { env } : {}), ...(stdin ? { stdin: true } : {}) };
-    return (await this.agent.call(
-      "run",
-      [JSON.stringify(settings), ...argv],
-      stdin ? { body: stdin } : {},
-    )) as RunResult;
+    return this.agent.call("run", [JSON.stringify(settings), ...argv], stdin ? { body: stdin } : {});
   }
 
   async command(argv: string[], { env = {}, signal }: CommandOptions = {}): Promise<CommandProcess> {
@@ -290,11 +286,10 @@ export class ContainerSandbox implements SandboxControl, ArchiveRoute {
     if (viaAgent) await this.agent.start().catch(() => (viaAgent = false));
     if (viaAgent) {
       const stream = await this.agent.open("command", [JSON.stringify(env), ...argv], { signal });
-      const exitCode = stream.result.then((result) => {
-        const code = (result as { exitCode: number }).exitCode;
+      const exitCode = stream.result.then(({ exitCode: code }) =>
         // Python's returncode is minus the signal that ended the process.
-        return code < 0 ? 128 - code : code;
-      });
+        code < 0 ? 128 - code : code,
+      );
       // A command cancelled (or its agent gone) ends its output with the reason; nobody may await its exit then.
       exitCode.catch(() => {});
       return { output: stream.body, exitCode };
@@ -321,11 +316,10 @@ export class ContainerSandbox implements SandboxControl, ArchiveRoute {
         [JSON.stringify(env), String(timeoutSeconds), String(killAfterSeconds), script, ...args],
         { signal },
       );
-      const exitCode = stream.result.then((result) => {
-        const code = (result as { exitCode: number }).exitCode;
+      const exitCode = stream.result.then(({ exitCode: code }) =>
         // Python's returncode is minus the signal that ended the process.
-        return code < 0 ? 128 - code : code;
-      });
+        code < 0 ? 128 - code : code,
+      );
       // A command cancelled (or its agent gone) ends its output with the reason; nobody may await its exit then.
       exitCode.catch(() => {});
       return { output: stream.body, exitCode };
