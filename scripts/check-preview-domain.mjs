@@ -2,7 +2,7 @@
 // a hostname the IDE is served on (README: "Deploy to Cloudflare"). Reads the
 // wrangler config as wrangler does; `node scripts/check-preview-domain.mjs [config]`.
 import { unstable_readConfig } from "wrangler";
-import { previewDomainProblem } from "../worker/preview-domain.ts";
+import { previewDomainProblem } from "../worker/previews/preview-domain.ts";
 
 const config = unstable_readConfig({ config: process.argv[2] ?? "wrangler.jsonc" }, { hideWarnings: true });
 const previewDomain = String(config.vars?.PREVIEW_DOMAIN ?? "").toLowerCase();

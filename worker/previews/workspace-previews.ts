@@ -4,7 +4,6 @@
  * and the Run button's dev server.
  */
 import type { DevServerState, ListeningPort } from "../../protocol/previews";
-import { PREVIEW_HEADER } from "../preview-host";
 import { PROCESS_ENV, WORKSPACE_ROOT } from "../sandbox/environment";
 import type { Sandbox } from "../sandbox/sandbox";
 import { type Bridge, bridgeWebSocket } from "./bridge";
@@ -12,6 +11,7 @@ import { DEV_SERVER_COMMAND, DEV_SERVER_DIR, parseState, SERVE, STATE, STOP } fr
 import { type Grant, type GrantStorage, GrantStore } from "./grants";
 import { previewAsleep, previewNotFound } from "./pages";
 import { LISTENING_PORTS_SCRIPT, parseListeningPorts } from "./ports";
+import { PREVIEW_HEADER } from "./preview-host";
 import { proxyToDevServer } from "./preview-proxy";
 
 export const SWEEP_TASK = "preview-grants";

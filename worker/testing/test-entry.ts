@@ -53,7 +53,7 @@ import { AppError, notFound, type RpcResult, unwrap } from "../errors";
 import { answerError } from "../http";
 import production from "../index";
 import type { LifecycleSettings } from "../lifecycle/settings";
-import { previewHostLabel } from "../preview-host";
+import { previewHostLabel } from "../previews/preview-host";
 import { Workspace as ProductionWorkspace } from "../workspace";
 import { WORKSPACE_ROUTES } from "../workspace-routes";
 

@@ -3,8 +3,8 @@
  * The Worker sends them here before any other routing or sign-in: a preview's
  * token is its own permission, checked by the workspace's Durable Object.
  */
-import { parsePreviewLabel } from "../protocol/previews";
-import { previewNotFound } from "./previews/pages";
+import { parsePreviewLabel } from "../../protocol/previews";
+import { previewNotFound } from "./pages";
 
 /**
  * Marks a request the Worker forwards to a Durable Object as a preview request
