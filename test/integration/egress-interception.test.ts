@@ -93,7 +93,8 @@ describe("outbound interception with the Internet off", () => {
   it("answers DNS itself, whichever resolver is asked", async () => {
     await inTerminal("getent ahostsv4 api.egress.test | head -1 > /tmp/dns.txt");
     expect(sh(container, "cat /tmp/dns.txt")).toMatch(/^11\.0\.0\.1\s/);
-    if (!address) return;
+    // Every machine that runs these tests has an address of its own besides loopback (Docker's bridge aside).
+    expect(address).toBeTruthy();
     // A query sent to this machine's own address (where no DNS server answers) gets the sidecar's answer.
     const query = [
       "import socket,struct",
