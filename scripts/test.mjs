@@ -86,7 +86,7 @@ async function vitest(project) {
   }
 }
 
-async function python() {
+async function pythonUnitTests() {
   step("Tests: the container's Python (unittest)");
   const result = await pythonTests(env);
   totals.passed += result.passed;
@@ -117,8 +117,9 @@ if (wanted("static")) {
   await sh("Lint the container's Python (pyflakes3)", pyflakes, pythonFiles());
 }
 if (wanted("unit")) {
-  await vitest("unit");
-  if (fileFilters.length === 0 || fileFilters.some((filter) => filter.startsWith("sandbox"))) await python();
+  const python = (filter) => filter.startsWith("sandbox");
+  if (fileFilters.length === 0 || !fileFilters.every(python)) await vitest("unit");
+  if (fileFilters.length === 0 || fileFilters.some(python)) await pythonUnitTests();
 }
 if (wanted("deploy")) {
   await sh("Production build", "vite", ["build"]);
