@@ -109,10 +109,6 @@ export const MACHINES = {
 
 export type Machine = keyof typeof MACHINES;
 
-export function isMachine(value: unknown): value is Machine {
-  return typeof value === "string" && Object.hasOwn(MACHINES, value);
-}
-
 /** `GET /api/workspaces/{id}/settings`; `PUT` takes the same body. */
 export interface WorkspaceSettings {
   /** The machine its containers start on (the deployment's `SANDBOX_INSTANCE_TYPE` until one is chosen). */

@@ -1,4 +1,11 @@
-import type { EgressLog, NetworkPolicy, NetworkSettings, SecretInfo, SecretInput } from "../../protocol/network";
+import type {
+  EgressLog,
+  NetworkPolicy,
+  NetworkSettings,
+  NetworkUpdate,
+  SecretInfo,
+  SecretInput,
+} from "../../protocol/network";
 import { apiJson, jsonBody, workspacePath } from "./http";
 
 /**
@@ -20,7 +27,7 @@ export class NetworkApi {
 
   /** A change to or from `open` on a running container fails with RESTART_REQUIRED unless `restart`. */
   update(policy: NetworkPolicy, { restart = false } = {}): Promise<NetworkSettings> {
-    return apiJson(this.path(), jsonBody("PUT", { ...policy, restart }));
+    return apiJson(this.path(), jsonBody("PUT", { ...policy, restart } satisfies NetworkUpdate));
   }
 
   /** Log entries newer than `after`. */

@@ -2,6 +2,7 @@ import type {
   CreatedInvite,
   CreateInviteRequest,
   InviteAccepted,
+  InviteAcceptRequest,
   InviteInfo,
   InviteList,
   Member,
@@ -53,5 +54,8 @@ export const invitesApi = {
   check: (workspace: string, token: string) =>
     apiJson<InviteInfo>("/api/invites/check", jsonBody("POST", { workspace, token })),
   accept: (workspace: string, token: string, name: string) =>
-    apiJson<InviteAccepted>("/api/invites/accept", jsonBody("POST", { workspace, token, name })),
+    apiJson<InviteAccepted>(
+      "/api/invites/accept",
+      jsonBody("POST", { workspace, token, name } satisfies InviteAcceptRequest),
+    ),
 };

@@ -3,9 +3,9 @@ import type { WorkspaceAccess } from "../../protocol/members";
 import type { WorkspaceSummary } from "../../protocol/workspaces";
 import type { WorkspaceApi } from "../api/workspace";
 import { NetworkButton } from "../network/NetworkButton";
-import { LifecycleControls } from "./LifecycleControls";
 import { StatusBadge } from "./StatusBadge";
 import { WorkspaceDetails } from "./WorkspaceDetails";
+import { WorkspaceMenu } from "./WorkspaceMenu";
 import type { StatusView } from "./workspace-status-model";
 
 interface Props {
@@ -93,7 +93,7 @@ export function WorkspaceHeader({
       {presence}
       {share}
       <NetworkButton api={api} />
-      <LifecycleControls api={api} status={status} onWake={onRetry} onChanged={onPoll} role={access?.role} />
+      <WorkspaceMenu api={api} status={status} onWake={onRetry} onChanged={onPoll} role={access?.role} />
       {userMenu}
     </header>
   );

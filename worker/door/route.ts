@@ -92,7 +92,3 @@ export function defineRoute<
 export function json(value: unknown, init?: ResponseInit): Response {
   return Response.json(value, init);
 }
-
-export function noContent(): Response {
-  return new Response(null, { status: 204 });
-}

@@ -11,7 +11,7 @@ import { useAction } from "../hooks/useAction";
 import { useNow } from "../hooks/useNow";
 import { ago } from "../time";
 import type { StatusView } from "./workspace-status-model";
-import "./LifecycleControls.css";
+import "./WorkspaceMenu.css";
 
 interface Props {
   api: WorkspaceApi;
@@ -32,7 +32,7 @@ const PROCESSES_NOTE =
  * import, backups, agents (secondary actions live in the menu, so the header
  * fits a phone). A failed restore offers its two ways out: start fresh or import.
  */
-export function LifecycleControls({ api, status, onWake, onChanged, role }: Props) {
+export function WorkspaceMenu({ api, status, onWake, onChanged, role }: Props) {
   const action = useAction();
   const commands = useCommands();
   const busy = action.busy;
