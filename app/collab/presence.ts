@@ -36,7 +36,7 @@ const EMPTY: PresenceSnapshot = { people: [], files: new Map(), folders: new Map
  * One workspace page in the presence room (GET /ws/workspaces/{id}/collab/presence,
  * awareness only): publishes what this page shows (its open files, the active
  * one and its first visible line, the terminal it shows) and keeps who else
- * is here. It also holds whom this page follows; app/collab/useFollow.ts
+ * is here. It also holds whom this page follows; app/ide/usePresenceEditor.ts
  * moves the editor after them. React reads it through
  * `useSyncExternalStore(room.subscribe, room.getSnapshot)`.
  */

@@ -3,7 +3,7 @@ import { isRole, type Role } from "../../protocol/roles";
 /** Where a workspace keeps its members in its Durable Object storage: user id -> role. */
 export const MEMBERS_KEY = "members";
 
-/** The people besides the owner who may use a workspace, and as what (empty until members exist, issue 24). */
+/** The people besides the owner who may use a workspace, and as what (the owner adds them, worker/members/). */
 export type Members = Readonly<Record<string, Role>>;
 
 /**
