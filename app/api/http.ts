@@ -123,3 +123,10 @@ export async function readAwake<T>(workspaceId: string, read: () => Promise<T>):
 export function workspacePath(workspaceId: string, suffix = ""): string {
   return `/api/workspaces/${encodeURIComponent(workspaceId)}${suffix}`;
 }
+
+/** A path of this origin as a WebSocket URL (`wss:` on an HTTPS page), the one way every socket's URL is made. */
+export function socketUrl(path: string): URL {
+  const url = new URL(path, location.href);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  return url;
+}

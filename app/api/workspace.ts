@@ -19,7 +19,7 @@ import { AgentsApi } from "./agents";
 import { BackupsApi } from "./backups";
 import { FilesApi } from "./files";
 import { GitApi } from "./git";
-import { apiFetch, apiJson, jsonBody, workspacePath } from "./http";
+import { apiFetch, apiJson, jsonBody, socketUrl, workspacePath } from "./http";
 import { NetworkApi } from "./network";
 import { PreviewsApi } from "./previews";
 import { SearchApi } from "./search";
@@ -54,8 +54,7 @@ export class TerminalsApi {
 
   /** The terminal WebSocket's URL; `wake: false` for reconnects that must not wake a sleeping workspace. */
   socketUrl(name: string, size: { cols: number; rows: number } | undefined, wake: boolean): string {
-    const url = new URL(`/ws/workspaces/${encodeURIComponent(this.workspaceId)}/terminals/${name}`, location.href);
-    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    const url = socketUrl(`/ws/workspaces/${encodeURIComponent(this.workspaceId)}/terminals/${name}`);
     if (size) {
       url.searchParams.set("cols", String(size.cols));
       url.searchParams.set("rows", String(size.rows));

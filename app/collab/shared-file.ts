@@ -7,14 +7,12 @@ import { WebsocketProvider } from "y-websocket";
 import * as Y from "yjs";
 import { COLLAB_MESSAGE_SAVE, type CollabSaveAnswer, type CollabSaved, SHARED_TEXT } from "../../protocol/collab";
 import { ErrorCode, errorStatus } from "../../protocol/errors";
-import { ApiRequestError } from "../api/http";
+import { ApiRequestError, socketUrl } from "../api/http";
 import { keepAwarenessAcrossReconnects } from "./awareness-reconnect";
 
 /** The WebSocket base of a workspace's collab routes (worker/collab/collab-routes.ts). */
 export function collabUrl(workspaceId: string): string {
-  const url = new URL(`/ws/workspaces/${encodeURIComponent(workspaceId)}/collab`, location.href);
-  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-  return url.href;
+  return socketUrl(`/ws/workspaces/${encodeURIComponent(workspaceId)}/collab`).href;
 }
 
 /** Connections that may fail before the first sync before a file opens unshared instead. */

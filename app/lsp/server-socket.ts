@@ -1,4 +1,5 @@
 import type { Transport } from "@codemirror/lsp-client";
+import { socketUrl } from "../api/http";
 
 /** Reconnects wait 1 s, then twice as long each time, up to 15 s. */
 const RETRY_MS = [1_000, 2_000, 4_000, 8_000, 15_000];
@@ -23,8 +24,7 @@ export class ServerSocket {
   connect(wake = true): void {
     if (this.closed || this.socket) return;
     clearTimeout(this.timer);
-    const url = new URL(this.url, location.href);
-    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    const url = socketUrl(this.url);
     if (!wake) url.searchParams.set("wake", "0");
     const socket = new WebSocket(url);
     this.socket = socket;
