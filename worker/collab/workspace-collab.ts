@@ -12,6 +12,7 @@
  */
 import { type CollabSaved, MAX_SHARED_FILE_BYTES } from "../../protocol/collab";
 import { ErrorCode } from "../../protocol/errors";
+import { concatBytes } from "../bytes";
 import { AppError } from "../errors";
 import { fileError } from "../files/file-errors";
 import type { FileWatcher } from "../files/file-watcher";
@@ -145,7 +146,7 @@ export class WorkspaceCollab {
     if (meta) {
       const keys = Array.from({ length: meta.parts }, (_, i) => partKey(path, i));
       const parts = await storage.get<Uint8Array>(keys);
-      if (keys.every((key) => parts.has(key))) state = concat(keys.map((key) => parts.get(key) as Uint8Array));
+      if (keys.every((key) => parts.has(key))) state = concatBytes(keys.map((key) => parts.get(key) as Uint8Array));
     }
     const disk = await this.deps.shared(() => this.readDisk(path));
     const shared = new SharedDocument(state);
@@ -305,14 +306,4 @@ function metaKey(path: string): string {
 
 function partKey(path: string, index: number): string {
   return `collab:part:${index}:${path}`;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
 }

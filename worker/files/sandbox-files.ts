@@ -1,5 +1,6 @@
 import { ErrorCode } from "../../protocol/errors";
 import type { DirectoryListing } from "../../protocol/files";
+import { concatBytes } from "../bytes";
 import { AppError } from "../errors";
 import {
   type AgentClient,
@@ -259,7 +260,7 @@ export class Files {
         if (head.byteLength === 0) throw await this.failure(proc, stderr, "readFile", path);
         throw SandboxProtocolError.create("the helper ended before its header");
       }
-      head = concat(head, next.value as Uint8Array);
+      head = concatBytes([head, next.value as Uint8Array]);
       if (head.byteLength > 0 && !withStat) headerEnd = 1;
       else if (withStat) {
         const newline = head.indexOf(10);
@@ -507,14 +508,6 @@ function toStream(content: FileContent): ReadableStream<Uint8Array> {
       controller.close();
     },
   });
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.byteLength === 0) return b;
-  const out = new Uint8Array(a.byteLength + b.byteLength);
-  out.set(a);
-  out.set(b, a.byteLength);
-  return out;
 }
 
 /** An answer to `op` (the helper's output, or a listing's bytes decoded), its JSON parsed, as the table of operations types it. */

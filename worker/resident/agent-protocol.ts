@@ -15,6 +15,7 @@
  * MAX_HEADER (a folder of many entries) comes as DATA, and RESULT then has no
  * header, so no frame ever grows with the answer.
  */
+import { concatBytes } from "../bytes";
 export const FrameKind = {
   OPEN: 1,
   DATA: 2,
@@ -108,7 +109,7 @@ export class FrameDecoder {
       this.partsLength += chunk.byteLength;
       const available = this.buffer.byteLength + this.partsLength;
       if (available < this.needed()) return [];
-      this.buffer = concat([this.buffer, ...this.parts], available);
+      this.buffer = concatBytes([this.buffer, ...this.parts]);
       this.parts = [];
       this.partsLength = 0;
     }
@@ -152,14 +153,4 @@ export class FrameDecoder {
     if (length < 9 || length > MAX_FRAME) return PREFIX;
     return Math.max(PREFIX, 4 + length);
   }
-}
-
-function concat(parts: Uint8Array[], length: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.byteLength;
-  }
-  return out;
 }

@@ -6,6 +6,8 @@
  * http(s)://git.egress.test/repo.git, and at /private.git to requests that
  * carry the test token, for workspaces whose policy allows that host.
  */
+
+import { concatBytes } from "../bytes";
 import { TEST_REPOSITORY_FILE, TEST_REPOSITORY_SUBJECT } from "./test-git-hosts";
 
 let files: Promise<Map<string, Uint8Array>> | undefined;
@@ -20,14 +22,14 @@ async function build(): Promise<Map<string, Uint8Array>> {
   const encoder = new TextEncoder();
   const out = new Map<string, Uint8Array>();
   const put = async (type: string, body: Uint8Array): Promise<Uint8Array> => {
-    const object = concat(encoder.encode(`${type} ${body.byteLength}\0`), body);
+    const object = concatBytes([encoder.encode(`${type} ${body.byteLength}\0`), body]);
     const id = new Uint8Array(await crypto.subtle.digest("SHA-1", object));
     const name = hex(id);
     out.set(`/objects/${name.slice(0, 2)}/${name.slice(2)}`, await deflate(object));
     return id;
   };
   const blob = await put("blob", encoder.encode(TEST_REPOSITORY_FILE.text));
-  const tree = await put("tree", concat(encoder.encode(`100644 ${TEST_REPOSITORY_FILE.name}\0`), blob));
+  const tree = await put("tree", concatBytes([encoder.encode(`100644 ${TEST_REPOSITORY_FILE.name}\0`), blob]));
   const who = "Test Handler <test@egress.test> 1700000000 +0000";
   const commit = await put(
     "commit",
@@ -43,13 +45,6 @@ async function deflate(bytes: Uint8Array): Promise<Uint8Array> {
   // "deflate" is zlib's format (RFC 1950), as loose objects are stored.
   const stream = (new Response(bytes).body as ReadableStream<Uint8Array>).pipeThrough(new CompressionStream("deflate"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.byteLength + b.byteLength);
-  out.set(a);
-  out.set(b, a.byteLength);
-  return out;
 }
 
 function hex(bytes: Uint8Array): string {
