@@ -29,7 +29,8 @@ const START_TIMEOUT_MS = 10 * 60_000;
 /** The hot-reload socket must outlast this. */
 const SOCKET_MINUTE_MS = 60_000;
 
-type Outcome = "pass" | "fail" | "n/a" | "not run";
+/** "reload": the edit showed through the page reloading, as the framework does it (Row.reloads). */
+type Outcome = "pass" | "fail" | "reload" | "n/a" | "not run";
 interface RowResult {
   renders: Outcome;
   assets: Outcome;
@@ -54,24 +55,20 @@ const results = new Map<string, RowResult>();
 const workspaces: string[] = [];
 let browser: Browser;
 
-/**
- * Each row's workspace, started in the background from the first moment, one
- * container start at a time: several at once on two busy cores miss
- * workerd's deadline for the network sidecar. The heaviest rows come first.
- */
+/** Each row's workspace, started one at a time in beforeAll. */
 const ready = new Map<string, Promise<string>>();
 
 beforeAll(async () => {
   browser = await launchBrowser();
-  let queue: Promise<unknown> = Promise.resolve();
+  // Every container starts before any row runs: a start while other rows install (next, ng) on two
+  // shared cores missed workerd's deadline for the network sidecar again and again.
   for (const row of runOrder) {
-    const start = queue.then(() => startWorkspace(row));
-    queue = start.catch(() => {});
-    // A failed start fails its row (which awaits it), not the others.
-    start.catch(() => {});
+    const start = startWorkspace(row);
     ready.set(row.name, start);
+    // A failed start fails its row (which awaits it), not the others.
+    await start.catch(() => {});
   }
-});
+}, 15 * 60_000);
 
 async function startWorkspace(row: Row): Promise<string> {
   const id = await createWorkspace(`matrix ${row.name}`, "empty");
@@ -201,7 +198,8 @@ async function runRow(row: Row, result: RowResult): Promise<void> {
     await applyEdit(id, row.hot);
     await untilEdited(page, row.hot);
     const marker = await page.evaluate(() => (window as { matrixMarker?: string }).matrixMarker);
-    result.hot = marker === "still this page" && loads === loadsBefore ? "pass" : "fail";
+    const inPlace = marker === "still this page" && loads === loadsBefore;
+    result.hot = inPlace ? "pass" : row.reloads ? "reload" : "fail";
     if (result.hot === "fail") result.problems.push("the edit showed only through a reload");
   } else {
     result.hot = "n/a";
@@ -212,7 +210,7 @@ async function runRow(row: Row, result: RowResult): Promise<void> {
 
   expect(result.problems).toEqual([]);
   expect(result).toMatchObject({ renders: "pass", assets: "pass", share: "pass" });
-  if (row.hot) expect(result).toMatchObject({ hot: "pass", socket: "pass" });
+  if (row.hot) expect(result).toMatchObject({ hot: row.reloads ? "reload" : "pass", socket: "pass" });
 }
 
 /**
@@ -329,7 +327,8 @@ function seconds(since: number): number {
 
 /** The README's table: framework × renders / assets / HMR / share. */
 function table(rows: Record<string, RowResult>): string {
-  const mark = (outcome: Outcome) => ({ pass: "yes", fail: "**no**", "n/a": "n/a", "not run": "not run" })[outcome];
+  const mark = (outcome: Outcome) =>
+    ({ pass: "yes", fail: "**no**", reload: "reloads", "n/a": "n/a", "not run": "not run" })[outcome];
   const lines = ["| App | Renders | Assets | HMR (a minute on) | Share link |", "| --- | --- | --- | --- | --- |"];
   for (const [name, r] of Object.entries(rows)) {
     lines.push(`| ${name} | ${mark(r.renders)} | ${mark(r.assets)} | ${mark(r.hot)} | ${mark(r.share)} |`);

@@ -26,6 +26,11 @@ export interface Row {
   shows: string;
   /** No `hot`: the server has no hot reload (plain servers). */
   hot?: HotEdit;
+  /**
+   * The framework shows an edit by reloading the page (its dev server
+   * replaces no module in place): the edit must show, through a reload.
+   */
+  reloads?: boolean;
   /** Heavy installs and compiles get a bigger machine than the default. */
   machine?: Machine;
 }
@@ -38,8 +43,13 @@ export const EDITED_TEXT = "Edited through hot reload";
  * create-vite: every template shows "Get started" and imports its images with `?import`.
  * `version`: where the latest template cannot install at all (see qwik below).
  */
-function createVite(template: string, hot: HotEdit, version = "latest", shows = "Get started"): Row {
+function createVite(
+  template: string,
+  hot: HotEdit,
+  { version = "latest", shows = "Get started", reloads = false } = {},
+): Row {
   return {
+    ...(reloads ? { reloads } : {}),
     name: `create-vite ${template}`,
     port: 5173,
     command: `npm create --yes vite@${version} app -- --template ${template} --no-interactive && cd app && npm install && npm run dev`,
@@ -88,7 +98,12 @@ export const ROWS: Row[] = [
   // create-vite 9's qwik template cannot install from the registry: 9.3.0 asks for @builder.io/qwik
   // ^1.20.2, which is not published (the latest is 1.20.1), and 9.2.1 pairs vite ^8 with qwik 1.20.1,
   // whose peer range is vite <8 (ERESOLVE). 8.2.0's (vite ^7, qwik ^1.17.2) is the newest that installs.
-  createVite("qwik", { kind: "css", file: "app/src/index.css" }, "8.2.0", "Vite + Qwik"),
+  // Qwik's Vite plugin answers every edit, stylesheets included, with a full reload.
+  createVite(
+    "qwik",
+    { kind: "css", file: "app/src/index.css" },
+    { version: "8.2.0", shows: "Vite + Qwik", reloads: true },
+  ),
   {
     name: "create-next-app",
     port: 3000,
