@@ -7,7 +7,7 @@ import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startEngineProxy } from "./engine-proxy.mjs";
+import { startEngineProxyThread } from "./engine-proxy-thread.mjs";
 import { startImageLedger } from "./image-ledger.mjs";
 import { configuredInstanceType, dockerLimits } from "./instance-types.mjs";
 import { ROOT } from "./setup.mjs";
@@ -47,7 +47,7 @@ export async function startDevServer(env, { verbose = false, logFile, appBinds =
   };
   // workerd reaches Docker through this (loopback-only sidecar ports, container limits); what it
   // logs (a Docker call left unanswered) goes into the server's output.
-  const engine = await startEngineProxy({
+  const engine = await startEngineProxyThread({
     env,
     limits: dockerLimits(configuredInstanceType(ROOT)),
     log: (message) => keep(`${message}\n`),

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findTestHooks, missingFromBundle } from "../check-bundle.mjs";
 import { freePort, removeContainers } from "./dev-server.mjs";
-import { startEngineProxy } from "./engine-proxy.mjs";
+import { startEngineProxyThread } from "./engine-proxy-thread.mjs";
 import { startImageLedger } from "./image-ledger.mjs";
 import { configuredInstanceType, dockerLimits } from "./instance-types.mjs";
 import { ROOT } from "./setup.mjs";
@@ -66,7 +66,7 @@ export async function startWranglerDev(env, { logFile } = {}) {
   const config = join(outDir, readdirWorker(outDir), "wrangler.json");
 
   const ledger = startImageLedger(workerName);
-  const engine = await startEngineProxy({ env, limits: dockerLimits(configuredInstanceType(ROOT)) });
+  const engine = await startEngineProxyThread({ env, limits: dockerLimits(configuredInstanceType(ROOT)) });
   const server = spawn(
     "wrangler",
     [

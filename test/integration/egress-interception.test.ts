@@ -90,6 +90,17 @@ describe("outbound interception with the Internet off", () => {
     expect(sh(container, "cat /tmp/refused.txt")).toBe("403");
   });
 
+  it("ends a request to a host that never answers with the IDE's 504 saying so (issue 45)", async () => {
+    // silent.egress.test takes the request and never answers; the test Worker gives up after 3 s
+    // (a deployed IDE after 60 s). curl's own limit is far beyond: the answer is the IDE's.
+    await inTerminal(`curl -sS --max-time 60 -w '%{http_code}' https://silent.egress.test/ > /tmp/silent.txt 2>&1`);
+    // Before curl's own limit (which would print its exit message instead): the IDE answered.
+    expect(sh(container, "cat /tmp/silent.txt").split("\n")).toEqual([
+      "The IDE could not reach silent.egress.test: it did not answer within 3 seconds.",
+      "504",
+    ]);
+  });
+
   it("answers DNS itself, whichever resolver is asked", async () => {
     await inTerminal("getent ahostsv4 api.egress.test | head -1 > /tmp/dns.txt");
     expect(sh(container, "cat /tmp/dns.txt")).toMatch(/^11\.0\.0\.1\s/);

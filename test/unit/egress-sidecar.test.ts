@@ -3,14 +3,14 @@
  * the firewall it writes, how it finds where a connection was going and what
  * it tells workerd about it, and how it answers DNS.
  */
-import { createServer } from "node:net";
+import { type AddressInfo, connect as connectTcp, createServer, type Server } from "node:net";
 import { connect } from "node:tls";
 import dnsPacket from "dns-packet";
 import { describe, expect, it } from "vitest";
 import { originalDestination } from "../../scripts/local-engine/egress/conntrack.mjs";
 import { isAllowedName, localAnswer, matchesDnsPattern } from "../../scripts/local-engine/egress/dns.mjs";
 import { ipv4Rules, ipv6Rules } from "../../scripts/local-engine/egress/firewall.mjs";
-import { connectionHints, unrelayedMethod } from "../../scripts/local-engine/egress/interceptor.mjs";
+import { connectionHints, startInterceptor, unrelayedMethod } from "../../scripts/local-engine/egress/interceptor.mjs";
 import { containerAddress, parseLoopbackTarget, relayTarget } from "../../scripts/local-engine/egress/relay-target.mjs";
 
 const state = {
@@ -139,6 +139,75 @@ describe("what the sidecar tells workerd about a connection", () => {
     const connect = Buffer.from("CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\n\r\n");
     expect(unrelayedMethod(connect, { hostname: "a.test:443" })).toBe("CONNECT");
     expect(unrelayedMethod(Buffer.from("GET / HTTP/1.1\r\n"), { hostname: "a.test" })).toBeUndefined();
+  });
+});
+
+describe("a connection whose egress never answers (issue 45)", () => {
+  const listen = (server: Server) =>
+    new Promise<number>((resolve) =>
+      server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)),
+    );
+
+  /** The interceptor in front of an egress that takes the CONNECT and never says a word. */
+  async function silentEgress() {
+    const held: import("node:net").Socket[] = [];
+    const egress = createServer((socket) => held.push(socket));
+    const egressPort = await listen(egress);
+    const logged: string[] = [];
+    const interceptor = await startInterceptor({
+      port: 0,
+      egress: () => ({ host: "127.0.0.1", port: egressPort, headers: [] }),
+      originalDestination: async () => ({ address: "203.0.113.9", port: 80 }),
+      mintLeaf: async () => {
+        throw new Error("no certificate is minted for a connection that never got its answer");
+      },
+      log: (message) => logged.push(message),
+      connectAnswerTimeoutMs: 300,
+    });
+    const port = (interceptor.address() as AddressInfo).port;
+    const close = () => {
+      for (const socket of held) socket.destroy();
+      egress.close();
+      interceptor.close();
+    };
+    return { port, logged, close };
+  }
+
+  /** Everything the client receives until the connection ends. */
+  function exchange(port: number, bytes: Buffer | string) {
+    return new Promise<string>((resolve, reject) => {
+      const socket = connectTcp({ host: "127.0.0.1", port }, () => socket.write(bytes));
+      let received = "";
+      socket.on("data", (chunk) => {
+        received += chunk.toString("latin1");
+      });
+      socket.on("close", () => resolve(received));
+      socket.on("error", () => resolve(received));
+      setTimeout(() => reject(new Error("the connection was left open")), 10_000);
+    });
+  }
+
+  it("answers plain HTTP with the IDE's 504 naming the host, instead of waiting forever", async () => {
+    const { port, logged, close } = await silentEgress();
+    try {
+      const answer = await exchange(port, "GET / HTTP/1.1\r\nHost: slow.example\r\n\r\n");
+      expect(answer).toMatch(/^HTTP\/1\.1 504 Gateway Timeout\r\n/);
+      expect(answer).toContain("the request to slow.example could not be handed on");
+      expect(logged.join("\n")).toContain("did not answer within");
+    } finally {
+      close();
+    }
+  });
+
+  it("ends a TLS connection (nothing can be said before the handshake) and logs why", async () => {
+    const { port, logged, close } = await silentEgress();
+    try {
+      const answer = await exchange(port, await clientHello("slow.example"));
+      expect(answer).toBe("");
+      expect(logged.join("\n")).toMatch(/slow\.example.*did not answer within/);
+    } finally {
+      close();
+    }
   });
 });
 

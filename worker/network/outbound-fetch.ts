@@ -89,6 +89,7 @@ export async function sendOutbound(
       headers,
       body: request.body,
       redirect: "manual",
+      signal: request.signal,
       // Node's fetch (the unit tests) wants it for a streamed body; workerd ignores it.
       ...({ duplex: "half" } as object),
     });
@@ -102,6 +103,26 @@ export async function sendOutbound(
   if (refused) throw new OutboundRefused(new URL(request.url).hostname, refused[1] ?? "");
   const reason = (["dns", "connection", "timeout", "tls"] as const).find((r) => r === failure) ?? "other";
   throw new OutboundUnreachable(reason, `the outbound proxy answered ${response.status} (${failure})`);
+}
+
+/**
+ * `answer`, unless it has not begun within `ms`: then `abandon` is aborted
+ * (the request stops) and this throws OutboundUnreachable("timeout"). Only
+ * the wait for the answer's head is bounded; its body streams on.
+ */
+export async function answerWithin(answer: Promise<Response>, ms: number, abandon: AbortController): Promise<Response> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      abandon.abort();
+      reject(new OutboundUnreachable("timeout", `no answer within ${ms} ms`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([answer, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

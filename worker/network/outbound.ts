@@ -14,6 +14,7 @@ import type { EgressLogEntry } from "../../protocol/network";
 import { describe } from "../errors";
 import { decide, type EgressRules, requestHost } from "./egress-rules";
 import {
+  answerWithin,
   localOutbound,
   OutboundRefused,
   OutboundUnreachable,
@@ -28,6 +29,13 @@ export interface OutboundProps {
   /** The version of its rules when these intercepts were registered. */
   version: number;
 }
+
+/**
+ * How long an allowed request may wait for its answer to begin (the body may
+ * stream for longer): a host that never answers gets the container a 504
+ * that says so, never a connection that waits forever (issue 45).
+ */
+export const ANSWER_DEADLINE_MS = 60_000;
 
 /** Marks the IDE's own answers, for scripts that want to tell them from a server's. */
 export const BLOCKED_HEADER = "X-Cloud-IDE-Egress";
@@ -81,10 +89,18 @@ export class Outbound extends WorkerEntrypoint<Env, OutboundProps> {
     // Redirects go back to the container, whose next request is checked (and
     // gets its own host's secrets) like any other: the Worker never follows
     // one to a host the policy does not allow, or carries a secret there.
-    const forward = new Request(url, { method: request.method, headers, body: request.body, redirect: "manual" });
+    const abandon = new AbortController();
+    const forward = new Request(url, {
+      method: request.method,
+      headers,
+      body: request.body,
+      redirect: "manual",
+      signal: abandon.signal,
+    });
+    const deadlineMs = this.answerDeadlineMs(url);
     const began = Date.now();
     try {
-      const response = await this.forward(forward);
+      const response = await answerWithin(this.forward(forward), deadlineMs, abandon);
       if (decision.logged) {
         this.record({ ...entry, verdict: "allowed", status: response.status, ms: Date.now() - began });
       }
@@ -98,10 +114,14 @@ export class Outbound extends WorkerEntrypoint<Env, OutboundProps> {
       // The details go to the log; the container gets the IDE's own words.
       const reason = error instanceof OutboundUnreachable ? error.reason : "other";
       console.warn(`outbound: ${request.method} ${url.host} failed: ${describe(error)}`);
+      const why =
+        reason === "timeout"
+          ? `it did not answer within ${Math.round(deadlineMs / 1000)} seconds`
+          : UNREACHABLE[reason];
       if (decision.logged) {
-        this.record({ ...entry, verdict: "allowed", status: null, error: UNREACHABLE[reason], ms: Date.now() - began });
+        this.record({ ...entry, verdict: "allowed", status: null, error: why, ms: Date.now() - began });
       }
-      return new Response(`The IDE could not reach ${url.host}: ${UNREACHABLE[reason]}.\n`, {
+      return new Response(`The IDE could not reach ${url.host}: ${why}.\n`, {
         status: reason === "timeout" ? 504 : 502,
         headers: { "Content-Type": "text/plain; charset=utf-8", [BLOCKED_HEADER]: "unreachable" },
       });
@@ -111,6 +131,11 @@ export class Outbound extends WorkerEntrypoint<Env, OutboundProps> {
   /** Sends an allowed request on its way (the test Worker answers its own test hosts here). */
   protected forward(request: Request): Promise<Response> {
     return sendOutbound(request, localOutbound(this.env), import.meta.env.DEV);
+  }
+
+  /** {@link ANSWER_DEADLINE_MS}; the test Worker shortens it for its silent test host. */
+  protected answerDeadlineMs(_url: URL): number {
+    return ANSWER_DEADLINE_MS;
   }
 
   private workspace() {
@@ -140,7 +165,7 @@ export class Outbound extends WorkerEntrypoint<Env, OutboundProps> {
 const UNREACHABLE: Record<UnreachableReason, string> = {
   dns: "its name does not resolve",
   connection: "the connection failed",
-  timeout: "it did not answer within 60 seconds",
+  timeout: "it did not answer in time",
   tls: "its TLS certificate could not be verified",
   other: "the request could not be sent",
 };

@@ -7,6 +7,8 @@
  * At http(s)://git.egress.test/repo.git it serves a one-commit Git
  * repository (dumb-git-repository.ts) for clone tests, and the same at
  * /private.git only to requests carrying TEST_TOKEN (credential tests).
+ * silent.egress.test never answers (until the Outbound's deadline, shortened
+ * to SILENT_DEADLINE_MS for it, gives up: issue 45).
  */
 
 import { basicAuthorization } from "../../protocol/network";
@@ -15,12 +17,24 @@ import { repositoryFile } from "./dumb-git-repository";
 import { TEST_PRIVATE_PATH, TEST_REPOSITORY_HOST, TEST_REPOSITORY_PATH, TEST_TOKEN } from "./test-git-hosts";
 
 export const TEST_EGRESS_DOMAIN = "egress.test";
+export const SILENT_HOST = `silent.${TEST_EGRESS_DOMAIN}`;
+const SILENT_DEADLINE_MS = 3_000;
 
 export class TestOutbound extends Outbound {
+  protected override answerDeadlineMs(url: URL): number {
+    return url.hostname === SILENT_HOST ? SILENT_DEADLINE_MS : super.answerDeadlineMs(url);
+  }
+
   protected override async forward(request: Request): Promise<Response> {
     const url = new URL(request.url);
     if (url.hostname !== TEST_EGRESS_DOMAIN && !url.hostname.endsWith(`.${TEST_EGRESS_DOMAIN}`)) {
       return super.forward(request);
+    }
+    if (url.hostname === SILENT_HOST) {
+      // An upstream that takes the request and never answers: only the abort ends the wait.
+      return new Promise<Response>((_, reject) => {
+        request.signal.addEventListener("abort", () => reject(new Error("abandoned")), { once: true });
+      });
     }
     if (url.hostname === TEST_REPOSITORY_HOST && url.pathname.startsWith(`${TEST_PRIVATE_PATH}/`)) {
       if (request.headers.get("Authorization") !== basicAuthorization("git", TEST_TOKEN)) {

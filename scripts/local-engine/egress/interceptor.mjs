@@ -16,6 +16,12 @@ import { readClientHello } from "./client-hello.mjs";
 
 /** How long a client may wait before its first byte; then it is passed on without a name. */
 const FIRST_BYTES_TIMEOUT_MS = 5000;
+/**
+ * How long workerd may take to answer the CONNECT (it answers at once when it
+ * runs): past it the client gets an error instead of a connection that never
+ * speaks (issue 45: a stalled egress left curl waiting 300 s and npm forever).
+ */
+export const CONNECT_ANSWER_TIMEOUT_MS = 30_000;
 /** The most of a request's head read to find its Host (as the real sidecar). */
 const MAX_HTTP_HEAD = 128 * 1024;
 const MAX_CLIENT_HELLO = 16 * 1024 + 5;
@@ -80,6 +86,7 @@ export function unrelayedMethod(head, hints) {
  * @property {(client: { address: string, port: number }) => Promise<{ address: string, port: number } | undefined>} originalDestination
  * @property {(name: string) => Promise<{ key: string, cert: string }>} mintLeaf
  * @property {(message: string) => void} log
+ * @property {number} [connectAnswerTimeoutMs] replaces CONNECT_ANSWER_TIMEOUT_MS (tests of the interceptor)
  */
 
 /** @param {InterceptorOptions} options */
@@ -129,7 +136,21 @@ async function handle(socket, options) {
     return;
   }
   const destination = `${target.address}:${target.port}`;
-  const { tunnel, status } = await connectToWorkerd(options.egress(), destination, hints, client);
+  const timeoutMs = options.connectAnswerTimeoutMs ?? CONNECT_ANSWER_TIMEOUT_MS;
+  let connected;
+  try {
+    connected = await connectToWorkerd(options.egress(), destination, hints, client, timeoutMs);
+  } catch (error) {
+    // A plain HTTP client is told why; a TLS client can only see the connection end.
+    if (hints.hostname) {
+      const status = error.code === "ETIMEDOUT" ? "504 Gateway Timeout" : "502 Bad Gateway";
+      refuse(socket, status, `the request to ${hints.hostname} could not be handed on (${error.message}).`);
+      options.log(`intercept: ${destination} (${hints.hostname}): ${error.message}`);
+      return;
+    }
+    throw new Error(`${destination}${hints.sni ? ` (${hints.sni})` : ""}: ${error.message}`);
+  }
+  const { tunnel, status } = connected;
   tunnel.on("error", () => {
     tunnel.destroy();
     socket.destroy();
@@ -204,11 +225,21 @@ function readHints(socket, port) {
  * @param {string} destination ip:port
  * @param {{ sni?: string, hostname?: string }} hints
  * @param {{ address: string, port: number }} client
+ * @param {number} timeoutMs how long the answer may take
  * @returns {Promise<{ tunnel: net.Socket, status: number }>}
  */
-function connectToWorkerd(egress, destination, hints, client) {
+function connectToWorkerd(egress, destination, hints, client, timeoutMs) {
   return new Promise((resolve, reject) => {
     const tunnel = net.connect({ port: egress.port, host: egress.host, allowHalfOpen: true, noDelay: true });
+    const timer = setTimeout(() => {
+      const error = Object.assign(
+        new Error(`the IDE's egress did not answer within ${Math.round(timeoutMs / 1000)} s`),
+        {
+          code: "ETIMEDOUT",
+        },
+      );
+      fail(error);
+    }, timeoutMs);
     const lines = [
       `CONNECT ${destination} HTTP/1.1`,
       `Host: ${destination}`,
@@ -227,6 +258,7 @@ function connectToWorkerd(egress, destination, hints, client) {
         if (response.length > 16 * 1024) fail(new Error("workerd's CONNECT answer has no end"));
         return;
       }
+      clearTimeout(timer);
       tunnel.off("data", onData);
       tunnel.off("error", fail);
       tunnel.pause();
@@ -236,6 +268,7 @@ function connectToWorkerd(egress, destination, hints, client) {
       resolve({ tunnel, status });
     };
     const fail = (/** @type {Error} */ error) => {
+      clearTimeout(timer);
       tunnel.destroy();
       reject(error);
     };
