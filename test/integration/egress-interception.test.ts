@@ -8,21 +8,11 @@
  * leaves the machine.
  */
 import { createServer, type Server } from "node:net";
-import { networkInterfaces } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { machineAddress } from "../support/containers";
 import { removeWhatWeMade, sh, wake } from "../support/lifecycle";
 import { createWorkspace, ownerApi } from "../support/session";
 import { openTerminalSocket, type TerminalSocket } from "../support/terminal-client";
-
-/** This machine's address on its own network (not loopback, not Docker's bridge). */
-function machineAddress(): string | undefined {
-  for (const [name, addresses] of Object.entries(networkInterfaces())) {
-    if (name.startsWith("docker") || name.startsWith("veth") || name.startsWith("br-")) continue;
-    const ipv4 = addresses?.find((a) => a.family === "IPv4" && !a.internal);
-    if (ipv4) return ipv4.address;
-  }
-  return undefined;
-}
 
 describe("outbound interception with the Internet off", () => {
   let id: string;

@@ -8,19 +8,15 @@
  * sidecar's egress settings; and each container has the memory, CPU and
  * process limits of the sandbox's instance type.
  */
-import { execFileSync } from "node:child_process";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configuredInstanceType, dockerLimits } from "../../scripts/lib/instance-types.mjs";
+import { docker } from "../support/containers";
 import { removeWhatWeMade, sh, waitFor, wake } from "../support/lifecycle";
 import { createWorkspace, ownerApi } from "../support/session";
 import { openTerminalSocket, type TerminalSocket } from "../support/terminal-client";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-
-function docker(...args: string[]): string {
-  return execFileSync("docker", args, { encoding: "utf8" }).trim();
-}
 
 /** Runs a command in a terminal and returns its exit status. */
 async function exitStatus(term: TerminalSocket, command: string): Promise<number> {

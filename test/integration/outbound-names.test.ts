@@ -17,24 +17,11 @@
 import { execFileSync } from "node:child_process";
 import { lookup } from "node:dns/promises";
 import { createServer, type Server } from "node:net";
-import { hostname, networkInterfaces } from "node:os";
+import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { docker, machineAddress } from "../support/containers";
 import { removeWhatWeMade, sh, waitFor, wake } from "../support/lifecycle";
 import { createWorkspace, ownerApi } from "../support/session";
-
-function docker(...args: string[]): string {
-  return execFileSync("docker", args, { encoding: "utf8" }).trim();
-}
-
-/** This machine's address on its own network (not loopback, not Docker's bridge). */
-function machineAddress(): string {
-  for (const [name, addresses] of Object.entries(networkInterfaces())) {
-    if (name.startsWith("docker") || name.startsWith("veth") || name.startsWith("br-")) continue;
-    const ipv4 = addresses?.find((a) => a.family === "IPv4" && !a.internal);
-    if (ipv4) return ipv4.address;
-  }
-  throw new Error("this machine has no address outside loopback and Docker");
-}
 
 /** The loopback ports workerd listens on: the IDE's entry socket among them (every dev server's on this machine). */
 function workerdPorts(): number[] {

@@ -9,26 +9,11 @@
  * any address), nor through the egress gate without its token. Every target
  * is this machine's own address: no probe leaves the machine.
  */
-import { execFileSync } from "node:child_process";
 import { createServer, type Server } from "node:net";
-import { networkInterfaces } from "node:os";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { docker, machineAddress } from "../support/containers";
 import { removeWhatWeMade, sh, waitFor, wake } from "../support/lifecycle";
 import { createWorkspace, ownerApi } from "../support/session";
-
-function docker(...args: string[]): string {
-  return execFileSync("docker", args, { encoding: "utf8" }).trim();
-}
-
-/** This machine's address on its own network (not loopback, not Docker's bridge). */
-function machineAddress(): string {
-  for (const [name, addresses] of Object.entries(networkInterfaces())) {
-    if (name.startsWith("docker") || name.startsWith("veth") || name.startsWith("br-")) continue;
-    const ipv4 = addresses?.find((a) => a.family === "IPv4" && !a.internal);
-    if (ipv4) return ipv4.address;
-  }
-  throw new Error("this machine has no address outside loopback and Docker");
-}
 
 /** A server that marks each connection it gets and answers with a word the probes look for. */
 async function canary(host: string): Promise<{ server: Server; port: number; hits: () => number }> {
