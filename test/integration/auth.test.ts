@@ -87,6 +87,7 @@ describe("Cloudflare Access", () => {
     const grace = { "Cf-Access-Jwt-Assertion": await accessToken("grace@example.com"), Origin: origin() };
     expect((await api(`/api/workspaces/${id}/status`, { headers: grace })).status).toBe(404);
     expect((await ownerApi(`/api/workspaces/${id}/status`)).status).toBe(404);
+    expect((await api(`/api/workspaces/${id}`, { method: "DELETE", headers: ada })).status).toBe(204);
   });
 
   it("refuses a token for another audience, an expired one, and one signed by another key", async () => {

@@ -251,6 +251,8 @@ describe("backups in R2", () => {
     expect(deleted.status).toBe(204);
     const listed = (await (await ownerApi(`/api/workspaces/${id}/backups`)).json()) as BackupList;
     expect(listed.backups).toEqual([]);
+    // Mallory's workspace (its container, its backup in R2) goes with the test that made it.
+    expect((await api(`/api/workspaces/${theirs}`, { method: "DELETE", headers: mallory })).status).toBe(204);
   });
 
   it("a save that cannot reach R2 still saves and sleeps, reports the failure, and a later backup clears it", async () => {
