@@ -140,6 +140,7 @@ export class Workspace extends DurableObject<Env> {
           enableInternet,
           instance: this.machine(),
           ...(intercept ? { outbound: this.outbound() } : {}),
+          ...this.containerEnv(),
         };
       },
       // Its python starts while the start's `uname` runs; a failed attempt's is started again by afterLaunch.
@@ -479,6 +480,11 @@ export class Workspace extends DurableObject<Env> {
   }
 
   /** The image a new container starts from (a test subclass may name one that cannot start). */
+  /** More of the container's environment: none in production (the test Worker's small disk). */
+  protected containerEnv(): { env?: Record<string, string> } {
+    return {};
+  }
+
   protected image(): string {
     return this.sandbox.image;
   }

@@ -55,6 +55,8 @@ export async function startDevServer(env, { verbose = false, logFile, appBinds =
     // without editing /etc/hosts.
     outboundHosts: OUTBOUND_TEST_HOSTS,
     appBinds,
+    // A tmpfs of a given size for a workspace whose test asks for one (test/integration/disk-full.test.ts).
+    smallDisks: true,
   });
   // --bypass-lock: a test run may share the project with a running `npm start`.
   const server = spawn("vite", ["dev", "--bypass-lock"], {

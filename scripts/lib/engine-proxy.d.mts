@@ -11,6 +11,7 @@ export function rewriteCreate(
   limits: Limits,
   sidecarEnv?: string[],
   appBinds?: string[],
+  smallDisks?: boolean,
   // biome-ignore lint/suspicious/noExplicitAny: Docker's create body is free-form JSON.
 ): Record<string, any>;
 export function upgradeAnswer(): (chunk: Buffer) => "pending" | "upgraded" | "refused";
@@ -24,4 +25,6 @@ export function startEngineProxy(options: {
   egressGate?: boolean;
   outboundHosts?: Record<string, string>;
   appBinds?: string[];
+  smallDisks?: boolean;
 }): Promise<{ dockerHost: string; workerVars: Record<string, string>; close(): Promise<void> }>;
+export function smallDiskOf(env: unknown): { dir: string; size: string } | undefined;

@@ -77,6 +77,20 @@ export function rewritePath(method, path) {
 
 /** The machine env var the Worker starts a container with (worker/lifecycle/lifecycle.ts). */
 const MACHINE_ENV = "CLOUD_IDE_MACHINE=";
+const SMALL_DISK_ENV = "CLOUD_IDE_TEST_SMALL_DISK=";
+
+/**
+ * The small disk a test asked for (worker/testing/test-entry.ts): a folder
+ * under /workspace and a size.
+ * @param {unknown} env Docker's `Env`
+ * @returns {{ dir: string, size: string } | undefined}
+ */
+export function smallDiskOf(env) {
+  if (!Array.isArray(env)) return undefined;
+  const entry = env.find((item) => typeof item === "string" && item.startsWith(SMALL_DISK_ENV));
+  const match = /^(\/workspace\/[\w.-]+):(\d+[km])$/.exec(entry?.slice(SMALL_DISK_ENV.length) ?? "");
+  return match ? { dir: match[1] ?? "", size: match[2] ?? "" } : undefined;
+}
 
 /**
  * The limits of the machine size a container's environment names, if any.
@@ -97,8 +111,10 @@ function machineLimits(env) {
  * @param {Limits} limits for app containers that name no machine size
  * @param {string[]} sidecarEnv added to a sidecar's environment
  * @param {string[]} appBinds added to an app container's binds (`volume:/path`)
+ * @param {boolean} smallDisks honor CLOUD_IDE_TEST_SMALL_DISK=DIR:SIZE in an app container's
+ *   environment with a tmpfs of SIZE at DIR (the test dev server's, for full-disk tests)
  */
-export function rewriteCreate(name, body, limits, sidecarEnv = [], appBinds = []) {
+export function rewriteCreate(name, body, limits, sidecarEnv = [], appBinds = [], smallDisks = false) {
   const hostConfig = { ...(body.HostConfig ?? {}) };
   const isSidecar = Array.isArray(body.Cmd) && body.Cmd.includes("--http-egress-port");
   if (isSidecar) {
@@ -113,6 +129,8 @@ export function rewriteCreate(name, body, limits, sidecarEnv = [], appBinds = []
   } else if (name.startsWith("workerd-") && String(hostConfig.NetworkMode ?? "").startsWith("container:")) {
     Object.assign(hostConfig, machineLimits(body.Env) ?? limits);
     if (appBinds.length > 0) hostConfig.Binds = [...(hostConfig.Binds ?? []), ...appBinds];
+    const smallDisk = smallDisks ? smallDiskOf(body.Env) : undefined;
+    if (smallDisk) hostConfig.Tmpfs = { ...(hostConfig.Tmpfs ?? {}), [smallDisk.dir]: `size=${smallDisk.size}` };
   }
   return { ...body, HostConfig: hostConfig };
 }
@@ -210,10 +228,11 @@ export function engineAddress(env) {
 
 /**
  * Starts the proxy on a socket of its own, and the Worker's outbound proxy.
- * @param {{ env: NodeJS.ProcessEnv, limits: Limits, log?: (message: string) => void, egressGate?: boolean, outboundHosts?: Record<string, string>, appBinds?: string[] }} options
+ * @param {{ env: NodeJS.ProcessEnv, limits: Limits, log?: (message: string) => void, egressGate?: boolean, outboundHosts?: Record<string, string>, appBinds?: string[], smallDisks?: boolean }} options
  *   `egressGate: false` only where no workspace runs (tests of the proxy itself);
  *   `outboundHosts`: names the outbound proxy answers without DNS (the test dev server's);
- *   `appBinds`: volumes every app container gets (`name:/path`, a test tier's caches)
+ *   `appBinds`: volumes every app container gets (`name:/path`, a test tier's caches);
+ *   `smallDisks`: the test dev server's full-disk tests (rewriteCreate)
  * @returns {Promise<{ dockerHost: string, workerVars: Record<string, string>, close: () => Promise<void> }>}
  *   `workerVars`: what the Worker must be given (as variables) to use the outbound proxy
  */
@@ -224,6 +243,7 @@ export async function startEngineProxy({
   egressGate = true,
   outboundHosts = {},
   appBinds = [],
+  smallDisks = false,
 }) {
   const upstream = engineAddress(env);
   const dir = mkdtempSync(join(tmpdir(), "cloud-ide-engine-"));
@@ -293,7 +313,9 @@ export async function startEngineProxy({
       const name = new URL(req.url ?? "", "http://engine").searchParams.get("name") ?? "";
       try {
         body = Buffer.from(
-          JSON.stringify(rewriteCreate(name, JSON.parse(body.toString("utf8")), limits, gate.env, appBinds)),
+          JSON.stringify(
+            rewriteCreate(name, JSON.parse(body.toString("utf8")), limits, gate.env, appBinds, smallDisks),
+          ),
         );
         headers["content-length"] = String(body.length);
       } catch {

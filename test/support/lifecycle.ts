@@ -73,10 +73,13 @@ export async function save(id: string): Promise<SaveResult> {
   return body;
 }
 
-/** Sets test-only lifecycle timings (ms), a snapshot id or an image to start from, for one workspace. */
+/**
+ * Sets test-only lifecycle timings (ms), a snapshot id or an image to start from, or a small disk
+ * ("/workspace/NAME:SIZE", a tmpfs its next containers get), for one workspace.
+ */
 export async function testHooks(
   id: string,
-  options: { overrides?: Record<string, number>; snapshotId?: string; image?: string },
+  options: { overrides?: Record<string, number>; snapshotId?: string; image?: string; smallDisk?: string },
 ): Promise<void> {
   const { status } = await post(`/api/workspaces/${id}/test-hooks/lifecycle`, {
     headers: { "Content-Type": "application/json" },

@@ -50,6 +50,21 @@ describe("what the engine proxy changes in the containers workerd creates", () =
     expect(rewriteCreate("workerd-ide-Workspace-1", unknown, limits).HostConfig).toMatchObject(limits);
   });
 
+  it("mounts a test's small disk only where the test dev server allows it, and only under /workspace", () => {
+    const app = {
+      Image: "cloudflare-dev/sandbox:1",
+      Env: ["CLOUD_IDE_TEST_SMALL_DISK=/workspace/small:4m"],
+      HostConfig: { NetworkMode: "container:workerd-ide-Workspace-1-proxy" },
+    };
+    const name = "workerd-ide-Workspace-1";
+    expect(rewriteCreate(name, app, limits, [], [], true).HostConfig.Tmpfs).toEqual({ "/workspace/small": "size=4m" });
+    expect(rewriteCreate(name, app, limits).HostConfig.Tmpfs).toBeUndefined();
+    for (const bad of ["/etc:4m", "/workspace/../etc:4m", "/workspace/small:4g", "/workspace/small"]) {
+      const asked = { ...app, Env: [`CLOUD_IDE_TEST_SMALL_DISK=${bad}`] };
+      expect(rewriteCreate(name, asked, limits, [], [], true).HostConfig.Tmpfs, bad).toBeUndefined();
+    }
+  });
+
   it("leaves other containers alone (workerd's snapshot copy helpers)", () => {
     const helper = { Image: "x", Entrypoint: ["/bin/cp"], HostConfig: { Binds: ["a:/src:ro"] } };
     expect(rewriteCreate("", helper, limits)).toEqual(helper);

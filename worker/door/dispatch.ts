@@ -48,6 +48,7 @@ const WORKSPACE_PATH = /^\/(api|ws)\/workspaces\/[^/]+(\/.*)?$/;
 
 export async function dispatch(request: Request, deps: DoorDeps): Promise<Response> {
   const url = new URL(request.url);
+  let tap: TappedBody | undefined;
   try {
     const caller = request.headers.get(CALLER_HEADER) ?? "";
     const role = caller ? deps.roleOf(caller) : undefined;
@@ -90,6 +91,7 @@ export async function dispatch(request: Request, deps: DoorDeps): Promise<Respon
     }
     const session = request.headers.get(SESSION_HEADER) ?? "";
     const workspace = deps.parts();
+    tap = input.body && "stream" in input.body ? tappedBody(request) : undefined;
     // Counted from here until the handler answered, by when the connection it opened is counted itself.
     const admitted = route.connection ? workspace.sockets.admit(caller, route.connection) : undefined;
     if (route.wake !== "never") deps.touch();
@@ -98,11 +100,12 @@ export async function dispatch(request: Request, deps: DoorDeps): Promise<Respon
         params: checkedParams,
         query: checkedQuery,
         body,
-        request,
+        request: tap?.request ?? request,
         url,
         caller: { id: caller, session, role },
         workspace,
       });
+      await tap?.drain();
       // An event stream (the file watch, the agent panel's) ends with its session, like a terminal.
       if (!response.headers.get("Content-Type")?.startsWith("text/event-stream")) return response;
       return endsWithSession(response, workspace.sockets, session, caller, route.connection ?? "file-events");
@@ -111,7 +114,8 @@ export async function dispatch(request: Request, deps: DoorDeps): Promise<Respon
     }
   } catch (error) {
     // Read what the client still sends: a body left unread breaks the next request on its connection.
-    await drainBody(request);
+    if (tap) await tap.drain();
+    else await drainBody(request);
     return error instanceof AppError ? errorResponse(error) : answerError(error, request, "workspace");
   }
 }
@@ -178,4 +182,48 @@ function checkLength(request: Request, route: Route): void {
   } else if (!/^\d+$/.test(declared) || Number(declared) > limit) {
     throw tooLarge(limit);
   }
+}
+
+interface TappedBody {
+  request: Request;
+  drain(): Promise<void>;
+}
+
+/**
+ * A streamed body handed to its route through a tap, so that what the route
+ * leaves unread (a save refused half-way: the disk full, the container gone)
+ * is read and discarded before the answer: a body left unread breaks the
+ * next request on the connection (vite dev: "fetch failed", issue 45's full
+ * disk). Its length was checked against the route's limit, and the caller may
+ * use the route, so all of it is read.
+ */
+function tappedBody(request: Request): TappedBody | undefined {
+  if (!request.body) return undefined;
+  const reader = request.body.getReader();
+  let finished = false;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await reader.read();
+      if (next.done) {
+        finished = true;
+        controller.close();
+      } else controller.enqueue(next.value);
+    },
+    // A consumer that gave up: the rest is drained after the route answered.
+    cancel() {},
+  });
+  return {
+    request: new Request(request, { body }),
+    async drain() {
+      if (finished) return;
+      finished = true;
+      try {
+        while (!(await reader.read()).done) {
+          // discard
+        }
+      } catch {
+        // A body that fails to arrive is as good as drained.
+      }
+    },
+  };
 }

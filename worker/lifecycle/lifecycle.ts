@@ -119,6 +119,8 @@ export interface StartOptions {
    * entrypoint), registered on every start before anything runs in it.
    */
   outbound?: Fetcher;
+  /** More of the container's environment (the test Worker's small disk). */
+  env?: Record<string, string>;
 }
 
 /** The Durable Object storage calls the lifecycle makes (a Map fits it in unit tests). */
@@ -499,12 +501,13 @@ export class Lifecycle {
   /** Starts a container for `plan` (from the snapshot, else the image), trying a few times; returns `uname -a`. */
   private async launch(starting: LifecycleState & { kind: "starting" }, plan: StartPlan): Promise<string> {
     const { sandbox, tag } = this.deps;
-    const { image, enableInternet, instance, outbound } = this.deps.startOptions();
+    const { image, enableInternet, instance, outbound, env: extraEnv } = this.deps.startOptions();
     // Never the bare image when a snapshot or backup holds files: a start from
     // a backup restores it before anyone sees the container.
     // The machine size also goes in the environment: the local engine proxy
     // (scripts/lib/engine-proxy.mjs) gives the container its limits from it.
-    const common = { enableInternet, instance, ...(instance ? { env: { CLOUD_IDE_MACHINE: instance } } : {}) };
+    const env = { ...extraEnv, ...(instance ? { CLOUD_IDE_MACHINE: instance } : {}) };
+    const common = { enableInternet, instance, ...(Object.keys(env).length > 0 ? { env } : {}) };
     const options: ContainerStartupOptions =
       plan.from === "snapshot" ? { containerSnapshot: { id: plan.snapshot.id }, ...common } : { image, ...common };
     // A start can fail on its way up: right after a container vanished the

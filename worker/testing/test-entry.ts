@@ -6,9 +6,12 @@
  * worker/index.ts, so no hook exists in a deployed Worker (a test of the
  * production bundle checks that).
  *
- *   POST /api/workspaces/{id}/test-hooks/lifecycle  {overrides?, snapshotId?, image?}
+ *   POST /api/workspaces/{id}/test-hooks/lifecycle  {overrides?, snapshotId?, image?, smallDisk?}
  *        shorter timings for one workspace (ms), a snapshot id to start from,
- *        or an image to start from (one that cannot start, to test failures)
+ *        or an image to start from (one that cannot start, to test failures);
+ *        smallDisk "DIR:SIZE" (DIR under /workspace, SIZE such as 4m): its next
+ *        containers get a tmpfs of that size there (the engine proxy of the
+ *        test dev server mounts it), a full disk without filling this machine's
  *   POST /api/workspaces/{id}/test-hooks/spare/expire
  *        the caller's unclaimed spare expires now, as its alarm would expire it
  *   POST /api/workspaces/{id}/previews/{port}/shares/{shareId}/expire
@@ -65,10 +68,13 @@ import { FAKE_GITHUB_CLIENT_ID } from "./test-git-hosts";
 export { TestOutbound as Outbound } from "./egress-test-handler";
 
 const OVERRIDES_KEY = "test:lifecycle-overrides";
+/** Read by the test dev server's engine proxy (scripts/lib/engine-proxy.mjs, `smallDisks`). */
+const SMALL_DISK_ENV = "CLOUD_IDE_TEST_SMALL_DISK";
 
 /** The Workspace with test hooks. It keeps the production class name: wrangler.jsonc binds "Workspace". */
 export class Workspace extends ProductionWorkspace {
   private testImage: string | undefined;
+  private smallDisk: string | undefined;
   private backupsUnavailable = false;
   private archiveRouteOff = false;
 
@@ -168,12 +174,22 @@ export class Workspace extends ProductionWorkspace {
     return this.testImage ?? super.image();
   }
 
+  protected override containerEnv(): { env?: Record<string, string> } {
+    return this.smallDisk ? { env: { [SMALL_DISK_ENV]: this.smallDisk } } : {};
+  }
+
   testConfigure(
     caller: string,
-    options: { overrides?: unknown; snapshotId?: string; image?: string },
+    options: { overrides?: unknown; snapshotId?: string; image?: string; smallDisk?: string },
   ): Promise<RpcResult<void>> {
     return this.call(caller, async () => {
       if (options.image) this.testImage = options.image;
+      if (options.smallDisk !== undefined) {
+        if (!/^\/workspace\/[\w.-]+:\d+[km]$/.test(options.smallDisk)) {
+          throw new AppError(ErrorCode.BAD_REQUEST, "smallDisk must be /workspace/NAME:SIZE, SIZE such as 4m.");
+        }
+        this.smallDisk = options.smallDisk;
+      }
       if (options.overrides !== undefined) {
         await this.ctx.storage.put(OVERRIDES_KEY, parseOverrides(options.overrides));
         await this.lifecycle.rescheduleCheck();
@@ -255,11 +271,17 @@ function testStub(c: { env: Env; req: { param(name: string): string | undefined 
 }
 
 hooks.post("/api/workspaces/:id/test-hooks/lifecycle", async (c) => {
-  const body = (await c.req.json().catch(() => ({}))) as { overrides?: unknown; snapshotId?: unknown; image?: unknown };
+  const body = (await c.req.json().catch(() => ({}))) as {
+    overrides?: unknown;
+    snapshotId?: unknown;
+    image?: unknown;
+    smallDisk?: unknown;
+  };
   const result = await testStub(c).testConfigure(c.get("user").id, {
     overrides: body.overrides,
     snapshotId: typeof body.snapshotId === "string" ? body.snapshotId : undefined,
     image: typeof body.image === "string" ? body.image : undefined,
+    smallDisk: typeof body.smallDisk === "string" ? body.smallDisk : undefined,
   });
   unwrap(result as RpcResult<void>);
   return c.body(null, 204);
