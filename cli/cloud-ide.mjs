@@ -98,13 +98,32 @@ async function sshConfig(args) {
 async function tunnel(args) {
   const id = parseTunnelArgs(args);
   const config = loadConfig();
+  // ssh gone (it exits, gives up or is killed): stdout is a broken pipe; nothing is left to carry.
+  process.stdout.on("error", () => process.exit(0));
+  // Read stdin while the tunnel opens (a wake takes seconds): its end means ssh went away, and
+  // the tunnel must not linger then, holding the stderr it shares with ssh (and whoever waits
+  // for that to close). What ssh sent meanwhile (its banner) goes first once the tunnel is open.
+  const early = { chunks: [], ended: false };
+  const giveUp = new AbortController();
+  const keep = (chunk) => early.chunks.push(chunk);
+  const ended = () => {
+    early.ended = true;
+    giveUp.abort();
+  };
+  process.stdin.on("data", keep);
+  process.stdin.once("end", ended);
   let socket;
   try {
-    socket = await openTunnelSocket(config, id);
+    socket = await openTunnelSocket(config, id, giveUp.signal);
   } catch (error) {
+    if (giveUp.signal.aborted) process.exit(0);
     throw new CliError(`The tunnel to ${id} was refused: ${error.message}${error.code ? ` (${error.code})` : ""}`);
+  } finally {
+    process.stdin.off("data", keep);
+    process.stdin.off("end", ended);
+    process.stdin.pause();
   }
-  const { code, reason } = await pipeTunnel(socket, process.stdin, process.stdout);
+  const { code, reason } = await pipeTunnel(socket, process.stdin, process.stdout, early);
   if (code !== 1000 && code !== 1005) process.stderr.write(`cloud-ide tunnel: closed (${code}) ${reason}\n`);
   // stdin may still be open (ssh keeps it): exit once stdout is flushed.
   process.stdout.write("", () => process.exit(code === 1000 || code === 1005 ? 0 : 1));
