@@ -8,7 +8,7 @@ const CLI = join(import.meta.dirname, "../cloud-ide.mjs");
 
 afterEach(() => vi.unstubAllEnvs());
 
-/** The CLI as a person runs it, with no IDE to reach: nothing here may need one. */
+/** The CLI as a person runs it, with no IDE to reach: nothing here may need one. (A node start each: given a minute on a loaded machine.) */
 function cli(args: string[]) {
   const run = spawnSync(process.execPath, [CLI, ...args], {
     encoding: "utf8",
@@ -42,7 +42,7 @@ describe("the help", () => {
     }
     expect(cli(["--help"]).stdout).toMatch(/^cloud-ide: the IDE from a command line/);
     expect(cli(["help", "ports"]).stdout).toMatch(/^Usage: cloud-ide ports forward/);
-  });
+  }, 60_000);
 });
 
 describe("the CLI's mistakes", () => {
@@ -53,7 +53,7 @@ describe("the CLI's mistakes", () => {
     const unknown = cli(["sshh"]);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('cloud-ide: no command "sshh".');
-  });
+  }, 60_000);
 
   it("tells bad arguments before reaching for the IDE", () => {
     const ports = cli(["ports", "forward", "app", "3000:99999"]);
@@ -68,5 +68,5 @@ describe("the CLI's mistakes", () => {
     expect(tunnel.stderr).toBe("cloud-ide: Usage: cloud-ide tunnel WORKSPACE_ID\n");
     const login = cli(["login", "not a url"]);
     expect(login.stderr).toContain('"not a url" is not a URL');
-  });
+  }, 60_000);
 });
