@@ -95,6 +95,9 @@ async function sshConfig(args) {
   return 0;
 }
 
+/** How long a tunnel whose stdin ended while it opened still waits for the IDE's answer. */
+const TUNNEL_ANSWER_AFTER_STDIN_MS = 5000;
+
 async function tunnel(args) {
   const id = parseTunnelArgs(args);
   const config = loadConfig();
@@ -102,13 +105,15 @@ async function tunnel(args) {
   process.stdout.on("error", () => process.exit(0));
   // Read stdin while the tunnel opens (a wake takes seconds): its end means ssh went away, and
   // the tunnel must not linger then, holding the stderr it shares with ssh (and whoever waits
-  // for that to close). What ssh sent meanwhile (its banner) goes first once the tunnel is open.
+  // for that to close). It waits a moment more for the IDE's answer, so that a refusal is still
+  // told (`cloud-ide tunnel ID </dev/null` checks access). What ssh sent meanwhile (its banner)
+  // goes first once the tunnel is open.
   const early = { chunks: [], ended: false };
   const giveUp = new AbortController();
   const keep = (chunk) => early.chunks.push(chunk);
   const ended = () => {
     early.ended = true;
-    giveUp.abort();
+    setTimeout(() => giveUp.abort(), TUNNEL_ANSWER_AFTER_STDIN_MS).unref();
   };
   process.stdin.on("data", keep);
   process.stdin.once("end", ended);

@@ -49,7 +49,7 @@ function closed(child: ChildProcessWithoutNullStreams, ms: number): Promise<numb
 }
 
 describe("cloud-ide tunnel", () => {
-  it("exits when its stdin ends while the IDE has not answered yet", async () => {
+  it("exits when its stdin ends while the IDE has not answered yet (after a few seconds' grace)", async () => {
     const connections: Socket[] = [];
     // An IDE that takes the request and never answers (a wake that does not end).
     const silent = createServer((socket) => connections.push(socket));
@@ -62,6 +62,27 @@ describe("cloud-ide tunnel", () => {
     while (connections.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
     child.stdin.end();
     expect(await closed(child, 10_000)).toBe(0);
+  }, 20_000);
+
+  it("still tells a refusal that comes soon after its stdin ended", async () => {
+    const server = createHttpServer();
+    server.on("upgrade", (_request, socket) => {
+      const body = JSON.stringify({ code: "UNAUTHENTICATED", message: "That token is not known." });
+      setTimeout(() => {
+        socket.end(
+          `HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      }, 500);
+    });
+    closers.push(() => server.close());
+    const child = tunnel(await listen(server));
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.stdin.end();
+    expect(await closed(child, 10_000)).toBe(1);
+    expect(stderr).toBe("cloud-ide: The tunnel to abc123 was refused: That token is not known. (UNAUTHENTICATED)\n");
   }, 20_000);
 
   it("sends what ssh wrote while it opened first, carries both ways, and exits when the IDE closes", async () => {
