@@ -22,7 +22,7 @@ export default defineConfig({
         test: {
           name: "unit",
           environment: "node",
-          include: ["test/unit/**/*.test.ts", "{worker,protocol,app}/**/*.test.{ts,tsx}"],
+          include: ["test/unit/**/*.test.ts", "{worker,protocol,app}/**/*.test.{ts,tsx}", "cli/**/*.test.ts"],
         },
       },
       { test: { name: "integration", include: ["test/integration/**/*.test.ts"], ...system } },

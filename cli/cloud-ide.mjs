@@ -2,63 +2,18 @@
 // cloud-ide: the IDE from a command line (Node 20+, no native modules).
 // `cloud-ide --help` lists the commands; each has its own --help.
 import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
+import { parseCommandLine, parseLoginArgs, parsePortsArgs, parseSshArgs, parseTunnelArgs } from "./lib/args.mjs";
 import { api, CliError, configDir, loadConfig, saveConfig } from "./lib/config.mjs";
+import { helpText } from "./lib/help.mjs";
 import { hostAlias, proxyCommand, registerKey, sshOptions } from "./lib/ssh.mjs";
+import { hostEntries, mergeSshConfig } from "./lib/ssh-config.mjs";
 import { openTunnelSocket, pipeTunnel } from "./lib/tunnel.mjs";
 
-const HELP = {
-  main: `cloud-ide: the IDE from a command line.
-
-Usage: cloud-ide COMMAND [options]
-
-Commands:
-  login URL                       sign in (a code to approve in the browser); saves a token
-  ls                              your workspaces
-  ssh WORKSPACE [-- COMMAND...]   a shell (or a command) in a workspace over ssh
-  ssh-config [--write]            Host entries for ~/.ssh/config (VS Code, JetBrains, scp, rsync)
-  tunnel WORKSPACE_ID             stdio <-> the workspace's sshd (ssh's ProxyCommand)
-  ports forward WORKSPACE LOCAL:REMOTE   a local port to a port in the workspace
-  open [WORKSPACE]                the IDE (or a workspace) in the browser
-
-WORKSPACE is an id or a name. Environment: CLOUD_IDE_URL, CLOUD_IDE_TOKEN
-(instead of what login saved); behind Cloudflare Access, CF_ACCESS_CLIENT_ID and
-CF_ACCESS_CLIENT_SECRET (a service token) or CF_ACCESS_TOKEN (cloudflared access token).
-Run cloud-ide COMMAND --help for a command's own help.`,
-  login: `Usage: cloud-ide login URL
-
-Starts a device login at URL (the IDE, e.g. https://ide.example.com): prints a
-code and a page to open; once you approve the code there (signed in), saves a
-token valid for 30 days in ${join(configDir(), "config.json")}.`,
-  ls: `Usage: cloud-ide ls [--json]
-
-Lists your workspaces (and those shared with you): id, name, your role.`,
-  ssh: `Usage: cloud-ide ssh WORKSPACE [-- COMMAND...]
-
-Opens a shell in WORKSPACE (an id or a name) over ssh, or runs COMMAND and
-exits with its status. The first use makes a key pair in ${configDir()} and
-registers it with the IDE (it lasts as long as the token). Needs OpenSSH's ssh.`,
-  "ssh-config": `Usage: cloud-ide ssh-config [--write]
-
-Prints a "Host cloud-ide-NAME" entry per workspace (ProxyCommand cloud-ide
-tunnel ID), for VS Code Remote-SSH, JetBrains Gateway, Zed, scp, rsync, git.
---write puts them in ~/.ssh/config between "# cloud-ide begin/end" marks
-(replacing the ones written before).`,
-  tunnel: `Usage: cloud-ide tunnel WORKSPACE_ID
-
-Carries stdin and stdout to the workspace's sshd through the IDE, as ssh's
-ProxyCommand. Opening it wakes a sleeping workspace.`,
-  ports: `Usage: cloud-ide ports forward WORKSPACE LOCAL:REMOTE
-
-Listens on localhost:LOCAL and forwards each connection to port REMOTE in the
-workspace (ssh -L through the tunnel) until interrupted.`,
-  open: `Usage: cloud-ide open [WORKSPACE] [--print]
-
-Opens the IDE, or WORKSPACE in it, in the browser (--print: only prints the URL).`,
-};
-
-function usage(command) {
-  process.stdout.write(`${HELP[command] ?? HELP.main}\n`);
+function usage(topic) {
+  process.stdout.write(`${helpText(topic)}\n`);
 }
 
 async function resolveWorkspace(config, nameOrId) {
@@ -73,14 +28,7 @@ async function resolveWorkspace(config, nameOrId) {
 }
 
 async function login(args) {
-  const url = args[0] ?? process.env.CLOUD_IDE_URL;
-  if (!url) throw new CliError("Usage: cloud-ide login URL");
-  let origin;
-  try {
-    origin = new URL(url).origin;
-  } catch {
-    throw new CliError(`"${url}" is not a URL: give the IDE's address, e.g. https://ide.example.com.`);
-  }
+  const origin = parseLoginArgs(args, process.env.CLOUD_IDE_URL);
   const config = { url: origin };
   const start = await api(config, "/api/device", { method: "POST", body: {} });
   process.stderr.write(
@@ -121,83 +69,66 @@ function runSsh(argv) {
 }
 
 async function ssh(args) {
+  const { target, command } = parseSshArgs(args);
   const config = loadConfig();
-  const split = args.indexOf("--");
-  const [target] = split === -1 ? args : args.slice(0, split);
-  const command = split === -1 ? [] : args.slice(split + 1);
   const workspace = await resolveWorkspace(config, target);
   const key = await registerKey(config);
   const tty = command.length === 0 ? ["-t"] : [];
   return runSsh([...sshOptions(workspace.id, key), ...tty, hostAlias(workspace.id), ...command]);
 }
 
-function configName(name) {
-  return (
-    name
-      .toLowerCase()
-      .replace(/[^a-z0-9-]+/g, "-")
-      .replace(/^-+|-+$/g, "") || "workspace"
-  );
-}
-
 async function sshConfig(args) {
   const config = loadConfig();
   const list = await api(config, "/api/workspaces");
   const key = await registerKey(config);
-  const used = new Set();
-  let text = "";
-  for (const w of list) {
-    if (w.shared && w.shared.role !== "editor") continue;
-    let name = `cloud-ide-${configName(w.name)}`;
-    if (used.has(name)) name = `cloud-ide-${w.id}`;
-    used.add(name);
-    text += `Host ${name}
-  HostName ${hostAlias(w.id)}
-  HostKeyAlias ${hostAlias(w.id)}
-  User root
-  IdentityFile ${key}
-  IdentitiesOnly yes
-  UserKnownHostsFile ${join(configDir(), "known_hosts")}
-  ProxyCommand ${proxyCommand(w.id)}
-
-`;
-  }
+  const { text, hosts } = hostEntries(list, { key, knownHosts: join(configDir(), "known_hosts"), proxyCommand });
   if (!args.includes("--write")) {
     process.stdout.write(text);
     return 0;
   }
-  const { existsSync, mkdirSync, readFileSync, writeFileSync } = await import("node:fs");
-  const { homedir } = await import("node:os");
   const dir = join(homedir(), ".ssh");
   const file = join(dir, "config");
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const before = existsSync(file) ? readFileSync(file, "utf8") : "";
-  const block = `# cloud-ide begin (written by cloud-ide ssh-config --write)\n${text}# cloud-ide end\n`;
-  const marked = /# cloud-ide begin[^\n]*\n[\s\S]*?# cloud-ide end\n?/;
-  writeFileSync(
-    file,
-    marked.test(before)
-      ? before.replace(marked, block)
-      : `${before}${before && !before.endsWith("\n") ? "\n" : ""}${block}`,
-    {
-      mode: 0o600,
-    },
-  );
-  process.stderr.write(`Wrote ${used.size} host entries to ${file}.\n`);
+  writeFileSync(file, mergeSshConfig(before, text), { mode: 0o600 });
+  process.stderr.write(`Wrote ${hosts.length} host entries to ${file}.\n`);
   return 0;
 }
 
+/** How long a tunnel whose stdin ended while it opened still waits for the IDE's answer. */
+const TUNNEL_ANSWER_AFTER_STDIN_MS = 5000;
+
 async function tunnel(args) {
-  const [id] = args;
-  if (!id) throw new CliError("Usage: cloud-ide tunnel WORKSPACE_ID");
+  const id = parseTunnelArgs(args);
   const config = loadConfig();
+  // ssh gone (it exits, gives up or is killed): stdout is a broken pipe; nothing is left to carry.
+  process.stdout.on("error", () => process.exit(0));
+  // Read stdin while the tunnel opens (a wake takes seconds): its end means ssh went away, and
+  // the tunnel must not linger then, holding the stderr it shares with ssh (and whoever waits
+  // for that to close). It waits a moment more for the IDE's answer, so that a refusal is still
+  // told (`cloud-ide tunnel ID </dev/null` checks access). What ssh sent meanwhile (its banner)
+  // goes first once the tunnel is open.
+  const early = { chunks: [], ended: false };
+  const giveUp = new AbortController();
+  const keep = (chunk) => early.chunks.push(chunk);
+  const ended = () => {
+    early.ended = true;
+    setTimeout(() => giveUp.abort(), TUNNEL_ANSWER_AFTER_STDIN_MS).unref();
+  };
+  process.stdin.on("data", keep);
+  process.stdin.once("end", ended);
   let socket;
   try {
-    socket = await openTunnelSocket(config, id);
+    socket = await openTunnelSocket(config, id, giveUp.signal);
   } catch (error) {
+    if (giveUp.signal.aborted) process.exit(0);
     throw new CliError(`The tunnel to ${id} was refused: ${error.message}${error.code ? ` (${error.code})` : ""}`);
+  } finally {
+    process.stdin.off("data", keep);
+    process.stdin.off("end", ended);
+    process.stdin.pause();
   }
-  const { code, reason } = await pipeTunnel(socket, process.stdin, process.stdout);
+  const { code, reason } = await pipeTunnel(socket, process.stdin, process.stdout, early);
   if (code !== 1000 && code !== 1005) process.stderr.write(`cloud-ide tunnel: closed (${code}) ${reason}\n`);
   // stdin may still be open (ssh keeps it): exit once stdout is flushed.
   process.stdout.write("", () => process.exit(code === 1000 || code === 1005 ? 0 : 1));
@@ -205,22 +136,18 @@ async function tunnel(args) {
 }
 
 async function ports(args) {
-  const [sub, target, spec] = args;
-  if (sub !== "forward" || !target || !spec)
-    throw new CliError("Usage: cloud-ide ports forward WORKSPACE LOCAL:REMOTE");
-  const match = /^(\d{1,5}):(\d{1,5})$/.exec(spec);
-  if (!match) throw new CliError(`"${spec}" is not LOCAL:REMOTE (two port numbers, e.g. 3000:5173).`);
+  const { target, local, remote } = parsePortsArgs(args);
   const config = loadConfig();
   const workspace = await resolveWorkspace(config, target);
   const key = await registerKey(config);
-  process.stderr.write(`Forwarding localhost:${match[1]} to port ${match[2]} in ${workspace.name}; Ctrl-C ends it.\n`);
+  process.stderr.write(`Forwarding localhost:${local} to port ${remote} in ${workspace.name}; Ctrl-C ends it.\n`);
   return runSsh([
     ...sshOptions(workspace.id, key),
     "-N",
     "-o",
     "ExitOnForwardFailure=yes",
     "-L",
-    `127.0.0.1:${match[1]}:localhost:${match[2]}`,
+    `127.0.0.1:${local}:localhost:${remote}`,
     hostAlias(workspace.id),
   ]);
 }
@@ -242,24 +169,17 @@ async function open(args) {
 const COMMANDS = { login, ls, ssh, "ssh-config": sshConfig, tunnel, ports, open };
 
 async function main(argv) {
-  const [command, ...args] = argv;
-  if (!command || command === "--help" || command === "-h" || command === "help") {
-    usage(args[0] ?? "main");
-    return command ? 0 : 1;
+  const parsed = parseCommandLine(argv);
+  if (parsed.kind === "help") {
+    usage(parsed.topic);
+    return parsed.status;
   }
-  const run = COMMANDS[command];
-  if (!run) {
-    process.stderr.write(`cloud-ide: no command "${command}".\n\n`);
+  if (parsed.kind === "unknown") {
+    process.stderr.write(`cloud-ide: no command "${parsed.command}".\n\n`);
     usage("main");
     return 2;
   }
-  // --help anywhere before "--" is the command's help.
-  const beforeDashes = args.indexOf("--") === -1 ? args : args.slice(0, args.indexOf("--"));
-  if (beforeDashes.includes("--help") || beforeDashes.includes("-h")) {
-    usage(command);
-    return 0;
-  }
-  return run(args);
+  return COMMANDS[parsed.command](parsed.args);
 }
 
 main(process.argv.slice(2)).then(

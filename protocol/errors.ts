@@ -52,7 +52,7 @@ export const ErrorCode = {
   LENGTH_REQUIRED: "LENGTH_REQUIRED",
   /** A WebSocket route asked without `Upgrade: websocket`. */
   UPGRADE_REQUIRED: "UPGRADE_REQUIRED",
-  /** Too many failed sign-ins from this address; see Retry-After. */
+  /** Too many failed sign-ins or device-login starts from this address, or unknown device codes from this person; see Retry-After. */
   TOO_MANY_ATTEMPTS: "TOO_MANY_ATTEMPTS",
   /** The caller already holds as many connections of this kind as one person may (protocol/connections.ts). */
   TOO_MANY_CONNECTIONS: "TOO_MANY_CONNECTIONS",

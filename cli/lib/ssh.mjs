@@ -45,10 +45,37 @@ function hostnameOf() {
   return process.env.HOSTNAME || spawnSync("hostname", { encoding: "utf8" }).stdout?.trim() || "host";
 }
 
-/** `cloud-ide tunnel ID` as a command line ssh can run (node and this script, by absolute path). */
-export function proxyCommand(workspaceId) {
-  const quote = (text) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`);
-  return `${quote(process.execPath)} ${quote(SCRIPT)} tunnel ${workspaceId}`;
+/** One word for sh: as it is when it holds nothing sh would read, else in single quotes. */
+export function shellQuote(text) {
+  return /^[\w@+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * `cloud-ide tunnel ID` as ssh's ProxyCommand (node and this script by
+ * absolute path, so it runs without a PATH). ssh reads `%` in it as a token
+ * (`%h`, `%p`) before sh sees it: a literal one is written `%%`.
+ * @param {string} workspaceId
+ * @param {{ node?: string, script?: string }} [paths] the defaults are this node and this CLI
+ */
+export function proxyCommand(workspaceId, { node = process.execPath, script = SCRIPT } = {}) {
+  return [node, script, "tunnel", workspaceId].map(shellQuote).join(" ").replace(/%/g, "%%");
+}
+
+/**
+ * A file's path as an ssh_config (or `-o`) argument: in double quotes when
+ * it holds blanks (else ssh splits it), `%` doubled (ssh expands tokens in
+ * IdentityFile and UserKnownHostsFile). ssh_config has no way to write a
+ * double quote inside an argument.
+ * @param {string} path
+ */
+export function configPath(path) {
+  if (path.includes('"')) {
+    throw new CliError(
+      `ssh cannot be given a path with a double quote in it (${path}): set XDG_CONFIG_HOME elsewhere.`,
+    );
+  }
+  const escaped = path.replace(/%/g, "%%");
+  return /\s/.test(escaped) ? `"${escaped}"` : escaped;
 }
 
 /** The host name ssh knows a workspace by. */
@@ -56,19 +83,26 @@ export function hostAlias(workspaceId) {
   return `cloud-ide-${workspaceId}`;
 }
 
-/** ssh's options for a workspace: its key, the tunnel, its known_hosts entry. */
-export function sshOptions(workspaceId, key) {
+/**
+ * ssh's options for a workspace: its key, the tunnel, its known_hosts entry
+ * (in `dir`, the CLI's config folder, read when called).
+ * @param {string} workspaceId
+ * @param {string} key the private key's path
+ * @param {{ dir?: string, node?: string, script?: string }} [where]
+ */
+export function sshOptions(workspaceId, key, { dir = configDir(), ...paths } = {}) {
   return [
-    "-i",
-    key,
+    // Not -i: ssh looks for -i's file under its name as written, then reads `%` tokens in it.
+    "-o",
+    `IdentityFile=${configPath(key)}`,
     "-o",
     "IdentitiesOnly=yes",
     "-o",
-    `ProxyCommand=${proxyCommand(workspaceId)}`,
+    `ProxyCommand=${proxyCommand(workspaceId, paths)}`,
     "-o",
     `HostKeyAlias=${hostAlias(workspaceId)}`,
     "-o",
-    `UserKnownHostsFile=${join(configDir(), "known_hosts")}`,
+    `UserKnownHostsFile=${configPath(join(dir, "known_hosts"))}`,
     "-o",
     "StrictHostKeyChecking=accept-new",
     "-o",

@@ -9,15 +9,21 @@ import { connectWebSocket } from "./websocket.mjs";
 const WINDOW_BYTES = 8 * 1024 * 1024;
 const ACK_BYTES = 256 * 1024;
 
-/** Opens the tunnel's WebSocket (rejects with the server's refusal). */
-export async function openTunnelSocket(config, workspaceId) {
+/**
+ * Opens the tunnel's WebSocket (rejects with the server's refusal, or with
+ * an AbortError when `signal` gives up first).
+ * @param {{ url: string, token?: string }} config
+ * @param {string} workspaceId
+ * @param {AbortSignal} [signal]
+ */
+export async function openTunnelSocket(config, workspaceId, signal) {
   const path = `/ws/workspaces/${encodeURIComponent(workspaceId)}/ssh`;
   const url = new URL(path, config.url);
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
   try {
-    return await connectWebSocket(url.toString(), authHeaders(config));
+    return await connectWebSocket(url.toString(), authHeaders(config), signal);
   } catch (error) {
-    if (error.status !== undefined) throw error;
+    if (error.status !== undefined || signal?.aborted) throw error;
     // Some proxies (vite dev among them) drop a refused upgrade without its
     // answer: the same request without the upgrade says why (the server
     // checks the token and the role before it asks for an upgrade).
@@ -42,8 +48,10 @@ async function refusalOf(config, path) {
 /**
  * Pipes `input` (readable) and `output` (writable) through the tunnel until
  * either side ends. Resolves with the close code and reason.
+ * `early`: what was read from `input` while the tunnel opened (sent first),
+ * and whether `input` had ended by then.
  */
-export function pipeTunnel(socket, input, output) {
+export function pipeTunnel(socket, input, output, early = { chunks: [], ended: false }) {
   return new Promise((resolve) => {
     let unacked = 0;
     let passedOn = 0;
@@ -103,5 +111,12 @@ export function pipeTunnel(socket, input, output) {
     socket.on("error", () => {});
     // The first ack turns the server's flow control on (it waits for acks only from clients that send them).
     socket.send(JSON.stringify({ ack: 1 }));
+    for (const chunk of early.chunks) {
+      unacked += chunk.length;
+      socket.send(chunk);
+    }
+    if (early.ended) socket.close(1000, "input ended");
+    // A stream paused by its reader stays paused when a "data" listener is added.
+    else input.resume();
   });
 }

@@ -15,8 +15,9 @@ const GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
  * Events: "message" (data: Buffer, binary: boolean), "close" (code, reason), "error".
  * @param {string} url ws:// or wss://
  * @param {Record<string, string>} headers
+ * @param {AbortSignal} [signal] gives up the attempt (rejects with an AbortError)
  */
-export function connectWebSocket(url, headers = {}) {
+export function connectWebSocket(url, headers = {}, signal) {
   const target = new URL(url);
   const secure = target.protocol === "wss:" || target.protocol === "https:";
   const key = randomBytes(16).toString("base64");
@@ -32,6 +33,7 @@ export function connectWebSocket(url, headers = {}) {
         "Sec-WebSocket-Key": key,
         "Sec-WebSocket-Version": "13",
       },
+      signal,
     });
     request.on("upgrade", (response, socket, head) => {
       const expected = createHash("sha1").update(`${key}${GUID}`).digest("base64");

@@ -1,7 +1,8 @@
 /**
  * SSH into a workspace through the IDE (issue 46), with Debian's real
  * OpenSSH client, scp and rsync, through `cloud-ide tunnel` as their
- * ProxyCommand and a personal access token: a command and its exit status,
+ * ProxyCommand and a personal access token: a command and its exit status
+ * (and no tunnel process left behind, even when ssh is killed),
  * a PTY and its resize, rsync of 100 MB both ways, scp, ssh -L to a server
  * in the workspace, the browser terminal's tmux, the same host key after a
  * sleep and a wake; and the refusals (no token, an expired or revoked one,
@@ -87,6 +88,24 @@ describe("cloud-ide ssh", () => {
     const env = await person.ssh(id, "id -u; echo $NODE_EXTRA_CA_CERTS; command -v node tmux git");
     expect(env.code, env.stderr).toBe(0);
     expect(env.stdout).toMatch(/^0\n\/etc\/cloud-ide\/egress-ca.crt\n.*node\n.*tmux\n.*git\n$/);
+  });
+
+  it("exits once the command has, leaving no tunnel process behind", async () => {
+    // execFile answers once every holder of the CLI's stdout and stderr closed them: ssh's
+    // ProxyCommand (`cloud-ide tunnel`) shares them, so a tunnel that lingered would hang this.
+    const started = Date.now();
+    const ran = await person.cli(["ssh", id, "--", "true"], { timeoutMs: 60_000 });
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(await tunnelsLeft(person, id)).toEqual([]);
+  });
+
+  it("ends the tunnel when ssh is killed mid-session", async () => {
+    const session = person.spawnSsh(id, [`cloud-ide-${id}`, "echo started; sleep 300"]);
+    await new Promise<void>((resolve) => session.child.stdout.once("data", () => resolve()));
+    expect(await tunnelsLeft(person, id, 0)).toHaveLength(1);
+    session.child.kill("SIGKILL");
+    expect(await tunnelsLeft(person, id)).toEqual([]);
   });
 
   it("lists workspaces and writes ssh config entries with the token", async () => {
@@ -216,11 +235,12 @@ sys.stdout.write(out.decode("utf-8", "replace"))
     expect(before).toContain("ssh-ed25519");
     const stopped = await ownerApi(`/api/workspaces/${id}/stop`, { method: "POST" });
     expect(stopped.status).toBe(200);
-    // Opening the tunnel wakes it; a changed host key would fail StrictHostKeyChecking.
+    // Opening the tunnel wakes it; a changed host key would fail StrictHostKeyChecking (given
+    // before the options that accept a new one: ssh takes the first value of each).
     const ran = await person.run("ssh", [
-      ...person.sshOptions(id),
       "-o",
       "StrictHostKeyChecking=yes",
+      ...person.sshOptions(id),
       `cloud-ide-${id}`,
       "echo awake",
     ]);
@@ -228,6 +248,33 @@ sys.stdout.write(out.decode("utf-8", "replace"))
     expect(readFileSync(person.knownHosts, "utf8")).toBe(before);
   }, 300_000);
 });
+
+/**
+ * The `cloud-ide tunnel ID` processes of `who` (their HOME) still running
+ * after up to `graceMs` (a tunnel exits a moment after ssh closes its pipes).
+ */
+async function tunnelsLeft(who: CommandLine, workspace: string, graceMs = 10_000): Promise<number[]> {
+  const find = () =>
+    readdirSync("/proc")
+      .filter((entry) => /^\d+$/.test(entry))
+      .map(Number)
+      .filter((pid) => {
+        try {
+          const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+          const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+          return args.includes("tunnel") && args.includes(workspace) && env.includes(`HOME=${who.home}`);
+        } catch {
+          return false; // Gone meanwhile.
+        }
+      });
+  const deadline = Date.now() + graceMs;
+  let left = find();
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    left = find();
+  }
+  return left;
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -317,6 +364,58 @@ describe("refusals", () => {
     expect(right.code).toBe(255);
     expect(right.stderr).toContain("Permission denied (publickey)");
   }, 300_000);
+});
+
+describe("the device login's limits (cloud-ide login)", () => {
+  const start = (address: string) =>
+    api("/api/device", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Test-Client-Address": address },
+      body: "{}",
+    });
+
+  it("answers 429 with a code and Retry-After past 10 starts from one address in 10 minutes", async () => {
+    const address = `198.51.100.${Math.floor(Math.random() * 250)}`;
+    for (let i = 0; i < 10; i++) {
+      const started = await start(address);
+      expect(started.status, await started.clone().text()).toBe(200);
+      expect(await started.json()).toMatchObject({ userCode: expect.stringMatching(/^[A-Z]{4}-[A-Z]{4}$/) });
+    }
+    const refused = await start(address);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await refused.json()).toMatchObject({ code: "TOO_MANY_ATTEMPTS" });
+    // Another address is not affected.
+    expect((await start("192.0.2.46")).status).toBe(200);
+  });
+
+  it("stops a person approving codes that match nothing after 10, even a right one then", async () => {
+    const approver = await accessUser(`approver-${Math.floor(Math.random() * 1e6)}@example.com`);
+    const approve = (userCode: string) =>
+      api("/api/device/approve", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...approver },
+        body: JSON.stringify({ userCode }),
+      });
+    const waiting = (await (await start("192.0.2.47")).json()) as { userCode: string; deviceCode: string };
+    for (let i = 0; i < 10; i++) {
+      const guess = await approve(i % 2 ? "BBBB-BBBB" : `BCDF-${"GHJKLMNPQR"[i]}XZW`);
+      expect(guess.status).toBe(410);
+      expect(await guess.json()).toMatchObject({ code: "DEVICE_LOGIN_UNUSABLE" });
+    }
+    const refused = await approve(waiting.userCode);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await refused.json()).toMatchObject({ code: "TOO_MANY_ATTEMPTS" });
+    // The poll's device code is a secret no one guesses: a wrong one is unusable, not pending.
+    const [letters] = waiting.deviceCode.split(".");
+    const wrong = await api("/api/device/token", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ deviceCode: `${letters}.${"a".repeat(43)}` }),
+    });
+    expect(await wrong.json()).toMatchObject({ code: "DEVICE_LOGIN_UNUSABLE" });
+  });
 });
 
 async function setRole(user: string, role: "viewer" | "editor" | null): Promise<void> {

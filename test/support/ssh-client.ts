@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inject } from "vitest";
+import { sshOptions } from "../../cli/lib/ssh.mjs";
 
 export const CLI = join(import.meta.dirname, "../../cli/cloud-ide.mjs");
 
@@ -42,27 +43,17 @@ export class CommandLine {
     return join(this.home, ".config/cloud-ide/known_hosts");
   }
 
-  /** ssh's options for workspace `id` with `key`: the tunnel as ProxyCommand, batch mode. */
+  /**
+   * ssh's options for workspace `id` with `key`: the CLI's own (the tunnel as ProxyCommand, its
+   * known_hosts in this HOME), no ~/.ssh/config, batch mode.
+   */
   sshOptions(id: string, key = this.key): string[] {
     return [
       "-F",
       "/dev/null",
-      "-i",
-      key,
-      "-o",
-      "IdentitiesOnly=yes",
+      ...sshOptions(id, key, { dir: join(this.home, ".config/cloud-ide") }),
       "-o",
       "BatchMode=yes",
-      "-o",
-      `ProxyCommand=${process.execPath} ${CLI} tunnel ${id}`,
-      "-o",
-      `HostKeyAlias=cloud-ide-${id}`,
-      "-o",
-      `UserKnownHostsFile=${this.knownHosts}`,
-      "-o",
-      "StrictHostKeyChecking=accept-new",
-      "-o",
-      "User=root",
     ];
   }
 

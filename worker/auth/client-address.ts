@@ -2,7 +2,7 @@ import { ErrorCode } from "../../protocol/errors";
 import { AppError } from "../errors";
 
 /**
- * The client address sign-in attempts are counted against. Cloudflare always
+ * The client address sign-in attempts (and device-login starts) are counted against. Cloudflare always
  * sets CF-Connecting-IP (and replaces a client's own), so in production a
  * request without it did not come through Cloudflare's edge: it is refused
  * rather than counted in one bucket shared by everybody without one. Under
@@ -17,7 +17,7 @@ export function clientAddress(request: Request, local: boolean): string {
   if (address) return address;
   throw new AppError(
     ErrorCode.BAD_REQUEST,
-    "This sign-in did not come through Cloudflare (no CF-Connecting-IP), so it cannot be rate limited: sign in at the IDE's own address.",
+    "This request did not come through Cloudflare (no CF-Connecting-IP), so it cannot be rate limited: use the IDE's own address.",
   );
 }
 

@@ -16,10 +16,13 @@ import {
 import { ErrorCode } from "../../protocol/errors";
 import type { AppEnv } from "../app-env";
 import { mintToken, sha256Hex, tokenOf, tokenSessionId } from "../auth/access-token";
+import type { AttemptKind } from "../auth/attempt-window";
+import { clientAddress } from "../auth/client-address";
 import { DEVICE_LOGIN_SECONDS, DEVICE_POLL_SECONDS } from "../auth/device-login";
+import type { SignInThrottle } from "../auth/sign-in-throttle";
 import { userDirectory } from "../directory";
 import { AppError, notFound } from "../errors";
-import { readJsonObject } from "../http";
+import { drainBody, readJsonObject } from "../http";
 import { randomToken } from "../previews/tokens";
 import { closeSockets } from "./session";
 
@@ -33,7 +36,8 @@ import { closeSockets } from "./session";
  *   POST   /api/ssh-keys {name, publicKey} 201 SshKeySummary (ed25519, ecdsa, RSA >= 3072 bits)
  *   GET    /api/ssh-keys                   [SshKeySummary]
  *   DELETE /api/ssh-keys/{id}              204
- *   POST   /api/device/approve {userCode}  204: the person approves a `cloud-ide login`
+ *   POST   /api/device/approve {userCode}  204: the person approves a `cloud-ide login`;
+ *                                          429 TOO_MANY_ATTEMPTS after 10 codes that matched nothing
  */
 export const accessRoutes = new Hono<AppEnv>();
 
@@ -124,27 +128,59 @@ accessRoutes.delete("/ssh-keys/:id", async (c) => {
 accessRoutes.post("/device/approve", async (c) => {
   refuseGuests(c);
   const body = await readJsonObject(c.req.raw);
-  const code = normalUserCode(body.userCode);
   const user = c.get("user");
+  // Counted before the code is looked up, in one step (as sign-ins are): codes cannot be tried by the thousand.
+  const throttle = c.env.SignInThrottle.getByName(`user:${user.id}`);
+  await allowAttempt(throttle, "device-approve", "Too many codes that match no waiting login.");
+  const code = normalUserCode(body.userCode);
   if (!code || !(await c.env.DeviceLogin.getByName(`device:${code}`).approve({ id: user.id, via: user.via }))) {
     throw new AppError(
       ErrorCode.DEVICE_LOGIN_UNUSABLE,
       "No login waits with this code: check it against your terminal, or run cloud-ide login again (a code lasts 10 minutes).",
     );
   }
+  await throttle.succeeded("device-approve");
   return c.body(null, 204);
 });
+
+/** Counts one attempt of `kind`; throws 429 TOO_MANY_ATTEMPTS (with Retry-After) past its limit. */
+async function allowAttempt(
+  throttle: DurableObjectStub<SignInThrottle>,
+  kind: AttemptKind,
+  what: string,
+): Promise<void> {
+  const verdict = await throttle.attempt(kind);
+  if (!verdict.allowed) {
+    throw new AppError(
+      ErrorCode.TOO_MANY_ATTEMPTS,
+      `${what} Try again in ${verdict.retryAfterSeconds} seconds.`,
+      verdict.retryAfterSeconds,
+    );
+  }
+}
 
 /**
  * The client's half of the device login (no session, no Origin: a command
  * line has neither; the device code is its secret):
  *
- *   POST /api/device                     {deviceCode, userCode, verificationUrl, interval, expiresIn}
+ *   POST /api/device                     {deviceCode, userCode, verificationUrl, interval, expiresIn};
+ *                                        429 TOO_MANY_ATTEMPTS past 10 starts in 10 minutes from one address
  *   POST /api/device/token {deviceCode}  428 DEVICE_LOGIN_PENDING, then 200 {id, name, token, expiresAt} once
+ *
+ * The poll needs no throttle: its device code carries a 43-character secret
+ * (about 220 bits) that only the client that started the login has.
  */
 export const deviceClientRoutes = new Hono<AppEnv>();
 
 deviceClientRoutes.post("/", async (c) => {
+  // Read the body (nothing in it is used) first: answering before it is read breaks the connection it came on.
+  await drainBody(c.req.raw);
+  const address = clientAddress(c.req.raw, import.meta.env.DEV);
+  await allowAttempt(
+    c.env.SignInThrottle.getByName(`ip:${address}`),
+    "device-start",
+    "Too many logins started from this address.",
+  );
   const secret = randomToken(43);
   for (let attempt = 0; attempt < 5; attempt++) {
     let letters = "";

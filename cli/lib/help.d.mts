@@ -1,0 +1,1 @@
+export function helpText(topic: string): string;
