@@ -279,6 +279,34 @@ describe("backups in R2", () => {
     expect(status.backup).toEqual({ lastAt: record.createdAt });
   });
 
+  it("R2 refusing a part mid-upload (issue 45's fault matrix): a clear error, no half backup listed, the upload aborted", async () => {
+    const id = await createWorkspace("backup part refused", "empty");
+    const { container } = await wake(id);
+    // Random, so it stays ~12 MB compressed: three parts of 5 MiB.
+    sh(container, "head -c 12000000 /dev/urandom > /workspace/data.bin");
+    const hooks = `/api/workspaces/${id}/test-hooks/backups`;
+    expect((await post(hooks, { headers: json, body: JSON.stringify({ failPart: 2 }) })).status).toBe(204);
+
+    const refused = await post<{ code: string; message: string }>(`/api/workspaces/${id}/backups`);
+    expect(refused.status, JSON.stringify(refused.body)).toBeGreaterThanOrEqual(500);
+    expect(refused.body.message).toMatch(/R2 refused part 2/);
+    const listed = (await (await ownerApi(`/api/workspaces/${id}/backups`)).json()) as BackupList;
+    expect(listed.backups).toEqual([]);
+    expect((await peek(id)).backup?.lastError).toMatch(/R2 refused part 2/);
+    const uploads = async () => (await (await ownerApi(`${hooks}/uploads`)).json()) as Record<string, number>;
+    expect(await uploads()).toEqual({ created: 1, completed: 0, aborted: 1 });
+
+    // R2 well again: the next backup is whole, and restores the same bytes.
+    expect((await post(hooks, { headers: json, body: JSON.stringify({ failPart: null }) })).status).toBe(204);
+    const before = sh(container, "sha256sum /workspace/data.bin");
+    const record = await backup(id);
+    expect(await uploads()).toEqual({ created: 2, completed: 1, aborted: 1 });
+    sh(container, "rm /workspace/data.bin");
+    const restored = await restore(id, record.id);
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    expect(sh(container, "sha256sum /workspace/data.bin")).toBe(before);
+  });
+
   it("carries archives over the intercepted hostname in the open mode too, which answers nothing without a live token", async () => {
     const id = await createWorkspace("backup open mode", "empty");
     // Set while asleep: the container starts in the open mode, with no catch-all intercept.

@@ -16,9 +16,13 @@
  *        the caller's unclaimed spare expires now, as its alarm would expire it
  *   POST /api/workspaces/{id}/previews/{port}/shares/{shareId}/expire
  *        the share link expires now
- *   POST /api/workspaces/{id}/test-hooks/backups  {unavailable?: boolean, archiveRoute?: boolean}
+ *   POST /api/workspaces/{id}/test-hooks/backups  {unavailable?: boolean, archiveRoute?: boolean, failPart?: number | null}
  *        unavailable: R2 fails every backup operation of this workspace (until false);
- *        archiveRoute false: the archive hostname cannot be set up, so archives go by exec (until true)
+ *        archiveRoute false: the archive hostname cannot be set up, so archives go by exec (until true);
+ *        failPart N: R2 refuses part N of every multipart upload (until null)
+ *   GET  /api/workspaces/{id}/test-hooks/backups/uploads
+ *        {created, completed, aborted}: this workspace's multipart uploads since its object
+ *        started (each one created must end completed or aborted: none left open)
  *   POST /api/workspaces/{id}/test-hooks/backups/{backupId}/corrupt  {mode: "flip" | "truncate"}
  *        overwrites the backup's object in R2: one byte changed, or its second half cut off
  *   POST /api/workspaces/{id}/test-hooks/backups/{backupId}/r2-alone  {op: "put" | "get"}
@@ -77,13 +81,53 @@ export class Workspace extends ProductionWorkspace {
   private smallDisk: string | undefined;
   private backupsUnavailable = false;
   private archiveRouteOff = false;
+  private failPart: number | undefined;
+  private readonly uploads = { created: 0, completed: 0, aborted: 0 };
 
   protected override backupBucket(): R2Bucket | undefined {
     const bucket = super.backupBucket();
-    if (!bucket || !this.backupsUnavailable) return bucket;
-    // Every call fails as an unreachable R2 would.
+    if (!bucket) return bucket;
+    if (this.backupsUnavailable) {
+      // Every call fails as an unreachable R2 would.
+      return new Proxy(bucket, {
+        get: () => () => Promise.reject(new Error("R2 is unreachable (test hook)")),
+      });
+    }
+    return this.countedUploads(bucket);
+  }
+
+  /** The bucket, its multipart uploads counted (and part `failPart` of each refused). */
+  private countedUploads(bucket: R2Bucket): R2Bucket {
+    const uploads = this.uploads;
+    const failPart = () => this.failPart;
     return new Proxy(bucket, {
-      get: () => () => Promise.reject(new Error("R2 is unreachable (test hook)")),
+      get(target, property) {
+        if (property !== "createMultipartUpload") {
+          const value = Reflect.get(target, property, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        }
+        return async (key: string, options?: R2MultipartOptions) => {
+          const upload = await target.createMultipartUpload(key, options);
+          uploads.created += 1;
+          return {
+            key: upload.key,
+            uploadId: upload.uploadId,
+            uploadPart(part: number, value: Parameters<R2MultipartUpload["uploadPart"]>[1]) {
+              if (part === failPart()) return Promise.reject(new Error(`R2 refused part ${part} (test hook)`));
+              return upload.uploadPart(part, value);
+            },
+            async abort() {
+              await upload.abort();
+              uploads.aborted += 1;
+            },
+            async complete(parts: R2UploadedPart[]) {
+              const object = await upload.complete(parts);
+              uploads.completed += 1;
+              return object;
+            },
+          } satisfies R2MultipartUpload;
+        };
+      },
     });
   }
 
@@ -92,11 +136,19 @@ export class Workspace extends ProductionWorkspace {
     return Promise.reject(new Error(`the archive hostname is off for workspace ${this.ctx.id.name ?? ""} (test hook)`));
   }
 
-  testBackups(caller: string, options: { unavailable?: boolean; archiveRoute?: boolean }): Promise<RpcResult<void>> {
+  testBackups(
+    caller: string,
+    options: { unavailable?: boolean; archiveRoute?: boolean; failPart?: number | null },
+  ): Promise<RpcResult<void>> {
     return this.call(caller, () => {
       if (options.unavailable !== undefined) this.backupsUnavailable = options.unavailable;
       if (options.archiveRoute !== undefined) this.archiveRouteOff = !options.archiveRoute;
+      if (options.failPart !== undefined) this.failPart = options.failPart ?? undefined;
     });
+  }
+
+  testUploads(caller: string): Promise<RpcResult<{ created: number; completed: number; aborted: number }>> {
+    return this.call(caller, () => ({ ...this.uploads }));
   }
 
   /** Overwrites a backup's object (the record stays): a damaged or truncated object. */
@@ -299,15 +351,27 @@ hooks.post("/api/workspaces/:id/previews/:port/shares/:shareId/expire", async (c
 });
 
 hooks.post("/api/workspaces/:id/test-hooks/backups", async (c) => {
-  const body = (await c.req.json().catch(() => ({}))) as { unavailable?: unknown; archiveRoute?: unknown };
+  const body = (await c.req.json().catch(() => ({}))) as {
+    unavailable?: unknown;
+    archiveRoute?: unknown;
+    failPart?: unknown;
+  };
   const flag = (value: unknown) => (typeof value === "boolean" ? value : undefined);
+  const part = (value: unknown) =>
+    value === null ? null : typeof value === "number" && Number.isInteger(value) && value > 0 ? value : undefined;
   unwrap(
     (await testStub(c).testBackups(c.get("user").id, {
       unavailable: flag(body.unavailable),
       archiveRoute: flag(body.archiveRoute),
+      failPart: part(body.failPart),
     })) as RpcResult<void>,
   );
   return c.body(null, 204);
+});
+
+hooks.get("/api/workspaces/:id/test-hooks/backups/uploads", async (c) => {
+  const result = await testStub(c).testUploads(c.get("user").id);
+  return c.json(unwrap(result as RpcResult<{ created: number; completed: number; aborted: number }>));
 });
 
 hooks.post("/api/workspaces/:id/test-hooks/backups/:backupId/corrupt", async (c) => {
@@ -375,7 +439,9 @@ export default {
     const { pathname } = new URL(request.url);
     const hook =
       (request.method === "POST" && HOOK_PATH.test(pathname)) ||
-      (request.method === "GET" && pathname === "/api/test-hooks/routes");
+      (request.method === "GET" &&
+        (pathname === "/api/test-hooks/routes" ||
+          /^\/api\/workspaces\/[^/]+\/test-hooks\/backups\/uploads$/.test(pathname)));
     if (hook && previewHostLabel(request, env) === undefined) return hooks.fetch(request, env, ctx);
     return production.fetch(request, env, ctx);
   },
