@@ -85,7 +85,7 @@ export class Workspace extends DurableObject<Env> {
   /** File operations confined to /workspace (symlinks included). */
   /** Every write through the IDE is journaled (worker/files/journaled-files.ts). */
   private readonly files: JournaledFiles;
-  private readonly journal: SaveJournal;
+  protected readonly journal: SaveJournal;
   private readonly fileWatcher: FileWatcher;
   /** One language server per language, shared by every page (worker/lsp/). */
   private readonly languageServers: LanguageServers;

@@ -23,6 +23,8 @@
  *        put: as many bytes as the backup's object, uploaded in parts as a backup
  *        uploads (then deleted); get: the object read and hashed as a restore reads it.
  *        The bench's floor beside its backup and restore rows
+ *   POST /api/workspaces/{id}/test-hooks/journal
+ *        the save journal as it stands: its index ({ops}) and its objects in R2 ({objects})
  *   GET  /api/test-hooks/routes
  *        the workspace's route table as data ({method, path, socket, role, body}),
  *        for tests that walk every route
@@ -52,6 +54,7 @@ import { checkWorkspaceId } from "../door/forward";
 import { AppError, notFound, type RpcResult, unwrap } from "../errors";
 import { answerError } from "../http";
 import production from "../index";
+import type { JournalOp } from "../lifecycle/save-journal";
 import type { LifecycleSettings } from "../lifecycle/settings";
 import { previewHostLabel } from "../previews/preview-host";
 import { Workspace as ProductionWorkspace } from "../workspace";
@@ -90,6 +93,14 @@ export class Workspace extends ProductionWorkspace {
     return this.call(caller, () => {
       if (options.unavailable !== undefined) this.backupsUnavailable = options.unavailable;
       if (options.archiveRoute !== undefined) this.archiveRouteOff = !options.archiveRoute;
+    });
+  }
+
+  /** The save journal's index and its R2 objects: a test checks nothing is left after a checkpoint. */
+  testJournal(caller: string): Promise<RpcResult<{ ops: JournalOp[]; objects: string[] }>> {
+    return this.call(caller, async () => {
+      const listed = await super.backupBucket()?.list({ prefix: `journal/${this.ctx.id.toString()}/` });
+      return { ops: await this.journal.list(), objects: (listed?.objects ?? []).map((object) => object.key) };
     });
   }
 
@@ -288,6 +299,10 @@ hooks.post("/api/workspaces/:id/test-hooks/backups", async (c) => {
   return c.body(null, 204);
 });
 
+hooks.post("/api/workspaces/:id/test-hooks/journal", async (c) => {
+  return c.json(unwrap((await testStub(c).testJournal(c.get("user").id)) as RpcResult<unknown>));
+});
+
 hooks.post("/api/workspaces/:id/test-hooks/backups/:backupId/corrupt", async (c) => {
   const body = (await c.req.json().catch(() => ({}))) as { mode?: unknown };
   const mode = body.mode === "truncate" ? "truncate" : "flip";
@@ -342,7 +357,7 @@ hooks.get("/api/test-hooks/routes", (c) =>
 hooks.onError((error, c) => answerError(error, c.req.raw));
 
 const HOOK_PATH =
-  /^\/api\/workspaces\/[^/]+\/(test-hooks\/(lifecycle|members|spare\/expire)|test-hooks\/invites\/[^/]+\/expire|test-hooks\/backups(\/[^/]+\/(corrupt|r2-alone))?|previews\/\d+\/shares\/[^/]+\/expire|agent-tokens\/[^/]+\/expire)$/;
+  /^\/api\/workspaces\/[^/]+\/(test-hooks\/(lifecycle|members|journal|spare\/expire)|test-hooks\/invites\/[^/]+\/expire|test-hooks\/backups(\/[^/]+\/(corrupt|r2-alone))?|previews\/\d+\/shares\/[^/]+\/expire|agent-tokens\/[^/]+\/expire)$/;
 
 /** Tests stand for several clients of the sign-in throttle with this header (locally everyone is "loopback"). */
 export const TEST_CLIENT_HEADER = "X-Test-Client-Address";
