@@ -169,7 +169,7 @@ export class Workspace extends DurableObject<Env> {
       }),
     });
     this.journal = new SaveJournal({
-      bucket: () => this.env.BACKUPS,
+      bucket: () => this.journalBucket(),
       storage: ctx.storage,
       prefix: `journal/${ctx.id.toString()}/`,
       tag: `workspace ${ctx.id.toString().slice(0, 8)}`,
@@ -465,6 +465,11 @@ export class Workspace extends DurableObject<Env> {
   /** The lifecycle's timings (a test subclass shortens them). */
   protected async settings(): Promise<LifecycleSettings> {
     return lifecycleSettings(this.env.INACTIVITY_TIMEOUT_SECONDS);
+  }
+
+  /** Where the save journal goes (a test subclass may turn it off, to measure what it costs). */
+  protected journalBucket(): R2Bucket | undefined {
+    return this.env.BACKUPS;
   }
 
   /** Where backups go (a test subclass may make it fail). */

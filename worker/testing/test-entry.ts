@@ -23,8 +23,9 @@
  *        put: as many bytes as the backup's object, uploaded in parts as a backup
  *        uploads (then deleted); get: the object read and hashed as a restore reads it.
  *        The bench's floor beside its backup and restore rows
- *   POST /api/workspaces/{id}/test-hooks/journal
- *        the save journal as it stands: its index ({ops}) and its objects in R2 ({objects})
+ *   POST /api/workspaces/{id}/test-hooks/journal  {enabled?: boolean}
+ *        the save journal as it stands: its index ({ops}) and its objects in R2 ({objects});
+ *        enabled false: saves of this workspace are not journaled (until true), for the bench
  *   GET  /api/test-hooks/routes
  *        the workspace's route table as data ({method, path, socket, role, body}),
  *        for tests that walk every route
@@ -74,6 +75,7 @@ export class Workspace extends ProductionWorkspace {
   private testImage: string | undefined;
   private backupsUnavailable = false;
   private archiveRouteOff = false;
+  private journalOff = false;
 
   protected override backupBucket(): R2Bucket | undefined {
     const bucket = super.backupBucket();
@@ -96,9 +98,14 @@ export class Workspace extends ProductionWorkspace {
     });
   }
 
+  protected override journalBucket(): R2Bucket | undefined {
+    return this.journalOff ? undefined : super.journalBucket();
+  }
+
   /** The save journal's index and its R2 objects: a test checks nothing is left after a checkpoint. */
-  testJournal(caller: string): Promise<RpcResult<{ ops: JournalOp[]; objects: string[] }>> {
+  testJournal(caller: string, enabled?: boolean): Promise<RpcResult<{ ops: JournalOp[]; objects: string[] }>> {
     return this.call(caller, async () => {
+      if (enabled !== undefined) this.journalOff = !enabled;
       const listed = await super.backupBucket()?.list({ prefix: `journal/${this.ctx.id.toString()}/` });
       return { ops: await this.journal.list(), objects: (listed?.objects ?? []).map((object) => object.key) };
     });
@@ -300,7 +307,9 @@ hooks.post("/api/workspaces/:id/test-hooks/backups", async (c) => {
 });
 
 hooks.post("/api/workspaces/:id/test-hooks/journal", async (c) => {
-  return c.json(unwrap((await testStub(c).testJournal(c.get("user").id)) as RpcResult<unknown>));
+  const body = (await c.req.json().catch(() => ({}))) as { enabled?: unknown };
+  const enabled = typeof body.enabled === "boolean" ? body.enabled : undefined;
+  return c.json(unwrap((await testStub(c).testJournal(c.get("user").id, enabled)) as RpcResult<unknown>));
 });
 
 hooks.post("/api/workspaces/:id/test-hooks/backups/:backupId/corrupt", async (c) => {
