@@ -90,6 +90,7 @@ export const ErrorCode = {
   BACKUP_INTEGRITY: "BACKUP_INTEGRITY",
   /** The backup store (R2) could not be reached or refused the operation; try again. */
   BACKUP_UNAVAILABLE: "BACKUP_UNAVAILABLE",
+  JOURNAL_UNAVAILABLE: "JOURNAL_UNAVAILABLE",
   /** A request from the container that the workspace's network policy does not allow (the Outbound entrypoint's answer). */
   BLOCKED_BY_NETWORK_POLICY: "BLOCKED_BY_NETWORK_POLICY",
   /** An invite request that is not one (its role, lifetime or number of uses). */
@@ -195,6 +196,7 @@ export const ERROR_STATUS: { readonly [C in ErrorCode]: number } = {
   BACKUP_NOT_FOUND: 404,
   BACKUP_INTEGRITY: 422,
   BACKUP_UNAVAILABLE: 503,
+  JOURNAL_UNAVAILABLE: 503,
   BLOCKED_BY_NETWORK_POLICY: 403,
   INVALID_INVITE: 400,
   INVITE_UNUSABLE: 410,

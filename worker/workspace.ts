@@ -26,7 +26,7 @@ import { roleOf } from "./door/members";
 import type { WorkspaceParts } from "./door/parts";
 import { AppError, describe, notFound, type RpcResult, settle } from "./errors";
 import { FileWatcher } from "./files/file-watcher";
-import { Files } from "./files/sandbox-files";
+import { JournaledFiles } from "./files/journaled-files";
 import { type RepositorySource, startClone } from "./git/clone";
 import { GitCli } from "./git/git-cli";
 import { gitCredentials, gitSecret, gitSecretName } from "./git/git-credentials";
@@ -35,6 +35,7 @@ import { ownerIdentity } from "./git/identity";
 import { SourceControl } from "./git/source-control";
 import { errorResponse } from "./http";
 import { Lifecycle, type StartPlan } from "./lifecycle/lifecycle";
+import { SaveJournal } from "./lifecycle/save-journal";
 import { type LifecycleSettings, lifecycleSettings, platformTimeoutMs } from "./lifecycle/settings";
 import { SPARE_TASK, Spare } from "./lifecycle/spare";
 import { LanguageServers } from "./lsp/language-servers";
@@ -82,7 +83,9 @@ export class Workspace extends DurableObject<Env> {
   /** Start/wake, save, stop, and the alarm that saves and sleeps (worker/lifecycle/). */
   protected readonly lifecycle: Lifecycle;
   /** File operations confined to /workspace (symlinks included). */
-  private readonly files: Files;
+  /** Every write through the IDE is journaled (worker/files/journaled-files.ts). */
+  private readonly files: JournaledFiles;
+  protected readonly journal: SaveJournal;
   private readonly fileWatcher: FileWatcher;
   /** One language server per language, shared by every page (worker/lsp/). */
   private readonly languageServers: LanguageServers;
@@ -148,6 +151,10 @@ export class Workspace extends DurableObject<Env> {
       afterLaunch: () => this.afterLaunch(),
       afterStart: (from) => this.afterStart(from),
       backups: this.backups,
+      journal: {
+        replay: (since) => this.files.replayJournal(since),
+        dropThrough: (savedAt) => this.journal.dropThrough(savedAt),
+      },
       hibernatedSockets: () => ctx.getWebSockets().length,
       disposable: () => this.spare.held,
       tag: `container ${ctx.id.toString().slice(0, 8)}`,
@@ -162,7 +169,16 @@ export class Workspace extends DurableObject<Env> {
         name: async () => (await ctx.storage.get<string>("name")) ?? "workspace",
       }),
     });
-    this.files = new Files(this.sandbox, { confineTo: WORKSPACE_ROOT, agent: this.sandbox.agent });
+    this.journal = new SaveJournal({
+      bucket: () => this.journalBucket(),
+      storage: ctx.storage,
+      prefix: `journal/${ctx.id.toString()}/`,
+      tag: `workspace ${ctx.id.toString().slice(0, 8)}`,
+      // Past its bounds the journal is emptied by a checkpoint rather than grown.
+      onFull: () => void this.lifecycle.exclusive(() => this.lifecycle.snapshot()).catch(() => {}),
+    });
+    const fileAccess = { confineTo: WORKSPACE_ROOT, agent: this.sandbox.agent };
+    this.files = new JournaledFiles(this.sandbox, fileAccess, this.journal);
     this.fileWatcher = new FileWatcher(this.sandbox, this.lifecycle, WORKSPACE_ROOT, this.sandbox.agent);
     this.languageServers = new LanguageServers({ sandbox: this.sandbox, watcher: this.fileWatcher });
     this.search = new WorkspaceSearch(this.sandbox);
@@ -406,6 +422,7 @@ export class Workspace extends DurableObject<Env> {
     await this.sandbox.announceDeletion();
     await this.lifecycle.retire();
     await this.backups.deleteAll();
+    await this.journal.deleteAll();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.previews.forget();
@@ -449,6 +466,11 @@ export class Workspace extends DurableObject<Env> {
   /** The lifecycle's timings (a test subclass shortens them). */
   protected async settings(): Promise<LifecycleSettings> {
     return lifecycleSettings(this.env.INACTIVITY_TIMEOUT_SECONDS);
+  }
+
+  /** Where the save journal goes (a test subclass may turn it off, to measure what it costs). */
+  protected journalBucket(): R2Bucket | undefined {
+    return this.env.BACKUPS;
   }
 
   /** Where backups go (a test subclass may make it fail). */
@@ -628,6 +650,10 @@ export class Workspace extends DurableObject<Env> {
         `cloud-ide: the files were restored from the backup of ${when} UTC; this terminal started again in the restored tree.`,
       ).catch((error) => console.error(`restarting terminals after a restore: ${describe(error)}`));
       this.fileWatcher.restart();
+      // A restore replaces everything the journal could replay: a checkpoint keeps it and empties the journal.
+      await this.lifecycle
+        .snapshot()
+        .catch((error) => console.error(`a checkpoint after a restore: ${describe(error)}`));
       return result;
     });
   }

@@ -168,7 +168,11 @@ export const FILE_ROUTES: Route[] = [
         try {
           const expected = createOnly ? "-" : (ifMatch ?? "");
           const stat = await attempt(
-            () => files.saveAtomically(containerPath(temp), containerPath(path), expected, call.request.body ?? ""),
+            () =>
+              files.saveAtomically(containerPath(temp), containerPath(path), expected, call.request.body ?? "", {
+                // Checked present for a body (worker/door/dispatch.ts): the journal's R2 PUT needs it.
+                length: Number(call.request.headers.get("Content-Length") ?? "0"),
+              }),
             path,
           );
           return Response.json(info(path, stat), { status: 200, headers: { ETag: stat.etag } });

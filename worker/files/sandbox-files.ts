@@ -206,16 +206,19 @@ export class Files {
     return toStat(await this.runJson("commit", [from, to, expectedEtag], options, "rename", destination, temp));
   }
 
-  /** Ours: writes `content` to `temp`, then `commit`s it onto `destination`, in one process. */
+  /**
+   * Ours: writes `content` to `temp`, then `commit`s it onto `destination`, in one process.
+   * `length`: the content's size when the caller knows it (a request's Content-Length), for the save journal.
+   */
   async saveAtomically(
     temp: string,
     destination: string,
     expectedEtag: string,
     content: FileContent,
-    options: FileOperationOptions = {},
+    options: FileOperationOptions & { length?: number } = {},
   ): Promise<SandboxFileStat> {
-    const from = this.resolve(temp, options, []);
-    const to = this.resolve(destination, options, []);
+    const from = this.resolve(temp, options, ["length"]);
+    const to = this.resolve(destination, options, ["length"]);
     return toStat(await this.pipeIn("save", [from, to, expectedEtag], content, options, "writeFile", destination));
   }
 

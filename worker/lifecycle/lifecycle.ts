@@ -154,6 +154,14 @@ export interface LifecycleDeps {
   afterStart?: (from: StartPlan["from"]) => Promise<void>;
   /** Backups of the user's files; without them a start uses the snapshot or the template only. */
   backups?: FileBackups;
+  /**
+   * The save journal (save-journal.ts): a start puts back what was
+   * acknowledged since what it started from; a snapshot drops what it holds.
+   */
+  journal?: {
+    replay(since: number): Promise<number>;
+    dropThrough(savedAt: number): Promise<void>;
+  };
   /** Hibernatable WebSockets, which count as open connections too. */
   hibernatedSockets?: () => number;
   /**
@@ -462,6 +470,20 @@ export class Lifecycle {
                 message: `The workspace could not start with the files of its latest backup (${reason}). Nothing was lost: it tries again.`,
               }
             : { code: ErrorCode.CONTAINER_UNAVAILABLE, message: `The container could not start: ${reason}` };
+      this.fail(failure, starting.failures);
+      throw new AppError(failure.code, failure.message);
+    }
+    try {
+      // Saves acknowledged after what the container came from, before anyone sees it.
+      await this.deps.journal?.replay(startedFrom(plan));
+    } catch (error) {
+      await launched;
+      if (sandbox.running) await sandbox.destroy().catch(() => {});
+      if (this.isDeleted) throw deleted();
+      const failure: ErrorBody = {
+        code: error instanceof AppError ? error.code : ErrorCode.CONTAINER_UNAVAILABLE,
+        message: `Files saved since the workspace's last checkpoint could not be put back (${describe(error).replace(/\.+$/, "")}). Nothing was lost: they stay in the journal, and it tries again.`,
+      };
       this.fail(failure, starting.failures);
       throw new AppError(failure.code, failure.message);
     }
@@ -857,6 +879,10 @@ export class Lifecycle {
       const image = await storage.get<string>(SYSTEM_KEY);
       const record: SnapshotRecord = { id: snapshot.id, savedAt: startedAt, ...(image ? { image } : {}) };
       await storage.put(SNAPSHOT_KEY, record);
+      // What the snapshot holds leaves the journal; left there, it would only be replayed again (the same bytes).
+      await this.deps.journal
+        ?.dropThrough(startedAt)
+        .catch((error) => console.error(`${this.deps.tag}: journal: ${describe(error)}`));
       return toResult(record);
     } catch (error) {
       throw new AppError(
@@ -956,6 +982,13 @@ export class Lifecycle {
       await this.stopNow();
     });
   }
+}
+
+/** When what a start came from was saved: journaled operations from then on are missing from it. */
+function startedFrom(plan: StartPlan): number {
+  if (plan.from === "snapshot") return plan.snapshot.savedAt;
+  if (plan.from === "backup") return Date.parse(plan.backups[0]?.createdAt ?? "") || 0;
+  return 0;
 }
 
 function hasRunningContainer(kind: LifecycleState["kind"]): boolean {

@@ -30,6 +30,9 @@
  *        put: as many bytes as the backup's object, uploaded in parts as a backup
  *        uploads (then deleted); get: the object read and hashed as a restore reads it.
  *        The bench's floor beside its backup and restore rows
+ *   POST /api/workspaces/{id}/test-hooks/journal  {enabled?: boolean}
+ *        the save journal as it stands: its index ({ops}) and its objects in R2 ({objects});
+ *        enabled false: saves of this workspace are not journaled (until true), for the bench
  *   GET  /api/test-hooks/routes
  *        the workspace's route table as data ({method, path, socket, role, body}),
  *        for tests that walk every route
@@ -59,6 +62,7 @@ import { checkWorkspaceId } from "../door/forward";
 import { AppError, notFound, type RpcResult, unwrap } from "../errors";
 import { answerError } from "../http";
 import production from "../index";
+import type { JournalOp } from "../lifecycle/save-journal";
 import type { LifecycleSettings } from "../lifecycle/settings";
 import { previewHostLabel } from "../previews/preview-host";
 import { Workspace as ProductionWorkspace } from "../workspace";
@@ -83,6 +87,7 @@ export class Workspace extends ProductionWorkspace {
   private archiveRouteOff = false;
   private failPart: number | undefined;
   private readonly uploads = { created: 0, completed: 0, aborted: 0 };
+  private journalOff = false;
 
   protected override backupBucket(): R2Bucket | undefined {
     const bucket = super.backupBucket();
@@ -149,6 +154,19 @@ export class Workspace extends ProductionWorkspace {
 
   testUploads(caller: string): Promise<RpcResult<{ created: number; completed: number; aborted: number }>> {
     return this.call(caller, () => ({ ...this.uploads }));
+  }
+
+  protected override journalBucket(): R2Bucket | undefined {
+    return this.journalOff ? undefined : super.journalBucket();
+  }
+
+  /** The save journal's index and its R2 objects: a test checks nothing is left after a checkpoint. */
+  testJournal(caller: string, enabled?: boolean): Promise<RpcResult<{ ops: JournalOp[]; objects: string[] }>> {
+    return this.call(caller, async () => {
+      if (enabled !== undefined) this.journalOff = !enabled;
+      const listed = await super.backupBucket()?.list({ prefix: `journal/${this.ctx.id.toString()}/` });
+      return { ops: await this.journal.list(), objects: (listed?.objects ?? []).map((object) => object.key) };
+    });
   }
 
   /** Overwrites a backup's object (the record stays): a damaged or truncated object. */
@@ -374,6 +392,12 @@ hooks.get("/api/workspaces/:id/test-hooks/backups/uploads", async (c) => {
   return c.json(unwrap(result as RpcResult<{ created: number; completed: number; aborted: number }>));
 });
 
+hooks.post("/api/workspaces/:id/test-hooks/journal", async (c) => {
+  const body = (await c.req.json().catch(() => ({}))) as { enabled?: unknown };
+  const enabled = typeof body.enabled === "boolean" ? body.enabled : undefined;
+  return c.json(unwrap((await testStub(c).testJournal(c.get("user").id, enabled)) as RpcResult<unknown>));
+});
+
 hooks.post("/api/workspaces/:id/test-hooks/backups/:backupId/corrupt", async (c) => {
   const body = (await c.req.json().catch(() => ({}))) as { mode?: unknown };
   const mode = body.mode === "truncate" ? "truncate" : "flip";
@@ -428,7 +452,7 @@ hooks.get("/api/test-hooks/routes", (c) =>
 hooks.onError((error, c) => answerError(error, c.req.raw));
 
 const HOOK_PATH =
-  /^\/api\/workspaces\/[^/]+\/(test-hooks\/(lifecycle|members|spare\/expire)|test-hooks\/invites\/[^/]+\/expire|test-hooks\/backups(\/[^/]+\/(corrupt|r2-alone))?|previews\/\d+\/shares\/[^/]+\/expire|agent-tokens\/[^/]+\/expire)$/;
+  /^\/api\/workspaces\/[^/]+\/(test-hooks\/(lifecycle|members|journal|spare\/expire)|test-hooks\/invites\/[^/]+\/expire|test-hooks\/backups(\/[^/]+\/(corrupt|r2-alone))?|previews\/\d+\/shares\/[^/]+\/expire|agent-tokens\/[^/]+\/expire)$/;
 
 /** Tests stand for several clients of the sign-in throttle with this header (locally everyone is "loopback"). */
 export const TEST_CLIENT_HEADER = "X-Test-Client-Address";
