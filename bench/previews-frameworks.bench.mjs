@@ -158,7 +158,8 @@ async function makeBatch(client, batch) {
 async function measure(session, client, browser, workerName, { row, id, app }) {
   const container = await findContainer(session, id, workerName);
   const curlUrl = await curlTarget(container, row.port);
-  let grant = app.grant;
+  // Renewed: an owner grant lasts 5 minutes, and this app may have waited longer for the batch's others.
+  let grant = await ownerPreview(client, id, row.port, app.grant.id);
   const warmUp = await render(browser, grant.url, row.shows, WARM_UP_TIMEOUT_MS);
   if (warmUp.error) throw new Error(`the first load after the start: ${warmUp.error}`);
   const failures = [];
