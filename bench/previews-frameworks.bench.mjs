@@ -31,7 +31,7 @@ import { ROWS } from "../test/frameworks/rows.ts";
 import { alternate, percentileName } from "./lib/alternate.mjs";
 import { launchChromium } from "./lib/browser.mjs";
 import { signIn } from "./lib/session.mjs";
-import { percentile } from "./lib/stats.mjs";
+import { median, percentile } from "./lib/stats.mjs";
 import { findContainer } from "./lib/workspace-container.mjs";
 
 export const title = "Previews of real frameworks (first render in Chromium vs curl inside the container)";
@@ -163,6 +163,7 @@ async function measure(session, client, browser, workerName, { row, id, app }) {
   const warmUp = await render(browser, grant.url, row.shows, WARM_UP_TIMEOUT_MS);
   if (warmUp.error) throw new Error(`the first load after the start: ${warmUp.error}`);
   const failures = [];
+  const requests = [];
   let networkChanges = warmUp.networkChanges;
   const [renders, curls] = await alternate(
     TURNS,
@@ -172,12 +173,13 @@ async function measure(session, client, browser, workerName, { row, id, app }) {
       const load = await render(browser, grant.url, row.shows, RENDER_TIMEOUT_MS);
       networkChanges += load.networkChanges;
       if (load.error) failures.push(load.error);
+      else requests.push(load.requests);
       return load.ms;
     },
     () => curl(container, curlUrl),
     { settleMs: 200 },
   );
-  return { warmUpMs: warmUp.ms, renders, curls, failures, networkChanges, startSeconds: app.startSeconds };
+  return { warmUpMs: warmUp.ms, renders, curls, requests, failures, networkChanges, startSeconds: app.startSeconds };
 }
 
 /**
@@ -195,6 +197,9 @@ async function render(browser, url, text, timeoutMs) {
     let changed = false;
     try {
       const page = await context.newPage();
+      // What the page asks for in the load (the document, its modules, styles, images): what the render waits on.
+      let requests = 0;
+      page.on("response", () => requests++);
       page.on("requestfailed", (request) => {
         if (request.failure()?.errorText.includes("ERR_NETWORK_CHANGED")) changed = true;
       });
@@ -208,7 +213,7 @@ async function render(browser, url, text, timeoutMs) {
         const ms = performance.now() - started;
         // Nothing of this load in flight when the next one starts.
         await page.waitForLoadState("networkidle", { timeout: 15_000 }).catch(() => {});
-        return { ms, networkChanges };
+        return { ms, networkChanges, requests };
       } catch (error) {
         const message = String(error).split("\n")[0];
         if ((changed || message.includes("ERR_NETWORK_CHANGED")) && attempt < 3) {
@@ -284,7 +289,13 @@ function summary(result) {
   if (result.error) return `${result.row.name}: n/a (${reason(result.error)})`;
   const p50 = percentile(result.renders, 50).toFixed(0);
   const curlP50 = percentile(result.curls, 50).toFixed(1);
-  return `${result.row.name}: first render p50 ${p50} ms, curl p50 ${curlP50} ms, warm-up ${result.warmUpMs.toFixed(0)} ms`;
+  const loads = requests(result).join("");
+  return `${result.row.name}: first render p50 ${p50} ms (${loads}), curl p50 ${curlP50} ms, warm-up ${result.warmUpMs.toFixed(0)} ms`;
+}
+
+/** How many requests a load made (the median), the figure that tells a render from a document. */
+function requests(result) {
+  return result.requests.length > 0 ? [`${median(result.requests)} requests a load`] : [];
 }
 
 function tableRows(result) {
@@ -292,7 +303,7 @@ function tableRows(result) {
   if (result.error) {
     return [{ metric: `${name}: first render`, ours: Number.NaN, unit: "ms", target: `n/a: ${reason(result.error)}` }];
   }
-  const notes = [];
+  const notes = requests(result);
   if (result.failures.length > 0) notes.push(`${result.failures.length} failed: ${result.failures[0]}`);
   if (result.networkChanges > 0) notes.push(`${result.networkChanges} loads made again after a network change`);
   return [
