@@ -25,14 +25,26 @@ const sections = readdirSync(join(ROOT, "bench"))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
   .sort();
 
+// A section may ask for volumes in every workspace container (`appBinds()`: the frameworks'
+// npm cache), so the IDE starts once the chosen sections are known.
+const loaded = [];
+for (const file of sections) {
+  try {
+    loaded.push({ file, section: await import(pathToFileURL(join(ROOT, "bench", file)).href) });
+  } catch (error) {
+    loaded.push({ file, error });
+  }
+}
+const appBinds = loaded.flatMap(({ section }) => section?.appBinds?.() ?? []);
+
 step("Starting the IDE for benchmarks");
-const server = await startDevServer(env, { verbose: Boolean(process.env.CLOUD_IDE_TEST_VERBOSE) });
+const server = await startDevServer(env, { verbose: Boolean(process.env.CLOUD_IDE_TEST_VERBOSE), appBinds });
 let failed = false;
 try {
-  for (const file of sections) {
+  for (const { file, section, error: importError } of loaded) {
     step(`Benchmark: ${file}`);
     try {
-      const section = await import(pathToFileURL(join(ROOT, "bench", file)).href);
+      if (!section) throw importError;
       const rows = await section.run({
         baseUrl: server.baseUrl,
         port: server.port,

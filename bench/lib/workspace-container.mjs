@@ -3,12 +3,16 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 
-/** The Docker container of workspace `id`: the one that holds a marker written through the API (removed again). */
-export async function findContainer(session, id) {
+/**
+ * The Docker container of workspace `id`: the one that holds a marker written
+ * through the API (removed again). `workerName` (the bench's IDE) narrows the
+ * search to that IDE's containers, leaving other runs' on the machine alone.
+ */
+export async function findContainer(session, id, workerName = "") {
   const marker = `.bench-${randomBytes(4).toString("hex")}`;
   const put = await session.fetch(`/api/workspaces/${id}/files/content?path=${marker}`, { method: "PUT", body: id });
   if (!put.ok) throw new Error(`marker write failed: ${put.status} ${await put.text()}`);
-  const names = execFileSync("docker", ["ps", "--format", "{{.Names}}", "--filter", "name=workerd-"], {
+  const names = execFileSync("docker", ["ps", "--format", "{{.Names}}", "--filter", `name=workerd-${workerName}`], {
     encoding: "utf8",
   })
     .split("\n")

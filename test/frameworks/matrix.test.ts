@@ -15,17 +15,15 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page, WebSocket as PageSocket } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PreviewsOverview, ShareLink } from "../../protocol/previews";
+import type { ShareLink } from "../../protocol/previews";
 import { ROOT } from "../../scripts/lib/setup.mjs";
 import { launchBrowser } from "../support/browser";
 import { filesUrl, putFile } from "../support/files";
-import { createShare, ownerPreview, previewRequest } from "../support/previews";
-import { createWorkspace, ownerApi } from "../support/session";
-import { openTerminalSocket, type TerminalSocket } from "../support/terminal-client";
-import { EDITED_OUTLINE, type HotEdit, ROWS, type Row } from "./rows";
+import { createShare } from "../support/previews";
+import { ownerApi, ownerWebSocket } from "../support/session";
+import { makeApp, type OwnerClient, ownerPreview, selectRows, startWorkspace } from "./apps.mjs";
+import { EDITED_OUTLINE, type HotEdit, type Row } from "./rows";
 
-/** How long the generator, the install and the dev server's start may take (Next.js and Angular are heavy). */
-const START_TIMEOUT_MS = 10 * 60_000;
 /** The hot-reload socket must outlast this. */
 const SOCKET_MINUTE_MS = 60_000;
 
@@ -45,8 +43,7 @@ interface RowResult {
 }
 
 /** `FRAMEWORKS_ROWS=vanilla,python`: only the rows whose names contain one of these (while working on some). */
-const only = process.env.FRAMEWORKS_ROWS?.split(",").filter(Boolean);
-const rows = only ? ROWS.filter((row) => only.some((part) => row.name.includes(part))) : ROWS;
+const rows = selectRows(process.env.FRAMEWORKS_ROWS);
 /** Rows with the longest installs (a bigger machine) start first, so the tier ends when the light ones do. */
 const runOrder = [...rows].sort((a, b) => Number(Boolean(b.machine)) - Number(Boolean(a.machine)));
 
@@ -54,6 +51,8 @@ const started = Date.now();
 const results = new Map<string, RowResult>();
 const workspaces: string[] = [];
 let browser: Browser;
+/** The apps are made the way the previews bench makes them (./apps.mjs), as the owner. */
+const owner: OwnerClient = { api: ownerApi, webSocket: ownerWebSocket };
 
 /** Each row's workspace, started one at a time in beforeAll. */
 const ready = new Map<string, Promise<string>>();
@@ -63,27 +62,12 @@ beforeAll(async () => {
   // Every container starts before any row runs: a start while other rows install (next, ng) on two
   // shared cores missed workerd's deadline for the network sidecar again and again.
   for (const row of runOrder) {
-    const start = startWorkspace(row);
+    const start = startWorkspace(owner, row, `matrix ${row.name}`, (id) => workspaces.push(id));
     ready.set(row.name, start);
     // A failed start fails its row (which awaits it), not the others.
     await start.catch(() => {});
   }
 }, 15 * 60_000);
-
-async function startWorkspace(row: Row): Promise<string> {
-  const id = await createWorkspace(`matrix ${row.name}`, "empty");
-  workspaces.push(id);
-  if (row.machine) {
-    const set = await ownerApi(`/api/workspaces/${id}/settings`, {
-      method: "PUT",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ machine: row.machine }),
-    });
-    if (set.status !== 200) throw new Error(`choosing ${row.machine}: ${set.status} ${await set.text()}`);
-  }
-  await wake(id);
-  return id;
-}
 
 afterAll(async () => {
   const report = {
@@ -116,21 +100,6 @@ describe("the frameworks matrix", () => {
   }
 });
 
-/**
- * Wakes a workspace, trying again when its container did not start: on two
- * shared cores busy with other rows' installs, the network sidecar can miss
- * workerd's start deadline.
- */
-async function wake(id: string): Promise<void> {
-  let answer = "";
-  for (let attempt = 1; attempt <= 3; attempt++) {
-    const woken = await ownerApi(`/api/workspaces/${id}/wake`, { method: "POST" });
-    if (woken.status === 200) return;
-    answer = `${woken.status} ${await woken.text()}`;
-  }
-  throw new Error(`workspace ${id} did not start: ${answer}`);
-}
-
 function notRun(): RowResult {
   return { renders: "not run", assets: "not run", hot: "not run", share: "not run", socket: "not run", problems: [] };
 }
@@ -138,20 +107,11 @@ function notRun(): RowResult {
 async function runRow(row: Row, result: RowResult): Promise<void> {
   const id = await ready.get(row.name);
   if (!id) throw new Error(`no workspace was started for ${row.name}`);
-  for (const [path, content] of Object.entries(row.files ?? {})) {
-    expect((await putFile(id, path, content)).status).toBeLessThan(300);
-  }
-
-  // Typed as a person types it; the marker after it shows only if the dev server ends.
-  const terminal = await openTerminalSocket(id, "matrix", { cols: 160, rows: 40 });
-  const typedAt = Date.now();
-  terminal.type(`cd /workspace && ${row.command}; echo MATRIX-EXIT-$?\r`);
-  await untilListening(id, row.port, terminal);
-  result.startSeconds = seconds(typedAt);
-
-  const listeningAt = Date.now();
-  let grant = await ownerPreview(id, row.port);
-  await untilAnswering(grant.url, terminal);
+  // Typed into a terminal as a person types it, until the port listens and the preview answers.
+  const app = await makeApp(owner, id, row);
+  const { terminal, listeningAt } = app;
+  let { grant } = app;
+  result.startSeconds = app.startSeconds;
 
   // The owner's preview, as the pane's frame loads it.
   const context = await browser.newContext();
@@ -187,7 +147,7 @@ async function runRow(row: Row, result: RowResult): Promise<void> {
 
   // A minute after the page loaded: its hot-reload socket is still open, and an edit shows with no reload.
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, loadedAt + SOCKET_MINUTE_MS - Date.now())));
-  grant = await ownerPreview(id, row.port, grant.id);
+  grant = await ownerPreview(owner, id, row.port, grant.id);
   if (row.hot) {
     result.hot = "fail";
     const open = sockets.filter((socket) => !socket.isClosed());
@@ -206,7 +166,7 @@ async function runRow(row: Row, result: RowResult): Promise<void> {
     result.socket = "n/a";
   }
   await context.close();
-  terminal.ws.close();
+  terminal.close();
 
   expect(result.problems).toEqual([]);
   expect(result).toMatchObject({ renders: "pass", assets: "pass", share: "pass" });
@@ -261,34 +221,6 @@ function recordRequests(page: Page) {
     if (!reason.includes("ERR_ABORTED")) problems.push(`${reason} ${request.url()}`);
   });
   return { problems, count: () => count };
-}
-
-/** Waits until the port listens (the pane's own poll), or fails with what the terminal shows. */
-async function untilListening(id: string, port: number, terminal: TerminalSocket): Promise<void> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (/MATRIX-EXIT-\d+/.test(await terminal.screen())) {
-      throw new Error(`the command ended before port ${port} listened:\n${await terminal.screen()}`);
-    }
-    const overview = await ownerApi(`/api/workspaces/${id}/previews`);
-    if (overview.status === 200 && ((await overview.json()) as PreviewsOverview).ports.some((p) => p.port === port)) {
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-  }
-  throw new Error(`port ${port} did not listen in time:\n${await terminal.screen()}`);
-}
-
-/** A dev server listens before it can answer (Next.js and Angular compile first): wait for a first answer. */
-async function untilAnswering(url: string, terminal: TerminalSocket): Promise<void> {
-  const deadline = Date.now() + 5 * 60_000;
-  let last = 0;
-  while (Date.now() < deadline) {
-    last = (await previewRequest(url)).status;
-    if (last > 0 && last < 500) return;
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-  }
-  throw new Error(`the preview answered ${last}:\n${await terminal.screen()}`);
 }
 
 /** The edit, made through the files API as the editor saves. */

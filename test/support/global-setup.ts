@@ -4,7 +4,6 @@
  * A stand-in Cloudflare Access team is configured too, so tests can sign in
  * both ways.
  */
-import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +12,7 @@ import type { TestProject } from "vitest/node";
 import { freePort, startDevServer } from "../../scripts/lib/dev-server.mjs";
 import { readDevVars } from "../../scripts/lib/dev-vars.mjs";
 import { setup } from "../../scripts/lib/setup.mjs";
+import { npmCacheBind } from "../frameworks/apps.mjs";
 import { ACCESS_AUD, startAccessTeam } from "./access-team";
 import { SCRIPTED_MODEL_ID, SCRIPTED_MODEL_KEY, startScriptedModel } from "./scripted-model";
 
@@ -36,14 +36,6 @@ declare module "vitest" {
   }
 }
 
-/**
- * The Docker volume that keeps npm's downloads for the frameworks tier
- * between runs. Only the content cache is shared: each workspace's `npx`
- * installs (`~/.npm/_npx`) stay its own, since two of them installing the
- * same generator at once into one folder would trip over each other.
- */
-const FRAMEWORKS_NPM_CACHE = "cloud-ide-frameworks-npm-cache";
-
 export default async function globalSetup(project: TestProject) {
   const env = await setup();
   // scripts/test.mjs names the log (and prints its tail when the tier fails); a bare `vitest run` gets one in tmp.
@@ -52,8 +44,6 @@ export default async function globalSetup(project: TestProject) {
   // The agent panel's model: no real one is reachable here, so a scripted one on loopback (its real provider).
   const model = await startScriptedModel();
   const inspectorPort = await freePort();
-  if (project.name === "frameworks")
-    execFileSync("docker", ["volume", "create", FRAMEWORKS_NPM_CACHE], { stdio: "ignore" });
   const server = await startDevServer(
     {
       ...env,
@@ -68,7 +58,8 @@ export default async function globalSetup(project: TestProject) {
       verbose: Boolean(process.env.CLOUD_IDE_TEST_VERBOSE),
       logFile,
       // The frameworks matrix downloads hundreds of packages per run: npm's cache lives in a volume of its own.
-      appBinds: project.name === "frameworks" ? [`${FRAMEWORKS_NPM_CACHE}:/root/.npm/_cacache`] : [],
+      // (test/frameworks/apps.mjs: the volume, shared with the previews bench.)
+      appBinds: project.name === "frameworks" ? [npmCacheBind()] : [],
     },
   );
   const vars = readDevVars();
