@@ -300,8 +300,10 @@ class OverStdio(unittest.TestCase):
         # kernel kills them before the agent. "run" is the IDE's own (git, tmux: a tmux server it starts keeps
         # the agent's score).
         own = open("/proc/%d/oom_score_adj" % self.agent.process.pid).read().strip()
-        frames = self.agent.answer(self.agent.open("shell", json.dumps({}), "10", "1", "cat /proc/self/oom_score_adj"))
-        self.assertEqual(b"".join(f[3] for f in frames if f[1] == DATA), b"500\n")
+        # A HOME of its own: the login shell reads no profile of this machine's user (slow ones exist).
+        env = json.dumps({"HOME": os.path.dirname(self.root)})
+        frames = self.agent.answer(self.agent.open("shell", env, "60", "1", "cat /proc/self/oom_score_adj"))
+        self.assertEqual(b"".join(f[3] for f in frames if f[1] == DATA), b"500\n", frames)
         self.assertEqual(frames[-1][1:3], (RESULT, {"exitCode": 0}))
         kind, result = self.agent.call("run", json.dumps({}), "cat", "/proc/self/oom_score_adj")
         self.assertEqual((kind, result["stdout"].strip()), (RESULT, own))
