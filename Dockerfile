@@ -26,6 +26,8 @@ RUN cd /opt/language-servers && npm ci --omit=dev --no-audit --no-fund \
     && find node_modules -name '*.map' -delete && npm cache clean --force
 
 COPY sandbox/tmux.conf /etc/tmux.conf
+# tmux.conf's default-shell: a pane's program is the first the OOM killer takes.
+COPY sandbox/pane-shell.sh /opt/cloud-ide/pane-shell
 COPY sandbox/profile.sh /etc/profile.d/cloud-ide.sh
 COPY sandbox/bashrc /root/.bashrc
 

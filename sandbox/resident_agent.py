@@ -296,6 +296,8 @@ def stream_output(req, p):
 # next command (SHELL_BOOT). It is used only while nothing its profile reads has changed since it started, and
 # never for another environment.
 SHELL_BOOT = r"""# cloud-ide: a login shell started ahead for the agent's next command, which comes on fd $1
+# Out of memory, the command goes before the agent (and tmux): its score raised, inherited by what it runs.
+echo 500 >/proc/self/oom_score_adj 2>/dev/null
 __cloud_ide_fd=$1
 shift
 . "/dev/fd/$__cloud_ide_fd"

@@ -295,6 +295,19 @@ class OverStdio(unittest.TestCase):
         self.assertEqual(b"".join(f[3] for f in frames if f[1] == DATA), b"out\nerr\n")
         self.assertEqual(frames[-1][1:3], (RESULT, {"exitCode": 5}))
 
+    def test_a_shell_command_is_the_first_the_oom_killer_takes_and_the_agents_own_run_is_not(self):
+        # The agent runs the person's commands (run_command) by "shell": raised to 500, so out of memory the
+        # kernel kills them before the agent. "run" is the IDE's own (git, tmux: a tmux server it starts keeps
+        # the agent's score).
+        own = open("/proc/%d/oom_score_adj" % self.agent.process.pid).read().strip()
+        # A HOME of its own: the login shell reads no profile of this machine's user (slow ones exist).
+        env = json.dumps({"HOME": os.path.dirname(self.root)})
+        frames = self.agent.answer(self.agent.open("shell", env, "60", "1", "cat /proc/self/oom_score_adj"))
+        self.assertEqual(b"".join(f[3] for f in frames if f[1] == DATA), b"500\n", frames)
+        self.assertEqual(frames[-1][1:3], (RESULT, {"exitCode": 0}))
+        kind, result = self.agent.call("run", json.dumps({}), "cat", "/proc/self/oom_score_adj")
+        self.assertEqual((kind, result["stdout"].strip()), (RESULT, own))
+
     def test_watch_streams_changes_in_inotifywaits_format_until_cancelled(self):
         os.mkdir(self.at("skip"))
         rid = self.agent.open("watch", self.root, "/skip$")

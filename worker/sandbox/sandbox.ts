@@ -207,8 +207,13 @@ pkill -"$2" -P "$pid" 2>/dev/null
 kill -"$2" "$pid" 2>/dev/null
 exit 0`;
 
-/** Sandbox.shell without the agent: `timeout --kill-after=$1 $2 bash -lc SCRIPT bash ARGS...`, stderr into stdout. */
-const TIMEOUT_SHELL = 'k=$1 t=$2; shift 2; exec timeout --kill-after="$k" "$t" bash -lc "$@" 2>&1';
+/**
+ * Sandbox.shell without the agent: `timeout --kill-after=$1 $2 bash -lc SCRIPT bash ARGS...`, stderr into stdout.
+ * Its score raised as the agent's shells raise theirs (sandbox/resident_agent.py's SHELL_BOOT): out of memory,
+ * the command goes first, not the IDE's own processes.
+ */
+const TIMEOUT_SHELL =
+  'echo 500 >/proc/self/oom_score_adj 2>/dev/null; k=$1 t=$2; shift 2; exec timeout --kill-after="$k" "$t" bash -lc "$@" 2>&1';
 
 /** How long after a resident agent died another is started (when the container still runs). */
 const AGENT_RESTART_MS = 1_000;
