@@ -20,8 +20,9 @@ const FIRST_BYTES_TIMEOUT_MS = 5000;
  * How long workerd may take to answer the CONNECT (it answers at once when it
  * runs): past it the client gets an error instead of a connection that never
  * speaks (issue 45: a stalled egress left curl waiting 300 s and npm forever).
+ * Generous: on two cores busy with several installs at once, an answer can lag.
  */
-export const CONNECT_ANSWER_TIMEOUT_MS = 30_000;
+export const CONNECT_ANSWER_TIMEOUT_MS = 90_000;
 /** The most of a request's head read to find its Host (as the real sidecar). */
 const MAX_HTTP_HEAD = 128 * 1024;
 const MAX_CLIENT_HELLO = 16 * 1024 + 5;
