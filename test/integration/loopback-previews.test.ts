@@ -82,7 +82,16 @@ describe("a dev server that listens on loopback only", () => {
   it("lets go of the port when the server stops, so it can start again on every address", async () => {
     await listed(7311, { loopbackOnly: true, forwarded: true });
     term.type("kill %1; sleep 1; python3 -m http.server --bind 0.0.0.0 --directory /etc 7311 >/tmp/again.log 2>&1 &\r");
-    const again = await listed(7311, { loopbackOnly: false });
+    // The new server itself, on every address: for a scan or two the forwarder's own listeners may still be
+    // seen (the agent's process, not http.server) while it lets go.
+    const again = await waitFor(
+      "port 7311 held by the new http.server on every address",
+      async () => {
+        const found = await listening(7311);
+        return found && !found.loopbackOnly && found.process?.includes("http.server") ? found : undefined;
+      },
+      90_000,
+    );
     expect(again.forwarded).toBeUndefined();
     const page = await previewRequest((await ownerPreview(workspace, 7311)).url);
     expect(page.status).toBe(200);
