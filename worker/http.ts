@@ -56,13 +56,17 @@ export async function drainBody(request: Request): Promise<void> {
     await request.body.cancel().catch(() => {});
     return;
   }
-  const reader = request.body.getReader();
+  await discardRest(request.body.getReader());
+}
+
+/** Reads a body to its end, keeping nothing: a body that fails to arrive is as good as drained. */
+export async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
   try {
     while (!(await reader.read()).done) {
       // discard
     }
   } catch {
-    // A body that fails to arrive is as good as drained.
+    // Nothing more will come.
   }
 }
 

@@ -275,3 +275,13 @@ export function firstBytes(
     },
   };
 }
+
+/** Deletes every object under `prefix`, a listed page at a time (a workspace's backups, its save journal). */
+export async function deleteUnderPrefix(bucket: R2Bucket, prefix: string): Promise<void> {
+  let cursor: string | undefined;
+  do {
+    const listed = await bucket.list({ prefix, ...(cursor ? { cursor } : {}) });
+    if (listed.objects.length > 0) await bucket.delete(listed.objects.map((object) => object.key));
+    cursor = listed.truncated ? listed.cursor : undefined;
+  } while (cursor);
+}

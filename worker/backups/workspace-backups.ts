@@ -23,7 +23,7 @@ import {
   startArchive,
   swapStaged,
 } from "./directory-archive";
-import { firstBytes, hashing, uploadInParts } from "./r2-parts";
+import { deleteUnderPrefix, firstBytes, hashing, uploadInParts } from "./r2-parts";
 import { expiredBackups } from "./retention";
 
 const RECORDS_KEY = "backups:records";
@@ -460,14 +460,7 @@ export class WorkspaceBackups {
   /** Deleting the workspace: every object under its prefix, listed from R2 itself, and the records. */
   async deleteAll(): Promise<void> {
     const bucket = this.deps.bucket();
-    if (bucket) {
-      let cursor: string | undefined;
-      do {
-        const listed = await bucket.list({ prefix: this.deps.prefix, ...(cursor ? { cursor } : {}) });
-        if (listed.objects.length > 0) await bucket.delete(listed.objects.map((object) => object.key));
-        cursor = listed.truncated ? listed.cursor : undefined;
-      } while (cursor);
-    }
+    if (bucket) await deleteUnderPrefix(bucket, this.deps.prefix);
     await this.deps.storage.delete(RECORDS_KEY);
     await this.deps.storage.delete(SPLITS_KEY);
     await this.deps.storage.delete(HEALTH_KEY);

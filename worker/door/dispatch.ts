@@ -18,7 +18,7 @@ import { ErrorCode } from "../../protocol/errors";
 import { hasRole, type Role } from "../../protocol/roles";
 import { MAX_JSON_BODY_BYTES, tooLarge } from "../body-limits";
 import { AppError } from "../errors";
-import { answerError, drainBody, errorResponse, readJsonObject } from "../http";
+import { answerError, discardRest, drainBody, errorResponse, readJsonObject } from "../http";
 import { endsWithSession } from "../session-sockets";
 import type { WorkspaceParts } from "./parts";
 import type { Route } from "./route";
@@ -217,13 +217,7 @@ function tappedBody(request: Request): TappedBody | undefined {
     async drain() {
       if (finished) return;
       finished = true;
-      try {
-        while (!(await reader.read()).done) {
-          // discard
-        }
-      } catch {
-        // A body that fails to arrive is as good as drained.
-      }
+      await discardRest(reader);
     },
   };
 }

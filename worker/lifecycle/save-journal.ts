@@ -1,5 +1,5 @@
 import { ErrorCode } from "../../protocol/errors";
-import { hashing, uploadInParts } from "../backups/r2-parts";
+import { deleteUnderPrefix, hashing, uploadInParts } from "../backups/r2-parts";
 import { AppError, describe } from "../errors";
 
 /**
@@ -229,14 +229,7 @@ export class SaveJournal {
   /** The workspace is deleted: everything under the prefix goes. */
   async deleteAll(): Promise<void> {
     const bucket = this.deps.bucket();
-    if (bucket) {
-      let cursor: string | undefined;
-      do {
-        const page = await bucket.list({ prefix: this.deps.prefix, ...(cursor ? { cursor } : {}) });
-        if (page.objects.length > 0) await bucket.delete(page.objects.map((object) => object.key));
-        cursor = page.truncated ? page.cursor : undefined;
-      } while (cursor);
-    }
+    if (bucket) await deleteUnderPrefix(bucket, this.deps.prefix);
     const keys = [...(await this.deps.storage.list({ prefix: OP_PREFIX })).keys()];
     if (keys.length > 0) await this.deps.storage.delete(keys);
     await this.deps.storage.delete(SEQ_KEY);
