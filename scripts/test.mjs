@@ -5,7 +5,7 @@
 // browser end-to-end tests in Debian's Chromium, and the frameworks matrix
 // (real generators' apps previewed in Chromium, `frameworks`). Ends with "N passed, N failed".
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { pythonFiles, pythonTests } from "./lib/python-checks.mjs";
 import { step } from "./lib/run.mjs";
@@ -40,11 +40,15 @@ const failedTests = [];
 // Checks that are not tests (typecheck, lint, build) count as one failure each.
 let failedChecks = 0;
 
-function sh(label, command, args, { isCheck = true, extraEnv = {} } = {}) {
+/** Runs a step; `logFile`: its output goes there (a step running beside another), not to the terminal. */
+function sh(label, command, args, { isCheck = true, extraEnv = {}, logFile } = {}) {
   step(label);
+  const output = logFile ? openSync(logFile, "w") : undefined;
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: "inherit" });
+    const stdio = output === undefined ? "inherit" : ["ignore", output, output];
+    const child = spawn(command, args, { cwd: ROOT, env: { ...env, ...extraEnv }, stdio });
     child.on("close", (code) => {
+      if (output !== undefined) closeSync(output);
       if (code !== 0) {
         failures.push(`${label} (exit ${code})`);
         if (isCheck) failedChecks += 1;
@@ -54,15 +58,30 @@ function sh(label, command, args, { isCheck = true, extraEnv = {} } = {}) {
   });
 }
 
-async function vitest(project) {
+/** `beside`: the tier runs next to another one; its output is printed whole when it ends. */
+async function vitest(project, { beside = false, extraArgs = [] } = {}) {
   const file = join(reports, `${project}.json`);
   const serverLog = join(reports, `${project}-server.log`);
+  const logFile = beside ? join(reports, `${project}.log`) : undefined;
   const passed = await sh(
-    `Tests: ${project}`,
+    `Tests: ${project}${beside ? " (beside the next tier; its output follows when it ends)" : ""}`,
     "vitest",
-    ["run", "--project", project, ...fileFilters, "--reporter=default", "--reporter=json", `--outputFile.json=${file}`],
-    { isCheck: false, extraEnv: { CLOUD_IDE_SERVER_LOG: serverLog } },
+    [
+      "run",
+      "--project",
+      project,
+      ...extraArgs,
+      ...fileFilters,
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${file}`,
+    ],
+    { isCheck: false, extraEnv: { CLOUD_IDE_SERVER_LOG: serverLog }, logFile },
   );
+  if (logFile) {
+    step(`Tests: ${project} ended; its output:`);
+    process.stdout.write(readFileSync(logFile, "utf8"));
+  }
   if (!passed) printTail(serverLog, 150);
   try {
     const report = JSON.parse(readFileSync(file, "utf8"));
@@ -118,7 +137,9 @@ if (wanted("static")) {
 }
 if (wanted("unit")) {
   const python = (filter) => filter.startsWith("sandbox");
-  if (fileFilters.length === 0 || !fileFilters.every(python)) await vitest("unit");
+  // Two files at a time on two cores (vitest's default is one fewer worker than cores): the unit tier is
+  // pure logic, and its longest file (helper-script's races) no longer holds up the rest.
+  if (fileFilters.length === 0 || !fileFilters.every(python)) await vitest("unit", { extraArgs: ["--maxWorkers=2"] });
   if (fileFilters.length === 0 || fileFilters.some(python)) await pythonUnitTests();
 }
 if (wanted("deploy")) {
@@ -127,12 +148,15 @@ if (wanted("deploy")) {
   await sh("PREVIEW_DOMAIN apart from the IDE's site", "node", ["scripts/check-preview-domain.mjs"]);
   await sh("wrangler deploy --dry-run", "wrangler", ["deploy", "--dry-run"]);
 }
+// Real generators (create-vite, create-next-app, sv, ng) from the npm registry, each previewed in Chromium.
+// The matrix waits mostly on the registry and on each row's minute of hot reload, and the integration tier
+// mostly on containers: it runs beside that tier (an IDE of its own), which saves CI about its length.
+const frameworks = wanted("frameworks") ? vitest("frameworks", { beside: wanted("integration") }) : undefined;
 if (wanted("integration")) await vitest("integration");
+await frameworks;
 // The production bundle as it deploys: `vite build` under plain `wrangler dev`, with real containers.
 if (wanted("deployed")) await vitest("deployed");
 if (wanted("e2e")) await vitest("e2e");
-// Real generators (create-vite, create-next-app, sv, ng) from the npm registry, each previewed in Chromium.
-if (wanted("frameworks")) await vitest("frameworks");
 
 console.log("");
 for (const test of failedTests) console.log(`\x1b[31m✗ ${test}\x1b[0m`);

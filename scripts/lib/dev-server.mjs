@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { startEngineProxyThread } from "./engine-proxy-thread.mjs";
 import { startImageLedger } from "./image-ledger.mjs";
 import { configuredInstanceType, dockerLimits } from "./instance-types.mjs";
+import { PortTaken, waitForIde } from "./server-ready.mjs";
 import { ROOT } from "./setup.mjs";
 
 /** Test names the outbound proxy resolves itself: one to loopback each way, one to a private address. */
@@ -27,8 +28,8 @@ export const OUTBOUND_TEST_HOSTS = {
  * @returns {Promise<{ baseUrl: string, port: number, hmrPort: number, workerName: string, stop: () => Promise<void> }>}
  */
 export async function startDevServer(env, { verbose = false, logFile, appBinds = [] } = {}) {
-  const port = await freePort();
-  const hmrPort = await freePort();
+  let port = 0;
+  let hmrPort = 0;
   const workerName = `cloud-ide-test-${randomBytes(3).toString("hex")}`;
   const stateDir = mkdtempSync(join(tmpdir(), "cloud-ide-state-"));
   // What this run's containers make, and only that, is removed at the end.
@@ -59,24 +60,25 @@ export async function startDevServer(env, { verbose = false, logFile, appBinds =
     smallDisks: true,
   });
   // --bypass-lock: a test run may share the project with a running `npm start`.
-  const server = spawn("vite", ["dev", "--bypass-lock"], {
-    cwd: ROOT,
-    env: {
-      ...env,
-      PORT: String(port),
-      HMR_PORT: String(hmrPort),
-      WRANGLER_DOCKER_HOST: engine.dockerHost,
-      ...engine.workerVars,
-      CLOUD_IDE_WORKER_NAME: workerName,
-      CLOUD_IDE_STATE_DIR: stateDir,
-      // The Worker with test hooks (expiring a share link now, a tiny idle limit): worker/testing/test-entry.ts.
-      CLOUD_IDE_TEST_HOOKS: "1",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  server.stdout.on("data", keep);
-  server.stderr.on("data", keep);
+  const spawnVite = () =>
+    spawn("vite", ["dev", "--bypass-lock"], {
+      cwd: ROOT,
+      env: {
+        ...env,
+        PORT: String(port),
+        HMR_PORT: String(hmrPort),
+        WRANGLER_DOCKER_HOST: engine.dockerHost,
+        ...engine.workerVars,
+        CLOUD_IDE_WORKER_NAME: workerName,
+        CLOUD_IDE_STATE_DIR: stateDir,
+        // The Worker with test hooks (expiring a share link now, a tiny idle limit): worker/testing/test-entry.ts.
+        CLOUD_IDE_TEST_HOOKS: "1",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+  /** @type {import("node:child_process").ChildProcess} */
+  let server;
 
   const stop = async () => {
     if (server.pid && server.exitCode === null) {
@@ -91,14 +93,26 @@ export async function startDevServer(env, { verbose = false, logFile, appBinds =
     rmSync(stateDir, { recursive: true, force: true });
   };
 
-  const baseUrl = `http://localhost:${port}`;
-  try {
-    await waitForServer(baseUrl, server, output);
-  } catch (error) {
-    await stop();
-    throw error;
+  // Other ports when another process took one of these before vite bound it (server-ready.mjs).
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    hmrPort = await freePort();
+    server = spawnVite();
+    server.stdout?.on("data", keep);
+    server.stderr?.on("data", keep);
+    try {
+      await waitForIde(`http://localhost:${port}`, server, output, { name: "vite dev", ms: 240_000 });
+      break;
+    } catch (error) {
+      if (error instanceof PortTaken && attempt < 3) {
+        keep(`port ${port} or ${hmrPort} was taken before vite bound it; trying others\n`);
+        continue;
+      }
+      await stop();
+      throw error;
+    }
   }
-  return { baseUrl, port, hmrPort, workerName, pid: server.pid, stop };
+  return { baseUrl: `http://localhost:${port}`, port, hmrPort, workerName, pid: server.pid, stop };
 }
 
 function killGroup(pid, signal) {
@@ -107,23 +121,6 @@ function killGroup(pid, signal) {
   } catch {
     // The group has already exited.
   }
-}
-
-async function waitForServer(baseUrl, server, output) {
-  const deadline = Date.now() + 240_000;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) {
-      throw new Error(`vite dev exited with ${server.exitCode}:\n${output.join("")}`);
-    }
-    try {
-      const response = await fetch(`${baseUrl}/api/health`);
-      if (response.status < 500) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`vite dev did not answer within 240 s:\n${output.join("")}`);
 }
 
 /** Removes every container (app and sidecar) of a worker name's run. */

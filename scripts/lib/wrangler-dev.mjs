@@ -14,6 +14,7 @@ import { freePort, removeContainers } from "./dev-server.mjs";
 import { startEngineProxyThread } from "./engine-proxy-thread.mjs";
 import { startImageLedger } from "./image-ledger.mjs";
 import { configuredInstanceType, dockerLimits } from "./instance-types.mjs";
+import { waitForIde } from "./server-ready.mjs";
 import { ROOT } from "./setup.mjs";
 
 /** Where `vite build` points `wrangler deploy` (the Cloudflare plugin writes it on every build). */
@@ -120,7 +121,7 @@ export async function startWranglerDev(env, { logFile } = {}) {
 
   const baseUrl = `http://localhost:${port}`;
   try {
-    await waitForServer(baseUrl, server, output);
+    await waitForIde(baseUrl, server, output, { name: "wrangler dev", ms: 300_000 });
   } catch (error) {
     await stop();
     throw error;
@@ -149,19 +150,4 @@ function killGroup(pid, signal) {
   } catch {
     // The group has already exited.
   }
-}
-
-async function waitForServer(baseUrl, server, output) {
-  const deadline = Date.now() + 300_000;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`wrangler dev exited with ${server.exitCode}:\n${output.join("")}`);
-    try {
-      const response = await fetch(`${baseUrl}/api/health`);
-      if (response.status < 500) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`wrangler dev did not answer within 300 s:\n${output.join("")}`);
 }

@@ -154,10 +154,12 @@ async function runRow(row: Row, result: RowResult): Promise<void> {
     result.socket = open.length > 0 ? "pass" : "fail";
     if (open.length === 0) result.problems.push(`no open WebSocket after a minute (${sockets.length} opened)`);
     const loadsBefore = loads;
-    await page.evaluate(() => Object.assign(window, { matrixMarker: "still this page" }));
+    await acrossReloads(page, () => page.evaluate(() => Object.assign(window, { matrixMarker: "still this page" })));
     await applyEdit(id, row.hot);
     await untilEdited(page, row.hot);
-    const marker = await page.evaluate(() => (window as { matrixMarker?: string }).matrixMarker);
+    const marker = await acrossReloads(page, () =>
+      page.evaluate(() => (window as { matrixMarker?: string }).matrixMarker),
+    );
     const inPlace = marker === "still this page" && loads === loadsBefore;
     result.hot = inPlace ? "pass" : row.reloads ? "reload" : "fail";
     if (result.hot === "fail") result.problems.push("the edit showed only through a reload");
@@ -236,6 +238,22 @@ async function applyEdit(id: string, edit: HotEdit): Promise<void> {
     after = `${before}\nh1 { outline: 3px solid ${EDITED_OUTLINE}; }\n`;
   }
   expect((await putFile(id, edit.file, after)).status).toBeLessThan(300);
+}
+
+/**
+ * Runs `read` on the page, again after a load if a reload the framework
+ * made itself destroyed the page it ran in (Qwik reloads on every edit, at
+ * times twice). The reload is still counted: `loads` sees it.
+ */
+async function acrossReloads<T>(page: Page, read: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read();
+    } catch (error) {
+      if (attempt >= 5 || !String(error).includes("Execution context was destroyed")) throw error;
+      await page.waitForLoadState("load");
+    }
+  }
 }
 
 async function untilEdited(page: Page, edit: HotEdit): Promise<void> {

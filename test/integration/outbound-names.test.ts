@@ -96,9 +96,18 @@ describe("names that resolve to this machine, from an open workspace (issue 42)"
     return `-m 20 -H 'Host: ${name}:${port}' http://${address}${path}`;
   }
 
-  /** Runs each curl (its arguments) in one exec, in order; what each printed, its error included. */
+  /**
+   * Runs each curl (its arguments) in one exec, all at once (a refused name may take curl's whole `-m`,
+   * one after another they took minutes); what each printed, its error included, in the order asked.
+   */
   function curls(container: string, requests: string[]): string[] {
-    const script = requests.map((args, i) => `echo "@@${i}@@"; curl -sS ${args} 2>&1 || echo "curl exit $?"`);
+    const script = [
+      'd="$(mktemp -d)"',
+      ...requests.map((args, i) => `(curl -sS ${args} > "$d/${i}" 2>&1 || echo "curl exit $?" >> "$d/${i}") &`),
+      "wait",
+      ...requests.map((_, i) => `echo "@@${i}@@"; cat "$d/${i}"`),
+      'rm -rf "$d"',
+    ];
     const output = sh(container, script.join("\n"));
     return requests.map((_, i) => {
       const from = output.indexOf(`@@${i}@@`);

@@ -70,6 +70,23 @@ describe("parseListeningPorts", () => {
     expect(ports.find((p) => p.port === 3000)).toEqual({ port: 3000, process: "node server.js", loopbackOnly: false });
   });
 
+  it("leaves out a forward the agent has opened before the forwards file lists it", () => {
+    // The agent (pid 45) has just bound 8080 on 172.17.0.5 (inode 1008); the file does not say so yet.
+    const forward = "   5: 050011AC:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1008 1";
+    const tables = TCP.replace(
+      "\n  sl  local_address                         remote",
+      `\n${forward}\n  sl  local_address                         remote`,
+    );
+    const fds = `${FDS}\n/proc/45/fd socket:[1008]`;
+    const ps = `${PS}\n   45 python3 -c # cloud-ide resident agent (the name tests and people find it by`;
+    const ports = parseListeningPorts(`${tables}\n@fds\n${fds}\n@ps\n${ps}\n@forwards\n`);
+    expect(ports.find((p) => p.port === 8080)).toEqual({
+      port: 8080,
+      process: "python3 -m http.server --bind 127.0.0.1 8080",
+      loopbackOnly: true,
+    });
+  });
+
   it("says why a loopback-only port could not be forwarded", () => {
     const ports = parseListeningPorts(
       `${TCP}\n@fds\n${FDS}\n@ps\n${PS}\n@forwards\n8080 ! more than 64 ports listen on loopback only\n`,

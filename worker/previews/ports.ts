@@ -5,6 +5,9 @@
  * the namespace locally) are left out, and so are the resident agent's
  * forwards of loopback-only ports (sandbox/loopback_forwarder.py, which lists
  * them in FORWARDS_FILE): such a port is the dev server's, and `forwarded`.
+ * Any other socket the agent holds is left out too: a forward it has just
+ * opened and not yet written to the file (a scan in between would show the
+ * agent as the port's server for a moment), or its own handshake port.
  */
 import { type ListeningPort, PREVIEW_PORT_MAX, PREVIEW_PORT_MIN } from "../../protocol/previews";
 
@@ -20,6 +23,8 @@ cat /run/cloud-ide/forwards 2>/dev/null
 true`;
 
 const LISTEN = "0A";
+/** How the resident agent's command line starts its script (sandbox/resident_agent.py's first line). */
+const RESIDENT_AGENT = "# cloud-ide resident agent";
 
 interface Socket {
   port: number;
@@ -64,6 +69,7 @@ export function parseListeningPorts(output: string): ListeningPort[] {
   for (const socket of owned) {
     const pid = pidByInode.get(socket.inode);
     const process = pid ? argsByPid.get(pid) : undefined;
+    if (process?.includes(RESIDENT_AGENT)) continue;
     const seen = byPort.get(socket.port);
     byPort.set(socket.port, {
       port: socket.port,
