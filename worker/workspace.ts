@@ -33,7 +33,7 @@ import { gitCredentials, gitSecret, gitSecretName } from "./git/git-credentials"
 import { GitHubDeviceFlow } from "./git/github-device-flow";
 import { ownerIdentity } from "./git/identity";
 import { SourceControl } from "./git/source-control";
-import { errorResponse } from "./http";
+import { drainBody, errorResponse } from "./http";
 import { Lifecycle, type StartPlan } from "./lifecycle/lifecycle";
 import { SaveJournal } from "./lifecycle/save-journal";
 import { type LifecycleSettings, lifecycleSettings, platformTimeoutMs } from "./lifecycle/settings";
@@ -536,7 +536,7 @@ export class Workspace extends DurableObject<Env> {
     // An agent's MCP request: its bearer token is its permission (checked in the gateway), never a session.
     if (request.headers.has(AGENT_HEADER)) {
       if (!this.owner) {
-        await request.body?.cancel().catch(() => {});
+        await drainBody(request);
         return errorResponse(
           new AppError(ErrorCode.AGENT_TOKEN_REFUSED, "This agent token is not valid for this workspace."),
         );
@@ -546,7 +546,7 @@ export class Workspace extends DurableObject<Env> {
     // An unclaimed spare is nobody's workspace yet, and is never saved: nothing but its status and
     // its deletion, so no work can be done in it and lost with it (worker/lifecycle/spare.ts).
     if (this.spare.held && !SPARE_ROUTES.test(`${request.method} ${new URL(request.url).pathname}`)) {
-      await request.body?.cancel().catch(() => {});
+      await drainBody(request);
       return errorResponse(
         notFound("No such workspace: this is a spare; make it a workspace with POST /api/workspaces {spare}."),
       );

@@ -13,7 +13,11 @@
 //     logged, never broadcast: Vite's own error handler sends every error to
 //     every open page as a full-screen overlay. Errors in the IDE's own
 //     source (a module under app/ or protocol/ that fails to compile) keep
-//     Vite's overlay.
+//     Vite's overlay;
+//   - a request without a body (GET, HEAD) whose connection from Vite to
+//     workerd was lost before any answer (a pooled keep-alive connection
+//     workerd had just closed) is sent once more, as a browser resends an
+//     idempotent request on a reused connection that drops (RFC 9110 9.2.2).
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -131,6 +135,48 @@ export function isSourceError(error) {
   return SOURCE_DIRS.some((dir) => file.startsWith(`${ROOT}${dir}`) || file.startsWith(`/${dir}`));
 }
 
+/** Socket errors of the hop to workerd: the request never got an answer. */
+const LOST_CONNECTION_CODES = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE", "UND_ERR_CLOSED"]);
+const RETRIED = Symbol("cloud-ide:retried");
+
+/**
+ * An error and its causes on one line: undici says only "fetch failed",
+ * and what failed is in its cause (`SocketError: other side closed`).
+ * @param {unknown} error
+ */
+export function describeWithCauses(error) {
+  const parts = [];
+  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
+    if (!(e instanceof Error)) {
+      parts.push(String(e));
+      break;
+    }
+    const code = /** @type {{code?: unknown}} */ (e).code;
+    parts.push(`${e.name}: ${e.message}${typeof code === "string" ? ` (${code})` : ""}`);
+    e = e.cause;
+  }
+  return parts.join(" <- ");
+}
+
+/**
+ * Whether a failed request may be sent to the Worker once more: it has no
+ * body (GET or HEAD, no upgrade), it was not sent again already, nothing of
+ * an answer went out, and it failed because the connection to workerd was
+ * lost (somewhere in the error's causes) rather than because the Worker
+ * answered or threw.
+ * @param {{ method?: string, headers: Record<string, unknown>, retried: boolean, headersSent: boolean }} request
+ * @param {unknown} error
+ */
+export function mayResend({ method, headers, retried, headersSent }, error) {
+  if (retried || headersSent || (method !== "GET" && method !== "HEAD") || headers.upgrade !== undefined) return false;
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; depth++) {
+    const code = /** @type {{code?: unknown}} */ (e).code;
+    if (typeof code === "string" && LOST_CONNECTION_CODES.has(code)) return true;
+    e = e.cause;
+  }
+  return false;
+}
+
 /**
  * @param {{ previewDomain: string }} options previews' domain under `vite dev` (`localhost:PORT`)
  * @returns {import("vite").Plugin[]}
@@ -174,7 +220,20 @@ export function devServerGuards({ previewDomain }) {
           server.middlewares.use(
             /** @type {import("vite").Connect.ErrorHandleFunction} */ (error, req, res, next) => {
               if (isSourceError(error)) return next(error);
-              const reason = error instanceof Error ? error.message : String(error);
+              const reason = describeWithCauses(error);
+              const request = /** @type {typeof req & { [RETRIED]?: boolean, originalUrl?: string }} */ (req);
+              const retried = request[RETRIED] === true;
+              if (
+                mayResend({ method: req.method, headers: req.headers, retried, headersSent: res.headersSent }, error)
+              ) {
+                server.config.logger.warn(`request ${req.method} ${req.url} lost (${reason}): sending it again`, {
+                  timestamp: true,
+                });
+                request[RETRIED] = true;
+                if (request.originalUrl) request.url = request.originalUrl;
+                // The whole stack again: the Cloudflare plugin builds a fresh request from `req` (no body to replay).
+                return server.middlewares.handle(req, res, next);
+              }
               server.config.logger.error(`request ${req.method} ${req.url} failed: ${reason}`, { timestamp: true });
               if (res.headersSent) return res.destroy();
               res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });

@@ -124,6 +124,27 @@ describe("agent tokens", () => {
     // A token-shaped string naming B but made up is refused by B itself.
     await expect(connect(otherUrl, `cide_${other}_${"0".repeat(64)}`)).rejects.toThrow(/AGENT_TOKEN_REFUSED/);
   });
+
+  it("refused by the workspace with a large body: answered 401, and the next requests are answered too", async () => {
+    // The workspace reads a refused body it could read (a body left unread broke the next request on
+    // the Worker's connection under vite dev: "Internal Server Error" instead of the owner's token list).
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(2 << 20) } });
+    for (let i = 0; i < 3; i++) {
+      const refusedCall = await api(`/mcp/workspaces/${id}`, {
+        method: "POST",
+        headers: {
+          Authorization: `Bearer cide_${id}_${"0".repeat(64)}`,
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+        },
+        body,
+      });
+      expect(refusedCall.status, await refusedCall.clone().text()).toBe(401);
+      expect(((await refusedCall.json()) as { code: string }).code).toBe("AGENT_TOKEN_REFUSED");
+      const list = await ownerApi(`/api/workspaces/${id}/agent-tokens`);
+      expect(list.status, await list.clone().text()).toBe(200);
+    }
+  });
 });
 
 describe("tools", () => {
@@ -403,7 +424,9 @@ describe("ending a token", () => {
     expect((await expire(4000)).status).toBe(204);
     await expect(call(client, "run_command", { command: "sleep 45" })).rejects.toThrow(/AGENT_TOKEN_REFUSED/);
     await expect(call(client, "list_terminals")).rejects.toThrow(/AGENT_TOKEN_REFUSED/);
-    const list = (await (await ownerApi(`/api/workspaces/${id}/agent-tokens`)).json()) as AgentTokenList;
+    const listed = await ownerApi(`/api/workspaces/${id}/agent-tokens`);
+    expect(listed.status, await listed.clone().text()).toBe(200);
+    const list = (await listed.json()) as AgentTokenList;
     expect(list.tokens.map((t) => t.id)).not.toContain(created.id);
   });
 });

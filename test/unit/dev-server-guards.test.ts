@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
+  describeWithCauses,
+  devServerGuards,
   isForeignTransform,
   isPreviewRequest,
   isSourceError,
   isValidHostHeader,
+  mayResend,
 } from "../../scripts/lib/dev-server-guards.mjs";
 
 describe("the dev server's Host check", () => {
@@ -116,5 +119,82 @@ describe("which errors keep Vite's overlay", () => {
     expect(isSourceError(Object.assign(new SyntaxError("x"), { id: `${root}README.md` }))).toBe(false);
     expect(isSourceError(new TypeError("'TRACE' HTTP method is unsupported."))).toBe(false);
     expect(isSourceError("a string")).toBe(false);
+  });
+});
+
+describe("which failed requests are sent to the Worker once more", () => {
+  // As undici reports a pooled connection workerd closed: "fetch failed", the socket error as its cause.
+  const lost = new TypeError("fetch failed", {
+    cause: Object.assign(new Error("other side closed"), { name: "SocketError", code: "UND_ERR_SOCKET" }),
+  });
+  const get = { method: "GET", headers: {}, retried: false, headersSent: false };
+
+  it("is a request without a body that lost its connection before any answer, once", () => {
+    expect(mayResend(get, lost)).toBe(true);
+    expect(mayResend({ ...get, method: "HEAD" }, lost)).toBe(true);
+    const reset = new TypeError("fetch failed", {
+      cause: Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }),
+    });
+    expect(mayResend(get, reset)).toBe(true);
+    expect(mayResend({ ...get, retried: true }, lost)).toBe(false);
+    expect(mayResend({ ...get, headersSent: true }, lost)).toBe(false);
+  });
+
+  it("is never a request with a body, an upgrade, or one the Worker failed itself", () => {
+    expect(mayResend({ ...get, method: "POST" }, lost)).toBe(false);
+    expect(mayResend({ ...get, method: "DELETE" }, lost)).toBe(false);
+    expect(mayResend({ ...get, headers: { upgrade: "websocket" } }, lost)).toBe(false);
+    expect(mayResend(get, new Error("Worker threw an uncaught exception"))).toBe(false);
+    expect(mayResend(get, new TypeError("fetch failed", { cause: new Error("aborted") }))).toBe(false);
+    expect(mayResend(get, "a string")).toBe(false);
+  });
+
+  it("is logged with its causes", () => {
+    expect(describeWithCauses(lost)).toBe("TypeError: fetch failed <- SocketError: other side closed (UND_ERR_SOCKET)");
+    expect(describeWithCauses("plain")).toBe("plain");
+  });
+});
+
+describe("a request lost on its way to the Worker, in a real Vite dev server", () => {
+  it("is answered by the second try, and a POST is not sent again", async () => {
+    const { createServer } = await import("vite");
+    const { createServer: createHttpServer } = await import("node:http");
+    const calls: string[] = [];
+    // Stands in for the Cloudflare plugin's handler: its first dispatch of each request finds the connection gone.
+    const flakyWorker: import("vite").Plugin = {
+      name: "flaky-worker",
+      configureServer(server) {
+        return () => {
+          server.middlewares.use((req, res, next) => {
+            calls.push(`${req.method} ${req.url}`);
+            if (calls.filter((c) => c === `${req.method} ${req.url}`).length === 1) {
+              const cause = Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" });
+              return next(new TypeError("fetch failed", { cause }));
+            }
+            res.end(`answered ${req.method}`);
+          });
+        };
+      },
+    };
+    const vite = await createServer({
+      configFile: false,
+      appType: "custom",
+      logLevel: "silent",
+      server: { middlewareMode: true, hmr: false, ws: false },
+      plugins: [flakyWorker, devServerGuards({ previewDomain: "localhost" })],
+    });
+    const http = createHttpServer(vite.middlewares);
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = http.address() as import("node:net").AddressInfo;
+      const get = await fetch(`http://127.0.0.1:${port}/api/thing?x=1`);
+      expect([get.status, await get.text()]).toEqual([200, "answered GET"]);
+      const post = await fetch(`http://127.0.0.1:${port}/api/thing`, { method: "POST", body: "x" });
+      expect([post.status, await post.text()]).toEqual([500, "Internal Server Error\n"]);
+      expect(calls).toEqual(["GET /api/thing?x=1", "GET /api/thing?x=1", "POST /api/thing"]);
+    } finally {
+      await new Promise((resolve) => http.close(resolve));
+      await vite.close();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { ErrorCode } from "../../protocol/errors";
 import { AppError, describe } from "../errors";
-import { errorResponse } from "../http";
+import { drainBody, errorResponse } from "../http";
 import { ActivityLog } from "./activity-log";
 import { type AgentCaller, AgentTokens, refused, type TokenStorage } from "./agent-tokens";
 import { type ActivityRecord, serveMcp } from "./mcp-server";
@@ -39,7 +39,8 @@ export class AgentGateway {
     try {
       caller = await this.tokens.verify(bearerToken(request));
     } catch (error) {
-      await request.body?.cancel().catch(() => {});
+      // Read what it sent (a small body): one left unread can break the next request on its connection.
+      await drainBody(request);
       if (error instanceof AppError) return refusal(error);
       throw error;
     }
