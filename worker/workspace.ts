@@ -1,13 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
-import type { BackupList, BackupRecord, RestoreResult } from "../protocol/backups";
 import { ErrorCode } from "../protocol/errors";
 import type { GitCredentials } from "../protocol/git";
 import type { InviteInfo, MemberRole } from "../protocol/members";
 import type { EgressLogEntry } from "../protocol/network";
 import { MAX_SECRETS } from "../protocol/network";
-import { previewUrl } from "../protocol/previews";
 import type { Role } from "../protocol/roles";
-import type { Machine, WorkspaceSettings, WorkspaceStatus } from "../protocol/workspace";
+import type { Machine, WorkspaceSettings } from "../protocol/workspace";
 import { DEFAULT_TEMPLATE, type WorkspaceSummary, type WorkspaceTemplate } from "../protocol/workspaces";
 import type { Activity } from "./activity";
 import { AgentChats } from "./agents/agent-chats";
@@ -16,8 +14,7 @@ import { AGENT_HEADER } from "./agents/agent-header";
 import { WorkspaceFiles } from "./agents/file-tools";
 import { AlarmScheduler } from "./alarms";
 import type { UploadOutcome } from "./backups/archive-transfers";
-import { restartTerminals } from "./backups/directory-archive";
-import { runSetupRecipe } from "./backups/setup-recipe";
+import { BackupFlows } from "./backups/backup-flows";
 import { WorkspaceBackups } from "./backups/workspace-backups";
 import { WorkspaceCollab } from "./collab/workspace-collab";
 import { userDirectory } from "./directory";
@@ -27,20 +24,20 @@ import type { WorkspaceParts } from "./door/parts";
 import { AppError, describe, notFound, type RpcResult, settle } from "./errors";
 import { FileWatcher } from "./files/file-watcher";
 import { JournaledFiles } from "./files/journaled-files";
-import { type RepositorySource, startClone } from "./git/clone";
+import type { RepositorySource } from "./git/clone";
 import { GitCli } from "./git/git-cli";
 import { gitCredentials, gitSecret, gitSecretName } from "./git/git-credentials";
 import { GitHubDeviceFlow } from "./git/github-device-flow";
 import { ownerIdentity } from "./git/identity";
 import { SourceControl } from "./git/source-control";
 import { drainBody, errorResponse } from "./http";
-import { Lifecycle, type StartPlan } from "./lifecycle/lifecycle";
+import { afterLaunch, afterStart, type ContainerSetupDeps } from "./lifecycle/container-setup";
+import { Lifecycle } from "./lifecycle/lifecycle";
 import { SaveJournal } from "./lifecycle/save-journal";
 import { type LifecycleSettings, lifecycleSettings, platformTimeoutMs } from "./lifecycle/settings";
 import { SPARE_TASK, Spare } from "./lifecycle/spare";
 import { LanguageServers } from "./lsp/language-servers";
 import { type Joiner, WorkspaceMembers } from "./members/workspace-members";
-import { trustInterceptionCa } from "./network/ca-trust";
 import type { EgressRules } from "./network/egress-rules";
 import type { OutboundProps } from "./network/outbound";
 import { WorkspaceNetwork } from "./network/workspace-network";
@@ -48,13 +45,12 @@ import { previewNotFound } from "./previews/pages";
 import { PREVIEW_HEADER } from "./previews/preview-host";
 import { SWEEP_TASK, WorkspacePreviews } from "./previews/workspace-previews";
 import { WORKSPACE_ROOT } from "./sandbox/environment";
-import { ensureHostnameResolves } from "./sandbox/hostname";
 import { type InstanceType, sandboxInstanceType } from "./sandbox/instance-type";
 import { ContainerSandbox } from "./sandbox/sandbox";
 import { WorkspaceSearch } from "./search/workspace-search";
 import { SessionSockets } from "./session-sockets";
+import { authorizedKeys } from "./ssh/authorized-keys";
 import { SshServer } from "./ssh/ssh-server";
-import { seedTemplate } from "./templates";
 import { WORKSPACE_ROUTES } from "./workspace-routes";
 
 /** What an unclaimed spare answers: its status (is it running yet?) and its deletion. */
@@ -148,8 +144,8 @@ export class Workspace extends DurableObject<Env> {
       },
       // Its python starts while the start's `uname` runs; a failed attempt's is started again by afterLaunch.
       onLaunch: () => this.sandbox.startAgent(),
-      afterLaunch: () => this.afterLaunch(),
-      afterStart: (from) => this.afterStart(from),
+      afterLaunch: () => afterLaunch(this.containerSetup),
+      afterStart: (from) => afterStart(this.containerSetup, from),
       backups: this.backups,
       journal: {
         replay: (since) => this.files.replayJournal(since),
@@ -198,7 +194,7 @@ export class Workspace extends DurableObject<Env> {
       git: this.git,
       scm: this.scm,
       sandbox: this.sandbox,
-      previews: () => this.agentPreviews(origin),
+      previews: () => this.previews.ownerLinks(this.id, origin),
     });
     this.agents = new AgentGateway({
       storage: ctx.storage,
@@ -224,7 +220,7 @@ export class Workspace extends DurableObject<Env> {
     this.ssh = new SshServer({
       sandbox: this.sandbox,
       storage: ctx.storage,
-      authorizedKeys: () => this.sshKeys(),
+      authorizedKeys: () => authorizedKeys(this.env, this.owner, this.members.roles()),
     });
     this.network = new WorkspaceNetwork({
       storage: ctx.storage,
@@ -338,7 +334,7 @@ export class Workspace extends DurableObject<Env> {
       () => true,
       () => false,
     );
-    if (started) await this.afterStart("template");
+    if (started) await afterStart(this.containerSetup, "template");
   }
 
   /** An unclaimed spare goes now, with its container, never saved: false when this is no unclaimed spare. */
@@ -354,52 +350,6 @@ export class Workspace extends DurableObject<Env> {
     if (due === undefined) return;
     if (this.spare.isDue()) await this.discardSpare();
     else await this.alarms.schedule(SPARE_TASK, due);
-  }
-
-  /**
-   * As soon as a new container answers, beside the restore of a backup's
-   * files: the resident agent, the interception CA trusted, preview hostnames
-   * for dev servers, the container's own hostname resolvable. None of them touches /workspace or /root.
-   */
-  private async afterLaunch(): Promise<void> {
-    // The resident agent (started at launch, or again here after a failed attempt); these steps
-    // run through it rather than an exec each, side by side: none needs another.
-    this.sandbox.startAgent();
-    const quick = this.sandbox.quick;
-    await Promise.all([
-      // A container whose clients cannot check the CA still has its files and terminals: log, go on.
-      trustInterceptionCa(quick, this.network.intercepting).catch((error) =>
-        console.error(`workspace ${this.ctx.id.name ?? ""}: ${describe(error)}`),
-      ),
-      this.previews.writePreviewHosts(quick),
-      ensureHostnameResolves(quick).catch((error) =>
-        console.error(`workspace ${this.ctx.id.name ?? ""}: the hostname step: ${describe(error)}`),
-      ),
-    ]);
-  }
-
-  /**
-   * Once the container has its files: on the very first start the template,
-   * git's author (the owner) and the clone of a repository; the setup recipe
-   * after a move to a new image.
-   */
-  private async afterStart(from: StartPlan["from"]): Promise<void> {
-    const quick = this.sandbox.quick;
-    const template = await this.ctx.storage.get<WorkspaceTemplate>("template");
-    // Only over the image's /workspace, and at most once: never over a user's files.
-    if (template && from === "template" && !(await this.ctx.storage.get<boolean>("seeded"))) {
-      await this.ctx.storage.put("seeded", true);
-      await seedTemplate(quick, template);
-      if (this.owner) {
-        const { name, email } = ownerIdentity(this.owner);
-        await this.scm.ensureIdentity(name, email);
-      }
-      const repository = await this.ctx.storage.get<RepositorySource>("repository");
-      if (repository) await startClone(this.sandbox, repository);
-      else await runSetupRecipe(quick);
-    }
-    // A move to the current image: what was installed outside the files is gone; the recipe puts it back.
-    if (from === "backup") await runSetupRecipe(quick);
   }
 
   /** The workspace's name, here and in its owner's list. */
@@ -561,16 +511,17 @@ export class Workspace extends DurableObject<Env> {
     return dispatch(request, this.door);
   }
 
-  /** The SSH keys sshd takes: those the owner and the editors registered in their Directories. */
-  private async sshKeys(): Promise<string[]> {
-    const people = [
-      ...(this.owner ? [this.owner] : []),
-      ...Object.entries(this.members.roles())
-        .filter(([, role]) => role === "editor")
-        .map(([id]) => id),
-    ];
-    const lists = await Promise.all(people.map((id) => userDirectory(this.env, id).listSshKeys()));
-    return [...new Set(lists.flat().map((key) => key.publicKey))];
+  /** What afterLaunch and afterStart use (worker/lifecycle/container-setup.ts). */
+  private get containerSetup(): ContainerSetupDeps {
+    return {
+      tag: `workspace ${this.id}`,
+      storage: this.ctx.storage,
+      sandbox: this.sandbox,
+      previews: this.previews,
+      scm: this.scm,
+      intercepting: () => this.network.intercepting,
+      owner: () => this.owner,
+    };
   }
 
   private partsMade: WorkspaceParts | undefined;
@@ -606,142 +557,16 @@ export class Workspace extends DurableObject<Env> {
         settings: async () => ({ machine: this.machine() }),
         updateSettings: (machine) => this.updateSettings(machine),
       },
-      backups: {
-        health: () => this.backups.health(),
-        list: () => this.listBackups(),
-        create: () => this.createBackup(),
-        restore: (id) => this.restoreBackup(id),
-        upgrade: () => this.upgrade(),
-        delete: (id) => this.backups.delete(id),
-        pin: (id, pinned) => this.backups.setPinned(id, pinned),
-        download: (id, format) => this.downloadBackup(id, format),
-      },
+      backups: new BackupFlows({
+        id: this.id,
+        backups: this.backups,
+        lifecycle: this.lifecycle,
+        sandbox: this.sandbox,
+        watcher: this.fileWatcher,
+        name: async () => (await this.ctx.storage.get<string>("name")) ?? "workspace",
+      }),
     };
     return this.partsMade;
-  }
-
-  // Backups (worker/backups/): worker/backups/backup-routes.ts declares their routes.
-
-  private async listBackups(): Promise<BackupList> {
-    return { backups: await this.backups.list(), backup: await this.backups.health() };
-  }
-
-  /** A backup now (waking the workspace): it has the disk alone, like a save. */
-  private createBackup(): Promise<BackupRecord> {
-    return this.lifecycle.exclusive(async () => {
-      await this.lifecycle.ensureRunning();
-      return this.backups.create("manual");
-    });
-  }
-
-  /**
-   * Replaces the files with a backup's, after backing up the current ones
-   * (the undo). Terminals start new shells in the restored tree; the file
-   * watcher starts again, so pages and language servers read everything anew.
-   */
-  private restoreBackup(backupId: string): Promise<RestoreResult> {
-    return this.lifecycle.exclusive(async () => {
-      await this.lifecycle.ensureRunning();
-      const result = await this.backups.restore(backupId);
-      const when = result.restored.createdAt.slice(0, 16).replace("T", " ");
-      await restartTerminals(
-        // Through the resident agent: an exec's round trip fewer before the restore answers.
-        this.sandbox.quick,
-        `cloud-ide: the files were restored from the backup of ${when} UTC; this terminal started again in the restored tree.`,
-      ).catch((error) => console.error(`restarting terminals after a restore: ${describe(error)}`));
-      this.fileWatcher.restart();
-      // A restore replaces everything the journal could replay: a checkpoint keeps it and empties the journal.
-      await this.lifecycle
-        .snapshot()
-        .catch((error) => console.error(`a checkpoint after a restore: ${describe(error)}`));
-      return result;
-    });
-  }
-
-  /** "Move to the current image": back up, then a new container from the current image with those files. */
-  private async upgrade(): Promise<WorkspaceStatus> {
-    await this.lifecycle.upgrade();
-    return { ...(await this.lifecycle.status(this.id)), backup: await this.backups.health() };
-  }
-
-  /**
-   * `GET /backups/download?id&format`: as stored (`.tar.zst`, from R2, no
-   * container needed) or, by default, as `.tar.gz` (recompressed by zstd and
-   * gzip in the running container; a GET never wakes it).
-   */
-  private async downloadBackup(id: string, format: "gz" | "zst"): Promise<Response> {
-    const { record, body } = await this.backups.object(id);
-    const name =
-      `${(await this.ctx.storage.get<string>("name")) ?? "workspace"}-${record.createdAt.slice(0, 16).replace(/[T:]/g, "-")}`
-        .replace(/[^A-Za-z0-9._-]+/g, "-")
-        .slice(0, 120);
-    if (format === "zst") {
-      return new Response(body, {
-        headers: {
-          "Content-Type": "application/zstd",
-          "Content-Disposition": `attachment; filename="${name}.tar.zst"`,
-          "Content-Length": String(record.size),
-          "Cache-Control": "no-store",
-        },
-      });
-    }
-    try {
-      await this.lifecycle.whenAwake();
-    } catch (error) {
-      await body.cancel().catch(() => {});
-      throw error;
-    }
-    const proc = await this.sandbox.exec(["sh", "-c", "zstd -q -d -c | gzip -c"], {
-      stdin: body,
-      stdout: "pipe",
-      stderr: "pipe",
-      wake: false,
-    });
-    const stdout = proc.stdout;
-    if (!stdout) throw new Error("zstd has no stdout");
-    this.activity.begin();
-    let ended = false;
-    const end = () => {
-      if (!ended) this.activity.end();
-      ended = true;
-    };
-    const out = stdout.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        async flush(controller) {
-          try {
-            const code = await proc.exitCode;
-            if (code !== 0) controller.error(new Error(`zstd | gzip exited with ${code}`));
-          } finally {
-            end();
-          }
-        },
-        cancel: end,
-      }),
-    );
-    return new Response(out, {
-      headers: {
-        "Content-Type": "application/gzip",
-        "Content-Disposition": `attachment; filename="${name}.tar.gz"`,
-        "Cache-Control": "no-store",
-      },
-    });
-  }
-
-  // Agents (worker/agents/): worker/agents/agent-routes.ts declares their routes.
-
-  /** What listens, each port with a fresh owner grant (5 minutes, never a share link) for an agent. */
-  private async agentPreviews(origin: URL): Promise<{ port: number; url: string; expiresAt: string }[]> {
-    const ports = await this.previews.listeningPorts();
-    return Promise.all(
-      ports.map(async ({ port }) => {
-        const grant = await this.previews.openOwner(port);
-        return {
-          port,
-          url: previewUrl({ port, workspaceId: this.id, token: grant.token }, this.env.PREVIEW_DOMAIN, origin.protocol),
-          expiresAt: new Date(grant.expiresAt).toISOString(),
-        };
-      }),
-    );
   }
 
   /** Closes the sockets opened with these sessions of the caller, a member or the owner (all when null): they ended. */

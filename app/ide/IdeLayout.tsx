@@ -1,8 +1,6 @@
 import { EditorState, Prec } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
-import { lazy, memo, Suspense, useCallback, useEffect, useState, useSyncExternalStore } from "react";
-import { AGENT_CHAT_COMMAND } from "../agent-chat/agent-chat-command";
-import { AgentReview } from "../agent-chat/agent-review";
+import { memo, useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import type { WorkspaceApi } from "../api/workspace";
 import type { PresenceRoom } from "../collab/presence";
 import { usePresenceAt } from "../collab/usePresence";
@@ -23,11 +21,9 @@ import { PreviewPane } from "../previews/PreviewPane";
 import { Pickers } from "../quick-open/Pickers";
 import { TerminalPanel } from "../terminal/TerminalPanel";
 import { Sidebar } from "./Sidebar";
+import { useAgentPanel } from "./useAgentPanel";
 import { useFollow, usePublishEditor } from "./usePresenceEditor";
 import { useWorkspaceFiles } from "./useWorkspaceFiles";
-
-/** Loaded when first opened: with its Markdown renderer it is a large part of the app that most page loads never show. */
-const AgentChatPanel = lazy(() => import("../agent-chat/AgentChatPanel").then((m) => ({ default: m.AgentChatPanel })));
 
 /** A viewer's buffers: shown, not editable (highest: these facets take their first value, and each buffer gives its own). */
 const VIEW_ONLY = Prec.highest([EditorState.readOnly.of(true), EditorView.editable.of(false)]);
@@ -69,40 +65,7 @@ function Layout({
   const watchers = usePresenceAt(presence, "terminals");
   const lsp = useLanguageServices(api, editor, !readOnly);
   useEffect(() => (readOnly ? editor.addExtensions(() => VIEW_ONLY) : undefined), [editor, readOnly]);
-  // The agent panel: an editor's (a viewer's page has none; the server refuses them anyway).
-  const [agentOpen, setAgentOpen] = useState(false);
-  // The agent's file changes open as diffs; they outlive the panel (closing it leaves a review open).
-  const [review, setReview] = useState<AgentReview>();
-  useEffect(() => {
-    if (readOnly) return;
-    const created = new AgentReview(editor, api.agentChat);
-    setReview(created);
-    return () => created.dispose();
-  }, [editor, api.agentChat, readOnly]);
-  useRegisterCommands(
-    () =>
-      readOnly
-        ? []
-        : [
-            {
-              id: AGENT_CHAT_COMMAND,
-              title: "Agent: chat with an agent that works in this workspace",
-              run: () => setAgentOpen((open) => !open),
-            },
-          ],
-    [readOnly],
-  );
-  const agentPanel = agentOpen && !readOnly && (
-    <Suspense fallback={null}>
-      <AgentChatPanel
-        api={api.agentChat}
-        onClose={() => setAgentOpen(false)}
-        onFileChanged={(path, toolCallId) =>
-          void (review ? review.show(path, toolCallId) : editor.open(path)).catch(() => undefined)
-        }
-      />
-    </Suspense>
-  );
+  const agentPanel = useAgentPanel(api, editor, readOnly);
   useRegisterCommands(
     () => [
       {

@@ -34,7 +34,6 @@ export function PreviewPane({ previews }: { previews: PreviewsApi }) {
   useEffect(() => model.watch(), [model]);
   const [chosenPort, setChosenPort] = useState<number>();
   const [path, setPath] = useState("/");
-  const [pathDraft, setPathDraft] = useState("/");
   const [reloads, setReloads] = useState(0);
   const [device, setDevice] = useState(0);
   const [sharing, setSharing] = useState(false);
@@ -49,7 +48,6 @@ export function PreviewPane({ previews }: { previews: PreviewsApi }) {
   const access = granted?.port === shownPort ? granted : undefined;
   const src = access ? new URL(path.replace(/^\/*/, ""), access.url).toString() : undefined;
   const width = DEVICES[device]?.width;
-  const hint = hostHint(listening?.process, access?.url);
 
   useRegisterCommands(
     () => [
@@ -73,38 +71,13 @@ export function PreviewPane({ previews }: { previews: PreviewsApi }) {
   return (
     <div className="preview-pane">
       <div className="preview-toolbar" data-testid="preview-toolbar">
-        <select
-          aria-label="Port"
-          title={listening?.process ? `:${port} ${listening.process}` : `:${port}`}
-          data-testid="preview-port"
-          value={port}
-          onChange={(e) => setChosenPort(Number(e.target.value))}
-        >
-          {portChoices(ports, port).map((p) => (
-            <option key={p.port} value={p.port}>
-              :{p.port}
-              {p.process ? ` ${shortProcess(p.process)}` : ""}
-            </option>
-          ))}
-        </select>
-        <form
-          className="preview-url"
-          onSubmit={(e) => {
-            e.preventDefault();
-            const next = pathDraft.startsWith("/") ? pathDraft : `/${pathDraft}`;
-            setPathDraft(next);
+        <PortSelect ports={ports} port={port} process={listening?.process} onChoose={setChosenPort} />
+        <PathBar
+          onGo={(next) => {
             setPath(next);
             setReloads((n) => n + 1);
           }}
-        >
-          <input
-            aria-label="Path"
-            data-testid="preview-path"
-            value={pathDraft}
-            onChange={(e) => setPathDraft(e.target.value)}
-            spellCheck={false}
-          />
-        </form>
+        />
         <button
           type="button"
           title="Reload"
@@ -155,20 +128,7 @@ export function PreviewPane({ previews }: { previews: PreviewsApi }) {
           {action.error ?? accessError ?? overviewError}
         </p>
       )}
-      {listening?.loopbackOnly && !listening.forwarded && (
-        <p className="preview-warning" data-testid="preview-loopback">
-          {listening.forwardError
-            ? `Port ${port} listens on 127.0.0.1 only and could not be forwarded: ${listening.forwardError}. `
-            : `Port ${port} listens on 127.0.0.1 only; the IDE is forwarding it. `}
-          If the preview stays empty, start the server with <code>--host 0.0.0.0</code>.
-        </p>
-      )}
-      {hint && (
-        <p className="preview-warning" data-testid="preview-host-hint">
-          {hint.framework} serves its dev resources (hot reload, client code) only to origins it knows. Add{" "}
-          <code>{hint.add}</code> to <code>{hint.file}</code> and restart it.
-        </p>
-      )}
+      {listening && <PreviewNotices port={port} listening={listening} previewUrl={access?.url} />}
       <div className="preview-stage">
         {listening && src ? (
           <iframe
@@ -248,4 +208,85 @@ function portChoices(ports: ListeningPort[], port: number): Pick<ListeningPort, 
 function shortProcess(args: string): string {
   const words = args.split(/\s+/).map((w) => w.split("/").pop() ?? w);
   return words.slice(0, 3).join(" ").slice(0, 30);
+}
+
+/** The port shown: those listening, with the process of each. */
+function PortSelect(props: {
+  ports: ListeningPort[];
+  port: number;
+  process: string | undefined;
+  onChoose: (port: number) => void;
+}) {
+  const { ports, port, process, onChoose } = props;
+  return (
+    <select
+      aria-label="Port"
+      title={process ? `:${port} ${process}` : `:${port}`}
+      data-testid="preview-port"
+      value={port}
+      onChange={(e) => onChoose(Number(e.target.value))}
+    >
+      {portChoices(ports, port).map((p) => (
+        <option key={p.port} value={p.port}>
+          :{p.port}
+          {p.process ? ` ${shortProcess(p.process)}` : ""}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+/** The URL bar: a path on the preview's host, loaded on Enter. */
+function PathBar({ onGo }: { onGo: (path: string) => void }) {
+  const [draft, setDraft] = useState("/");
+  return (
+    <form
+      className="preview-url"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const next = draft.startsWith("/") ? draft : `/${draft}`;
+        setDraft(next);
+        onGo(next);
+      }}
+    >
+      <input
+        aria-label="Path"
+        data-testid="preview-path"
+        value={draft}
+        onChange={(e) => setDraft(e.target.value)}
+        spellCheck={false}
+      />
+    </form>
+  );
+}
+
+/** What a person may have to do for a port to preview: a loopback-only server, a framework's allowed hosts. */
+function PreviewNotices({
+  port,
+  listening,
+  previewUrl,
+}: {
+  port: number;
+  listening: ListeningPort;
+  previewUrl: string | undefined;
+}) {
+  const hint = hostHint(listening.process, previewUrl);
+  return (
+    <>
+      {listening.loopbackOnly && !listening.forwarded && (
+        <p className="preview-warning" data-testid="preview-loopback">
+          {listening.forwardError
+            ? `Port ${port} listens on 127.0.0.1 only and could not be forwarded: ${listening.forwardError}. `
+            : `Port ${port} listens on 127.0.0.1 only; the IDE is forwarding it. `}
+          If the preview stays empty, start the server with <code>--host 0.0.0.0</code>.
+        </p>
+      )}
+      {hint && (
+        <p className="preview-warning" data-testid="preview-host-hint">
+          {hint.framework} serves its dev resources (hot reload, client code) only to origins it knows. Add{" "}
+          <code>{hint.add}</code> to <code>{hint.file}</code> and restart it.
+        </p>
+      )}
+    </>
+  );
 }

@@ -37,15 +37,8 @@ export function WorkspaceMenu({ api, status, onWake, onChanged, role }: Props) {
   const commands = useCommands();
   const busy = action.busy;
   const fileInput = useRef<HTMLInputElement>(null);
-  const menu = useRef<HTMLDetailsElement>(null);
   const [backupsOpen, setBackupsOpen] = useState(false);
   const [agentsOpen, setAgentsOpen] = useState(false);
-  /** A menu closes once one of its items is chosen. */
-  const choose = (item: () => void) => () => {
-    if (menu.current) menu.current.open = false;
-    item();
-  };
-
   const act = async (label: string, run: () => Promise<unknown>) => {
     await action.run(run, label);
     await onChanged();
@@ -71,7 +64,6 @@ export function WorkspaceMenu({ api, status, onWake, onChanged, role }: Props) {
 
   const running = status.state === "running" || status.state === "saving";
   const isOwner = role === "owner";
-  const isEditor = role === "owner" || role === "editor";
   useRegisterCommands(
     () => [
       { id: "workspace.save", title: "Save the workspace now", enabled: () => running && !busy, run: save },
@@ -118,89 +110,24 @@ export function WorkspaceMenu({ api, status, onWake, onChanged, role }: Props) {
           </button>
         </>
       )}
-      <details className="lifecycle-menu" ref={menu}>
-        <summary data-testid="workspace-menu" aria-label="Workspace menu">
-          <span className="label">Workspace</span> ▾
-        </summary>
-        <div className="lifecycle-menu-items" role="menu">
-          <a
-            role="menuitem"
-            href={api.exportUrl()}
-            download={`${api.id}.tar.gz`}
-            data-testid="export"
-            onClick={(event) => {
-              // The export only reads a running workspace (GETs never wake it): wake it first.
-              event.preventDefault();
-              choose(() => {
-                void action.run(async () => {
-                  await onWake();
-                  download(api.exportUrl());
-                }, "Waking to export…");
-              })();
-            }}
-          >
-            Export /workspace (.tar.gz)
-          </a>
-          <button
-            type="button"
-            role="menuitem"
-            onClick={choose(() => fileInput.current?.click())}
-            data-testid="import"
-            title="Replaces everything in /workspace"
-          >
-            Import archive (replaces /workspace)…
-          </button>
-          {isOwner && (
-            <button
-              type="button"
-              role="menuitem"
-              onClick={choose(() => setBackupsOpen(true))}
-              data-testid="backups"
-              title="Your files, backed up apart from the system"
-            >
-              Backups…
-            </button>
-          )}
-          {isEditor && (
-            <button
-              type="button"
-              role="menuitem"
-              onClick={choose(() => commands.run(AGENT_CHAT_COMMAND))}
-              data-testid="agent-chat-open"
-              title="Chat with an agent that reads, edits and runs things here (it asks before it changes anything)"
-            >
-              Agent chat…
-            </button>
-          )}
-          {isOwner && (
-            <button
-              type="button"
-              role="menuitem"
-              onClick={choose(() => setAgentsOpen(true))}
-              data-testid="agents-open"
-              title="Let a coding agent (Claude Code, Cursor, …) work in this workspace over MCP"
-            >
-              Agents (MCP tokens, activity)…
-            </button>
-          )}
-          <button
-            type="button"
-            role="menuitem"
-            onClick={choose(stop)}
-            disabled={!running || busy !== undefined}
-            data-testid="stop"
-          >
-            Save and sleep now
-          </button>
-          <p className="lifecycle-note">{PROCESSES_NOTE}</p>
-          {status.idleTimeoutSeconds !== undefined && (
-            <p className="lifecycle-note">
-              Sleeps by itself after {Math.round(status.idleTimeoutSeconds / 60)} minutes without an open terminal,
-              preview or request, after saving.
-            </p>
-          )}
-        </div>
-      </details>
+      <MenuItems
+        exportUrl={api.exportUrl()}
+        exportName={`${api.id}.tar.gz`}
+        role={role}
+        canStop={running && busy === undefined}
+        idleTimeoutSeconds={status.idleTimeoutSeconds}
+        onExport={() => {
+          void action.run(async () => {
+            await onWake();
+            download(api.exportUrl());
+          }, "Waking to export…");
+        }}
+        onImport={() => fileInput.current?.click()}
+        onBackups={() => setBackupsOpen(true)}
+        onAgentChat={() => commands.run(AGENT_CHAT_COMMAND)}
+        onAgents={() => setAgentsOpen(true)}
+        onStop={() => void stop()}
+      />
       {agentsOpen && isOwner && <AgentsDialog api={api.agents} onClose={() => setAgentsOpen(false)} />}
       {backupsOpen && isOwner && (
         <BackupsPanel api={api.backups} onWake={onWake} onChanged={onChanged} onClose={() => setBackupsOpen(false)} />
@@ -224,6 +151,105 @@ export function WorkspaceMenu({ api, status, onWake, onChanged, role }: Props) {
         </span>
       )}
     </span>
+  );
+}
+
+interface MenuItemsProps {
+  exportUrl: string;
+  exportName: string;
+  role?: Role;
+  canStop: boolean;
+  idleTimeoutSeconds?: number;
+  onExport: () => void;
+  onImport: () => void;
+  onBackups: () => void;
+  onAgentChat: () => void;
+  onAgents: () => void;
+  onStop: () => void;
+}
+
+/** The menu's items: export, import, backups, the agents, and sleep. Choosing one closes the menu. */
+function MenuItems({ exportUrl, exportName, role, canStop, idleTimeoutSeconds, ...on }: MenuItemsProps) {
+  const isOwner = role === "owner";
+  const isEditor = role === "owner" || role === "editor";
+  const menu = useRef<HTMLDetailsElement>(null);
+  const choose = (item: () => void) => () => {
+    if (menu.current) menu.current.open = false;
+    item();
+  };
+  return (
+    <details className="lifecycle-menu" ref={menu}>
+      <summary data-testid="workspace-menu" aria-label="Workspace menu">
+        <span className="label">Workspace</span> ▾
+      </summary>
+      <div className="lifecycle-menu-items" role="menu">
+        <a
+          role="menuitem"
+          href={exportUrl}
+          download={exportName}
+          data-testid="export"
+          onClick={(event) => {
+            // The export only reads a running workspace (GETs never wake it): wake it first.
+            event.preventDefault();
+            choose(on.onExport)();
+          }}
+        >
+          Export /workspace (.tar.gz)
+        </a>
+        <button
+          type="button"
+          role="menuitem"
+          onClick={choose(on.onImport)}
+          data-testid="import"
+          title="Replaces everything in /workspace"
+        >
+          Import archive (replaces /workspace)…
+        </button>
+        {isOwner && (
+          <button
+            type="button"
+            role="menuitem"
+            onClick={choose(on.onBackups)}
+            data-testid="backups"
+            title="Your files, backed up apart from the system"
+          >
+            Backups…
+          </button>
+        )}
+        {isEditor && (
+          <button
+            type="button"
+            role="menuitem"
+            onClick={choose(on.onAgentChat)}
+            data-testid="agent-chat-open"
+            title="Chat with an agent that reads, edits and runs things here (it asks before it changes anything)"
+          >
+            Agent chat…
+          </button>
+        )}
+        {isOwner && (
+          <button
+            type="button"
+            role="menuitem"
+            onClick={choose(on.onAgents)}
+            data-testid="agents-open"
+            title="Let a coding agent (Claude Code, Cursor, …) work in this workspace over MCP"
+          >
+            Agents (MCP tokens, activity)…
+          </button>
+        )}
+        <button type="button" role="menuitem" onClick={choose(on.onStop)} disabled={!canStop} data-testid="stop">
+          Save and sleep now
+        </button>
+        <p className="lifecycle-note">{PROCESSES_NOTE}</p>
+        {idleTimeoutSeconds !== undefined && (
+          <p className="lifecycle-note">
+            Sleeps by itself after {Math.round(idleTimeoutSeconds / 60)} minutes without an open terminal, preview or
+            request, after saving.
+          </p>
+        )}
+      </div>
+    </details>
   );
 }
 

@@ -14,6 +14,12 @@
 //     every open page as a full-screen overlay. Errors in the IDE's own
 //     source (a module under app/ or protocol/ that fails to compile) keep
 //     Vite's overlay;
+//   - the IDE page's own modules (`/app/…`, `/protocol/…`, Vite's client,
+//     the optimised dependencies) are served by Vite directly, not through
+//     the Worker, which would only hand each back to Vite through its ASSETS
+//     binding (two hops more for each of the page's ~230 requests); the
+//     checks above and the sources guard run first as before, and the page
+//     itself, the API and every preview hostname still go to the Worker;
 //   - a request without a body (GET, HEAD) whose connection from Vite to
 //     workerd was lost before any answer (a pooled keep-alive connection
 //     workerd had just closed) is sent once more, as a browser resends an
@@ -135,6 +141,22 @@ export function isSourceError(error) {
   return SOURCE_DIRS.some((dir) => file.startsWith(`${ROOT}${dir}`) || file.startsWith(`/${dir}`));
 }
 
+/** Where the IDE page's modules are, as Vite serves them under `vite dev`. */
+const MODULE_PREFIXES = ["/app/", "/protocol/", "/@vite/", "/@react-refresh", "/@id/", "/node_modules/"];
+
+/**
+ * Whether a request is for one of the IDE page's modules on the IDE's own
+ * host (GET or HEAD): Vite serves it directly. A preview hostname's request,
+ * whatever its path, is never one.
+ * @param {{ method?: string, url?: string, host?: string }} request
+ * @param {string} previewDomain
+ */
+export function isIdeModuleRequest({ method, url, host }, previewDomain) {
+  if (method !== "GET" && method !== "HEAD") return false;
+  if (!url?.startsWith("/") || !isValidHostHeader(host) || isPreviewRequest(url, host, previewDomain)) return false;
+  return MODULE_PREFIXES.some((prefix) => url.startsWith(prefix));
+}
+
 /** Socket errors of the hop to workerd: the request never got an answer. */
 const LOST_CONNECTION_CODES = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE", "UND_ERR_CLOSED"]);
 const RETRIED = Symbol("cloud-ide:retried");
@@ -207,6 +229,29 @@ export function devServerGuards({ previewDomain }) {
           res.writeHead(404, { "content-type": "text/plain; charset=utf-8" });
           res.end("Not Found\n");
         });
+      },
+    },
+    {
+      name: "cloud-ide:ide-modules-direct",
+      apply: "serve",
+      configureServer(server) {
+        // After every plugin's configureServer: the Cloudflare plugin's middleware is in the stack by then.
+        return () => {
+          const layer = server.middlewares.stack.find(
+            (candidate) => /** @type {{name?: string}} */ (candidate.handle).name === "cloudflarePreMiddleware",
+          );
+          if (!layer) {
+            server.config.logger.warn("the IDE's modules go through the Worker: no Cloudflare middleware found");
+            return;
+          }
+          const toWorker = /** @type {import("vite").Connect.NextHandleFunction} */ (layer.handle);
+          layer.handle = /** @type {import("vite").Connect.NextHandleFunction} */ (
+            (req, res, next) =>
+              isIdeModuleRequest({ method: req.method, url: req.url, host: req.headers.host }, previewDomain)
+                ? next()
+                : toWorker(req, res, next)
+          );
+        };
       },
     },
     {

@@ -256,6 +256,7 @@ export async function startEngineProxy({
     fixedHosts: outboundHosts,
     log,
   });
+  const sidecars = sidecarReaper(upstream, log);
   // Every call, timed (README: CLOUD_IDE_TRACE_ENGINE): how a start's time or a hung call is traced.
   const trace = Boolean(env.CLOUD_IDE_TRACE_ENGINE);
 
@@ -294,7 +295,7 @@ export async function startEngineProxy({
       // Answered as Docker answers a kill (204): workerd throws on any other status.
       await readBody(req);
       res.writeHead(204).end();
-      removeSidecarOf(decodeURIComponent(deleted));
+      sidecars.removeSidecarOf(decodeURIComponent(deleted));
       return;
     }
     const headers = { ...req.headers };
@@ -329,7 +330,7 @@ export async function startEngineProxy({
       upstreamRequest.on("response", (upstreamResponse) => {
         answered = true;
         const sidecar = req.method === "POST" ? SIDECAR_START.exec(req.url ?? "")?.[1] : undefined;
-        if (sidecar && upstreamResponse.statusCode === 204) removeWhenReleased(decodeURIComponent(sidecar));
+        if (sidecar && upstreamResponse.statusCode === 204) sidecars.removeWhenReleased(decodeURIComponent(sidecar));
         res.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.rawHeaders);
         upstreamResponse.pipe(res);
         upstreamResponse.on("end", resolve);
@@ -344,6 +345,38 @@ export async function startEngineProxy({
     });
   }
 
+  server.on("upgrade", passUpgrade(upstream, log));
+
+  await new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(socketPath, () => resolve(undefined));
+  });
+  return {
+    dockerHost: `unix://${socketPath}`,
+    workerVars: { LOCAL_OUTBOUND_PROXY: outbound.url, LOCAL_OUTBOUND_TOKEN: outboundToken },
+    close: async () => {
+      sidecars.close();
+      await gate.close();
+      await outbound.close();
+      await new Promise((resolve) => {
+        server.close(() => {
+          rmSync(dir, { recursive: true, force: true });
+          resolve(undefined);
+        });
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+/**
+ * Removes the sidecars of deleted workspaces: at once for a deletion the
+ * proxy sees, or when a started sidecar exits saying its workspace was
+ * deleted while asleep.
+ * @param {{ socketPath: string } | { host: string, port: number }} upstream
+ * @param {(message: string) => void} log
+ */
+function sidecarReaper(upstream, log) {
   /**
    * Removes a deleted workspace's sidecar once its app container is gone
    * (workerd removes that one itself, after a stop in progress).
@@ -401,12 +434,26 @@ export async function startEngineProxy({
     wait.end();
   }
 
-  // `POST /exec/{id}/start` with `Upgrade: tcp`: after Docker's 101 the
-  // connection is a raw stream both ways. Pass the request on as it came.
-  // Each side's end (EOF) passes to the other and nothing more, as on a
-  // direct connection: the client ends stdin while the process still writes,
-  // the engine ends when the process exits.
-  server.on("upgrade", (req, socket, head) => {
+  /** Ends the waits (the proxy closes). */
+  function close() {
+    for (const wait of sidecarWaits) wait.destroy();
+  }
+
+  return { removeSidecarOf, removeWhenReleased, close };
+}
+
+/**
+ * `POST /exec/{id}/start` with `Upgrade: tcp`: after Docker's 101 the
+ * connection is a raw stream both ways. Pass the request on as it came.
+ * Each side's end (EOF) passes to the other and nothing more, as on a
+ * direct connection: the client ends stdin while the process still writes,
+ * the engine ends when the process exits.
+ * @param {{ socketPath: string } | { host: string, port: number }} upstream
+ * @param {(message: string) => void} log
+ * @returns {(req: http.IncomingMessage, socket: import("node:stream").Duplex, head: Buffer) => void}
+ */
+function passUpgrade(upstream, log) {
+  return (req, socket, head) => {
     socket.allowHalfOpen = true;
     const engine =
       "socketPath" in upstream
@@ -438,27 +485,6 @@ export async function startEngineProxy({
     });
     engine.on("error", () => socket.destroy());
     socket.on("error", () => engine.destroy());
-  });
-
-  await new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(socketPath, () => resolve(undefined));
-  });
-  return {
-    dockerHost: `unix://${socketPath}`,
-    workerVars: { LOCAL_OUTBOUND_PROXY: outbound.url, LOCAL_OUTBOUND_TOKEN: outboundToken },
-    close: async () => {
-      for (const wait of sidecarWaits) wait.destroy();
-      await gate.close();
-      await outbound.close();
-      await new Promise((resolve) => {
-        server.close(() => {
-          rmSync(dir, { recursive: true, force: true });
-          resolve(undefined);
-        });
-        server.closeAllConnections();
-      });
-    },
   };
 }
 

@@ -3,6 +3,7 @@ import {
   describeWithCauses,
   devServerGuards,
   isForeignTransform,
+  isIdeModuleRequest,
   isPreviewRequest,
   isSourceError,
   isValidHostHeader,
@@ -119,6 +120,34 @@ describe("which errors keep Vite's overlay", () => {
     expect(isSourceError(Object.assign(new SyntaxError("x"), { id: `${root}README.md` }))).toBe(false);
     expect(isSourceError(new TypeError("'TRACE' HTTP method is unsupported."))).toBe(false);
     expect(isSourceError("a string")).toBe(false);
+  });
+});
+
+describe("which requests Vite serves without the Worker", () => {
+  const ide = "localhost:5173";
+  const on = (url: string, host = ide, method = "GET") => isIdeModuleRequest({ method, url, host }, ide);
+
+  it("is the IDE page's modules on the IDE's host", () => {
+    expect(on("/app/main.tsx")).toBe(true);
+    expect(on("/app/editor/EditorPane.tsx?t=1700000000")).toBe(true);
+    expect(on("/protocol/errors.ts")).toBe(true);
+    expect(on("/@vite/client")).toBe(true);
+    expect(on("/@react-refresh")).toBe(true);
+    expect(on("/node_modules/.vite/deps/react.js?v=1234")).toBe(true);
+    expect(on("/app/main.tsx", "127.0.0.1:5173", "HEAD")).toBe(true);
+  });
+
+  it("is never the page, the API, a body, or a preview hostname's request", () => {
+    expect(on("/")).toBe(false);
+    expect(on("/workspaces/abc")).toBe(false);
+    expect(on("/api/workspaces")).toBe(false);
+    expect(on("/ws/workspaces/abc/terminals/1")).toBe(false);
+    expect(on("/app/main.tsx", ide, "POST")).toBe(false);
+    // A dev server's own /app/ and /@vite/ on a preview hostname are its own: they go to the Worker.
+    expect(on("/app/main.tsx", "5173-abc-token.localhost:5173")).toBe(false);
+    expect(on("/@vite/client", "5173-abc-token.localhost:5173")).toBe(false);
+    expect(on("/app/main.tsx", "a@b.localhost")).toBe(false);
+    expect(on("http://5173-abc-token.localhost:5173/app/main.tsx")).toBe(false);
   });
 });
 

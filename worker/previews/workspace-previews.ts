@@ -3,7 +3,7 @@
  * to dev servers in the container (with bridged WebSockets), port detection,
  * and the Run button's dev server.
  */
-import type { DevServerState, ListeningPort } from "../../protocol/previews";
+import { type DevServerState, type ListeningPort, previewUrl } from "../../protocol/previews";
 import { PROCESS_ENV, WORKSPACE_ROOT } from "../sandbox/environment";
 import type { Sandbox } from "../sandbox/sandbox";
 import { type Bridge, bridgeWebSocket } from "./bridge";
@@ -74,6 +74,24 @@ export class WorkspacePreviews {
     const grant = await this.grants.renewOwner(port, id);
     await this.sweep();
     return grant;
+  }
+
+  /**
+   * What listens, each port with a fresh owner grant (5 minutes, never a
+   * share link), for an agent: on the IDE's scheme (`origin`).
+   */
+  async ownerLinks(workspaceId: string, origin: URL): Promise<{ port: number; url: string; expiresAt: string }[]> {
+    const ports = await this.listeningPorts();
+    return Promise.all(
+      ports.map(async ({ port }) => {
+        const grant = await this.openOwner(port);
+        return {
+          port,
+          url: previewUrl({ port, workspaceId, token: grant.token }, this.deps.previewDomain, origin.protocol),
+          expiresAt: new Date(grant.expiresAt).toISOString(),
+        };
+      }),
+    );
   }
 
   async createShare(port: number, ttlSeconds: number): Promise<Grant> {
