@@ -162,7 +162,7 @@ export class Workspace extends DurableObject<Env> {
       workspace: () => ({
         id: this.id,
         owner: this.owner,
-        name: async () => (await ctx.storage.get<string>("name")) ?? "workspace",
+        name: () => this.name(),
       }),
     });
     this.journal = new SaveJournal({
@@ -389,6 +389,11 @@ export class Workspace extends DurableObject<Env> {
     await this.ctx.storage.delete("seeded");
   }
 
+  /** The workspace's name as its owner gave it. */
+  private async name(): Promise<string> {
+    return (await this.ctx.storage.get<string>("name")) ?? "workspace";
+  }
+
   /** This workspace's id (its Durable Object's name). */
   private get id(): string {
     return this.ctx.id.name ?? "";
@@ -563,7 +568,7 @@ export class Workspace extends DurableObject<Env> {
         lifecycle: this.lifecycle,
         sandbox: this.sandbox,
         watcher: this.fileWatcher,
-        name: async () => (await this.ctx.storage.get<string>("name")) ?? "workspace",
+        name: () => this.name(),
       }),
     };
     return this.partsMade;

@@ -1,4 +1,4 @@
-import { useRef, useState } from "react";
+import { type ReactNode, useRef, useState } from "react";
 import { ErrorCode } from "../../protocol/errors";
 import type { Role } from "../../protocol/roles";
 import { AGENT_CHAT_COMMAND } from "../agent-chat/agent-chat-command";
@@ -196,51 +196,39 @@ function MenuItems({ exportUrl, exportName, role, canStop, idleTimeoutSeconds, .
         >
           Export /workspace (.tar.gz)
         </a>
-        <button
-          type="button"
-          role="menuitem"
-          onClick={choose(on.onImport)}
-          data-testid="import"
-          title="Replaces everything in /workspace"
-        >
+        <MenuButton onChoose={choose(on.onImport)} testId="import" title="Replaces everything in /workspace">
           Import archive (replaces /workspace)…
-        </button>
+        </MenuButton>
         {isOwner && (
-          <button
-            type="button"
-            role="menuitem"
-            onClick={choose(on.onBackups)}
-            data-testid="backups"
+          <MenuButton
+            onChoose={choose(on.onBackups)}
+            testId="backups"
             title="Your files, backed up apart from the system"
           >
             Backups…
-          </button>
+          </MenuButton>
         )}
         {isEditor && (
-          <button
-            type="button"
-            role="menuitem"
-            onClick={choose(on.onAgentChat)}
-            data-testid="agent-chat-open"
+          <MenuButton
+            onChoose={choose(on.onAgentChat)}
+            testId="agent-chat-open"
             title="Chat with an agent that reads, edits and runs things here (it asks before it changes anything)"
           >
             Agent chat…
-          </button>
+          </MenuButton>
         )}
         {isOwner && (
-          <button
-            type="button"
-            role="menuitem"
-            onClick={choose(on.onAgents)}
-            data-testid="agents-open"
+          <MenuButton
+            onChoose={choose(on.onAgents)}
+            testId="agents-open"
             title="Let a coding agent (Claude Code, Cursor, …) work in this workspace over MCP"
           >
             Agents (MCP tokens, activity)…
-          </button>
+          </MenuButton>
         )}
-        <button type="button" role="menuitem" onClick={choose(on.onStop)} disabled={!canStop} data-testid="stop">
+        <MenuButton onChoose={choose(on.onStop)} testId="stop" disabled={!canStop}>
           Save and sleep now
-        </button>
+        </MenuButton>
         <p className="lifecycle-note">{PROCESSES_NOTE}</p>
         {idleTimeoutSeconds !== undefined && (
           <p className="lifecycle-note">
@@ -250,6 +238,28 @@ function MenuItems({ exportUrl, exportName, role, canStop, idleTimeoutSeconds, .
         )}
       </div>
     </details>
+  );
+}
+
+/** One item of the workspace menu. */
+function MenuButton(props: {
+  onChoose: () => void;
+  testId: string;
+  title?: string;
+  disabled?: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <button
+      type="button"
+      role="menuitem"
+      onClick={props.onChoose}
+      disabled={props.disabled}
+      data-testid={props.testId}
+      title={props.title}
+    >
+      {props.children}
+    </button>
   );
 }
 

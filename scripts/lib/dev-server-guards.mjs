@@ -162,22 +162,37 @@ const LOST_CONNECTION_CODES = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE", 
 const RETRIED = Symbol("cloud-ide:retried");
 
 /**
- * An error and its causes on one line: undici says only "fetch failed",
- * and what failed is in its cause (`SocketError: other side closed`).
+ * An error and its causes, outermost first (five at most): undici says only
+ * "fetch failed", and what failed is in its cause.
+ * @param {unknown} error
+ * @returns {unknown[]}
+ */
+function causeChain(error) {
+  const chain = [];
+  for (let e = error; e !== undefined && e !== null && chain.length < 5; e = e instanceof Error ? e.cause : undefined) {
+    chain.push(e);
+  }
+  return chain;
+}
+
+/** @param {unknown} error */
+function codeOf(error) {
+  const code = error instanceof Error ? /** @type {{code?: unknown}} */ (error).code : undefined;
+  return typeof code === "string" ? code : undefined;
+}
+
+/**
+ * An error and its causes on one line (`TypeError: fetch failed <- SocketError: other side closed (UND_ERR_SOCKET)`).
  * @param {unknown} error
  */
 export function describeWithCauses(error) {
-  const parts = [];
-  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
-    if (!(e instanceof Error)) {
-      parts.push(String(e));
-      break;
-    }
-    const code = /** @type {{code?: unknown}} */ (e).code;
-    parts.push(`${e.name}: ${e.message}${typeof code === "string" ? ` (${code})` : ""}`);
-    e = e.cause;
-  }
-  return parts.join(" <- ");
+  return causeChain(error)
+    .map((e) => {
+      if (!(e instanceof Error)) return String(e);
+      const code = codeOf(e);
+      return `${e.name}: ${e.message}${code ? ` (${code})` : ""}`;
+    })
+    .join(" <- ");
 }
 
 /**
@@ -191,12 +206,7 @@ export function describeWithCauses(error) {
  */
 export function mayResend({ method, headers, retried, headersSent }, error) {
   if (retried || headersSent || (method !== "GET" && method !== "HEAD") || headers.upgrade !== undefined) return false;
-  for (let e = error, depth = 0; e instanceof Error && depth < 5; depth++) {
-    const code = /** @type {{code?: unknown}} */ (e).code;
-    if (typeof code === "string" && LOST_CONNECTION_CODES.has(code)) return true;
-    e = e.cause;
-  }
-  return false;
+  return causeChain(error).some((e) => LOST_CONNECTION_CODES.has(codeOf(e) ?? ""));
 }
 
 /**

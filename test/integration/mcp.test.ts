@@ -126,8 +126,8 @@ describe("agent tokens", () => {
   });
 
   it("refused by the workspace with a large body: answered 401, and the next requests are answered too", async () => {
-    // The workspace reads a refused body it could read (a body left unread broke the next request on
-    // the Worker's connection under vite dev: "Internal Server Error" instead of the owner's token list).
+    // The workspace reads a refused body it could read rather than cancel it (under vite dev a body left
+    // unread can break the next request on the connection): each refusal, and the owner's next request, answer.
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(2 << 20) } });
     for (let i = 0; i < 3; i++) {
       const refusedCall = await api(`/mcp/workspaces/${id}`, {
