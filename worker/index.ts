@@ -15,11 +15,12 @@ import type { AppEnv } from "./app-env";
 import { acceptToken } from "./auth/access-token";
 import { requireUser, sameOriginOnly } from "./auth/guards";
 import { limitBodies } from "./body-limits";
+import { withoutInternalHeaders } from "./door/entrances";
 import { forwardToWorkspace } from "./door/forward";
 import { AppError, notFound } from "./errors";
 import { answerError, drainBody, errorResponse } from "./http";
 import { previewDomainProblem } from "./previews/preview-domain";
-import { handlePreviewRequest, previewHostLabel, withoutPreviewHeader } from "./previews/preview-host";
+import { handlePreviewRequest, previewHostLabel } from "./previews/preview-host";
 import { accessRoutes, addSshKey, deviceClientRoutes } from "./routes/access";
 import { inviteRoutes } from "./routes/invites";
 import { mcpRoutes } from "./routes/mcp";
@@ -29,9 +30,9 @@ import { securityHeaders } from "./security-headers";
 
 export { DeviceLogin } from "./auth/device-login";
 export { SignInThrottle } from "./auth/sign-in-throttle";
-export { ArchiveGateway } from "./backups/archive-gateway";
 export { Directory } from "./directory";
 export { Outbound } from "./network/outbound";
+export { ArchiveGateway } from "./sandbox/archive-gateway";
 export { Workspace } from "./workspace";
 
 const app = new Hono<AppEnv>();
@@ -125,7 +126,9 @@ async function logRefusedUpgrade(request: Request, answer: Response | Promise<Re
 }
 
 export default {
-  fetch(request, env, ctx) {
+  fetch(received, env, ctx) {
+    // Only the Worker marks how a request enters a workspace (worker/door/entrances.ts): no client's copy passes.
+    const request = withoutInternalHeaders(received);
     // workerd builds the URL from the Host header as it came: a Host that is
     // no host name (`8099-a-b.127.0.0.1`, two Host headers) gives no URL.
     if (!URL.canParse(request.url)) return errorResponse(badHost());
@@ -139,7 +142,7 @@ export default {
       return errorResponse(new AppError(ErrorCode.MISCONFIGURED, problem));
     }
     if (label !== undefined) return handlePreviewRequest(request, env, label);
-    const answer = app.fetch(withoutPreviewHeader(request), env, ctx);
+    const answer = app.fetch(request, env, ctx);
     return request.headers.get("Upgrade")?.toLowerCase() === "websocket" ? logRefusedUpgrade(request, answer) : answer;
   },
 } satisfies ExportedHandler<Env>;

@@ -8,7 +8,6 @@ import { AGENT_CHAT_ROUTES } from "./agents/agent-chat-routes";
 import { AGENT_ROUTES } from "./agents/agent-routes";
 import { BACKUP_ROUTES } from "./backups/backup-routes";
 import { COLLAB_ROUTES } from "./collab/collab-routes";
-import type { Route } from "./door/route";
 import { FILE_ROUTES } from "./files/file-routes";
 import { GIT_ROUTES } from "./git/git-routes";
 import { LIFECYCLE_ROUTES } from "./lifecycle/lifecycle-routes";
@@ -19,8 +18,9 @@ import { PREVIEW_ROUTES } from "./previews/preview-routes";
 import { SEARCH_ROUTES } from "./search/search-routes";
 import { SSH_ROUTES } from "./ssh/ssh-routes";
 import { TERMINAL_ROUTES } from "./terminals/terminal-routes";
+import type { WorkspaceRoute } from "./workspace-parts";
 
-export const WORKSPACE_ROUTES: readonly Route[] = [
+export const WORKSPACE_ROUTES: readonly WorkspaceRoute[] = [
   ...LIFECYCLE_ROUTES,
   ...FILE_ROUTES,
   ...COLLAB_ROUTES,

@@ -11,8 +11,10 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import WebSocket from "ws";
 import { LANGUAGE_SERVERS } from "../../protocol/language-servers";
 import { hasRole, type Role } from "../../protocol/roles";
+import type { SessionInfo } from "../../protocol/session";
 import { api } from "../support/api";
 import { createInvite, joinAsGuest } from "../support/guests";
+import { post } from "../support/lifecycle";
 import { createWorkspace, ownerApi } from "../support/session";
 import { accessUser } from "../support/users";
 
@@ -189,5 +191,37 @@ describe("a member's role", () => {
       walked++;
     }
     expect(walked).toBe(WORKSPACE_ROUTES.length);
+  });
+});
+
+describe("the entrances' headers (worker/door/entrances.ts)", () => {
+  it("forged by a signed-in stranger name nobody: as the owner, as an agent or as a preview, every answer is 404", async () => {
+    const stranger = await accessUser("forger-roles@example.com");
+    const owner = ((await (await ownerApi("/api/session")).json()) as SessionInfo).user.id;
+    const forgeries: Record<string, string>[] = [
+      { "X-Cloud-IDE-Caller": owner, "X-Cloud-IDE-Session": "forged" },
+      // Header names are case-insensitive: a copy in another case is one too.
+      { "x-cloud-ide-caller": owner },
+      { "X-Cloud-IDE-Agent": "1" },
+      { "X-Cloud-IDE-Preview": `5173 ${"a".repeat(32)}` },
+    ];
+    for (const forged of forgeries) {
+      const name = JSON.stringify(forged);
+      const read = await api(`/api/workspaces/${id}/files?path=.`, { headers: { ...stranger, ...forged } });
+      expect(read.status, name).toBe(404);
+      expect(((await read.json()) as { code: string }).code, name).toBe("NOT_FOUND");
+      const write = await api(`/api/workspaces/${id}/files/content?path=forged.txt`, {
+        method: "PUT",
+        headers: { ...stranger, ...forged },
+        body: "forged",
+      });
+      expect(write.status, name).toBe(404);
+    }
+    // Nothing was written, and the owner's own requests are as before.
+    // Awake (earlier tests may have let it sleep), so the read below is answered and not 409.
+    expect((await post(`/api/workspaces/${id}/wake`)).status).toBe(200);
+    const listed = await ownerApi(`/api/workspaces/${id}/files/content?path=forged.txt`);
+    expect(listed.status).toBe(404);
+    expect((await ownerApi(`/api/workspaces/${id}/status`)).status).toBe(200);
   });
 });

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { MAX_BEFORE_CHARS } from "../../protocol/agent-chat";
 import { ErrorCode } from "../../protocol/errors";
 import { AppError } from "../errors";
+import type { WorkspaceFiles } from "../files/workspace-files";
 import { AgentChanges, type ChangeStorage, MAX_KEPT } from "./agent-changes";
-import type { WorkspaceFiles } from "./file-tools";
 
 /** The two methods AgentChanges uses, over a map of path -> text (a missing path is FILE_NOT_FOUND). */
 function filesOf(texts: Record<string, string>): WorkspaceFiles {

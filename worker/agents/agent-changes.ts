@@ -9,7 +9,7 @@
 import { type AgentFileChange, FILE_WRITING_TOOLS, MAX_BEFORE_CHARS } from "../../protocol/agent-chat";
 import { ErrorCode } from "../../protocol/errors";
 import { AppError, describe } from "../errors";
-import type { WorkspaceFiles } from "./file-tools";
+import type { WorkspaceFiles } from "../files/workspace-files";
 
 /** Changes kept per person. */
 export const MAX_KEPT = 20;

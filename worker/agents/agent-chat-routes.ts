@@ -6,8 +6,9 @@ import {
   type SendChatMessageRequest,
 } from "../../protocol/agent-chat";
 import { ErrorCode } from "../../protocol/errors";
-import { type Body, defineRoute, type Route } from "../door/route";
+import type { Body } from "../door/route";
 import { none, refusal } from "../door/schema";
+import { defineRoute, type WorkspaceRoute } from "../workspace-parts";
 
 /**
  * `/api/workspaces/{id}/agent-chat...`: the agent panel, each person's own
@@ -71,7 +72,7 @@ const autoApprove = z.object({
     .transform((on) => on as boolean),
 }) satisfies Body<AutoApproveRequest>;
 
-export const AGENT_CHAT_ROUTES: Route[] = [
+export const AGENT_CHAT_ROUTES: WorkspaceRoute[] = [
   defineRoute({
     method: "GET",
     path: "/agent-chat",

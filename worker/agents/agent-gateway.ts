@@ -6,8 +6,6 @@ import { type AgentCaller, AgentTokens, refused, type TokenStorage } from "./age
 import { type ActivityRecord, serveMcp } from "./mcp-server";
 import type { ToolContext } from "./tools";
 
-export { AGENT_HEADER } from "./agent-header";
-
 export interface GatewayDeps {
   storage: TokenStorage;
   workspaceId: () => string;
@@ -106,6 +104,12 @@ function bearerToken(request: Request): string {
 
 function reasonOf(signal: AbortSignal): AppError {
   return signal.reason instanceof AppError ? signal.reason : refused("The call was ended.");
+}
+
+/** An agent's request to a workspace nobody created (or one deleted): refused as an unknown token is, its body read. */
+export async function refuseUnknownWorkspace(request: Request): Promise<Response> {
+  await drainBody(request);
+  return refusal(refused("This agent token is not valid for this workspace."));
 }
 
 /** 401 with the `WWW-Authenticate` challenge an OAuth-style bearer client expects. */

@@ -11,9 +11,10 @@ import {
   mcpPath,
 } from "../../protocol/agents";
 import { ErrorCode } from "../../protocol/errors";
-import { type Body, defineRoute, type Route } from "../door/route";
+import type { Body } from "../door/route";
 import { afterEntry, none, refusal } from "../door/schema";
 import { notFound } from "../errors";
+import { defineRoute, type WorkspaceRoute } from "../workspace-parts";
 
 /**
  * `/api/workspaces/{id}/agent-tokens...` and `/agent-activity`: the owner's
@@ -70,7 +71,7 @@ function mcpUrl(url: URL, workspaceId: string): string {
   return new URL(mcpPath(workspaceId), url).toString();
 }
 
-export const AGENT_ROUTES: Route[] = [
+export const AGENT_ROUTES: WorkspaceRoute[] = [
   defineRoute({
     method: "POST",
     path: "/agent-tokens",

@@ -6,73 +6,14 @@
  */
 import { ErrorCode } from "../../protocol/errors";
 import { AppError } from "../errors";
-import { fileError } from "../files/file-errors";
-import type { Files, SandboxFileStat } from "../files/sandbox-files";
-import { temporaryPath } from "../files/temporary-path";
-import { checkWorkspacePath, containerPath, parentPath } from "../files/workspace-path";
+import { READ_MAX_BYTES, type WorkspaceFiles } from "../files/workspace-files";
+import { containerPath, parentPath } from "../files/workspace-path";
 import type { ToolOutput } from "./tool-output";
 
-/** A file larger than this is not read whole (the answer says how to read it). */
-export const READ_MAX_BYTES = 8 * 1024 * 1024;
+export { READ_MAX_BYTES };
 /** A read answers at most this many characters (the note says which lines were shown). */
 export const READ_MAX_CHARS = 200_000;
 const LIST_MAX_ENTRIES = 2_000;
-
-/** `Files` as the tools use it: checked paths, Linux errors as AppErrors, changes beside saves never. */
-export class WorkspaceFiles {
-  constructor(
-    readonly files: Files,
-    /** Runs a file operation beside others but never beside a save (the lifecycle's disk lock). */
-    readonly shared: <T>(operation: () => Promise<T>) => Promise<T>,
-  ) {}
-
-  /** A workspace-relative path checked as the files API checks it (INVALID_PATH otherwise). */
-  checkPath(path: string): string {
-    const result = checkWorkspacePath(path);
-    if (!result.ok) throw new AppError(ErrorCode.INVALID_PATH, `"${path.slice(0, 200)}": ${result.reason}`);
-    return result.path;
-  }
-
-  /** Runs a file operation, turning Linux errors into AppErrors about `path`. */
-  async attempt<T>(operation: () => Promise<T>, path: string): Promise<T> {
-    try {
-      return await operation();
-    } catch (error) {
-      throw fileError(error, path);
-    }
-  }
-
-  /** The text of a file and the stat of exactly what was read; refuses binary and over-large files. */
-  async readText(path: string): Promise<{ text: string; stat: SandboxFileStat }> {
-    const { response, stat } = await this.attempt(() => this.files.readFileWithStat(containerPath(path)), path);
-    if (stat.size > BigInt(READ_MAX_BYTES)) {
-      await response.body?.cancel();
-      throw new AppError(
-        ErrorCode.PAYLOAD_TOO_LARGE,
-        `"${path}" is ${stat.size} bytes, over the ${READ_MAX_BYTES} bytes a tool reads: use search, or run_command with head, tail or sed.`,
-      );
-    }
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    if (bytes.subarray(0, 8192).includes(0)) {
-      throw new AppError(ErrorCode.BAD_REQUEST, `"${path}" is a binary file (${bytes.byteLength} bytes): not shown.`);
-    }
-    return { text: new TextDecoder().decode(bytes), stat };
-  }
-
-  /** Writes `content` atomically (a file beside it, renamed into place); `expectedEtag` "" skips the check. */
-  async save(path: string, content: string, expectedEtag: string): Promise<SandboxFileStat> {
-    const temp = temporaryPath(path, "save");
-    try {
-      return await this.attempt(
-        () => this.files.saveAtomically(containerPath(temp), containerPath(path), expectedEtag, content),
-        path,
-      );
-    } catch (error) {
-      await this.files.remove(containerPath(temp), { force: true }).catch(() => {});
-      throw error;
-    }
-  }
-}
 
 export async function readFile(
   files: WorkspaceFiles,

@@ -1,9 +1,9 @@
 import { ErrorCode } from "../../protocol/errors";
 import { AppError } from "../errors";
+import type { WorkspaceFiles } from "../files/workspace-files";
 import { containerPath } from "../files/workspace-path";
 import { SHELL_ENV, WORKSPACE_ROOT } from "../sandbox/environment";
 import type { Sandbox } from "../sandbox/sandbox";
-import type { WorkspaceFiles } from "./file-tools";
 import type { ToolOutput } from "./tool-output";
 
 /** A command's output beyond this is cut to its last this-many bytes (the answer says so). */

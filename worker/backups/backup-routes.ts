@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { isBackupId, type PinRequest } from "../../protocol/backups";
 import { ErrorCode } from "../../protocol/errors";
-import { type Body, defineRoute, type Route } from "../door/route";
+import type { Body } from "../door/route";
 import { none, refusal } from "../door/schema";
+import { defineRoute, type WorkspaceRoute } from "../workspace-parts";
 
 /**
  * `/api/workspaces/{id}/backups...`: the user's files in R2 (worker/backups/).
@@ -26,7 +27,7 @@ import { none, refusal } from "../door/schema";
  */
 const backupId = z.string().refine(isBackupId, refusal(ErrorCode.BACKUP_NOT_FOUND, "No backup with this id."));
 
-export const BACKUP_ROUTES: Route[] = [
+export const BACKUP_ROUTES: WorkspaceRoute[] = [
   defineRoute({
     method: "GET",
     path: "/backups",

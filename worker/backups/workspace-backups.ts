@@ -11,9 +11,10 @@
 import type { BackupHealth, BackupReason, BackupRecord, RestoreResult } from "../../protocol/backups";
 import { ErrorCode } from "../../protocol/errors";
 import { AppError, describe } from "../errors";
+import { deleteUnderPrefix, firstBytes, hashing, uploadInParts } from "../r2-parts";
+import { ArchiveTransfers } from "../sandbox/archive-transfers";
 import type { Sandbox } from "../sandbox/sandbox";
 import { LATE, within } from "../within";
-import { ArchiveTransfers } from "./archive-transfers";
 import {
   BACKUP_DIRS,
   discardStaging,
@@ -23,7 +24,6 @@ import {
   startArchive,
   swapStaged,
 } from "./directory-archive";
-import { deleteUnderPrefix, firstBytes, hashing, uploadInParts } from "./r2-parts";
 import { expiredBackups } from "./retention";
 
 const RECORDS_KEY = "backups:records";

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import type { CollabSaveAnswer, CollabSaved } from "../../protocol/collab";
 import { ErrorCode } from "../../protocol/errors";
-import type { WorkspaceParts } from "../door/parts";
-import { type Call, defineRoute, type Route } from "../door/route";
 import { check, none } from "../door/schema";
 import { AppError } from "../errors";
 import { checkWorkspacePath } from "../files/workspace-path";
+import type { WorkspaceParts } from "../workspace-parts";
+import { defineRoute, type WorkspaceCall, type WorkspaceRoute } from "../workspace-parts";
 import { openCollabSocket } from "./collab-socket";
 import { collabUser } from "./collab-user";
 
@@ -31,7 +31,7 @@ const path = check((value) => {
 });
 
 /** The caller as others see them: their name and colour. */
-function participant({ caller, workspace }: Pick<Call<unknown, unknown, unknown>, "caller" | "workspace">) {
+function participant({ caller, workspace }: Pick<WorkspaceCall<unknown, unknown, unknown>, "caller" | "workspace">) {
   const name =
     caller.role === "owner"
       ? workspace.identity().name
@@ -40,7 +40,7 @@ function participant({ caller, workspace }: Pick<Call<unknown, unknown, unknown>
 }
 
 function endsWithSession(
-  call: { caller: Call<unknown, unknown, unknown>["caller"]; workspace: WorkspaceParts },
+  call: { caller: WorkspaceCall<unknown, unknown, unknown>["caller"]; workspace: WorkspaceParts },
   kind: "collab" | "presence",
 ) {
   let forget = () => {};
@@ -65,7 +65,7 @@ async function saveAnswer(save: () => Promise<CollabSaved>, path: string): Promi
   }
 }
 
-export const COLLAB_ROUTES: Route[] = [
+export const COLLAB_ROUTES: WorkspaceRoute[] = [
   defineRoute({
     method: "GET",
     path: "/collab/file",

@@ -17,7 +17,7 @@ import { AppError } from "../errors";
 import { fileError } from "../files/file-errors";
 import type { FileWatcher } from "../files/file-watcher";
 import type { Files } from "../files/sandbox-files";
-import { temporaryPath } from "../files/temporary-path";
+import { saveFile } from "../files/workspace-files";
 import { containerPath } from "../files/workspace-path";
 import { SharedDocument } from "./shared-document";
 import { mergeDiskChange } from "./text-merge";
@@ -213,26 +213,20 @@ export class WorkspaceCollab {
   private async write(file: OpenFile): Promise<CollabSaved> {
     const { files } = this.deps;
     const text = file.shared.text.toString();
-    const temp = temporaryPath(file.path, "save");
-    try {
-      const stat = await files.saveAtomically(containerPath(temp), containerPath(file.path), file.etag, text);
-      file.base = text;
-      file.etag = stat.etag;
-      this.schedulePersist(file);
-      return {
-        file: {
-          path: file.path,
-          type: "file",
-          size: Number(stat.size),
-          modifiedAt: stat.modifiedAt.getTime(),
-          etag: stat.etag,
-        },
-        text,
-      };
-    } catch (error) {
-      await files.remove(containerPath(temp), { force: true }).catch(() => {});
-      throw fileError(error, file.path);
-    }
+    const stat = await saveFile(files, file.path, text, file.etag);
+    file.base = text;
+    file.etag = stat.etag;
+    this.schedulePersist(file);
+    return {
+      file: {
+        path: file.path,
+        type: "file",
+        size: Number(stat.size),
+        modifiedAt: stat.modifiedAt.getTime(),
+        etag: stat.etag,
+      },
+      text,
+    };
   }
 
   /** Listens to the file watcher while any document is open. */

@@ -3,12 +3,21 @@ import { z } from "zod";
 import { ErrorCode } from "../../protocol/errors";
 import type { Role } from "../../protocol/roles";
 import { AppError } from "../errors";
-import { CALLER_HEADER, dispatch, matchRoute } from "./dispatch";
-import type { WorkspaceParts } from "./parts";
-import { defineRoute, type Route } from "./route";
+import { SessionSockets } from "../session-sockets";
+import { type DoorDeps, dispatch as doorDispatch, matchRoute } from "./dispatch";
+import { type Entrance, enter, entranceOf } from "./entrances";
+import { type Route, routeDefiner } from "./route";
 import { check, none, refusal } from "./schema";
 
 const seen: unknown[] = [];
+const defineRoute = routeDefiner<object>();
+
+/** What a workspace's fetch() does with a member's request: the entrance the Worker marked, then the door. */
+function dispatch(request: Request, deps: DoorDeps<object>): Promise<Response> {
+  const entrance = entranceOf(request);
+  if (entrance.kind !== "member") throw new Error(`a ${entrance.kind}'s request`);
+  return doorDispatch(request, entrance, deps);
+}
 
 const routes: Route[] = [
   defineRoute({
@@ -59,6 +68,7 @@ const routes: Route[] = [
     path: "/",
     role: "owner",
     wake: "never",
+    spare: true,
     input: { query: none },
     handle: async () => new Response(null, { status: 204 }),
   }),
@@ -75,13 +85,15 @@ const routes: Route[] = [
 
 const roles: Record<string, Role> = { ann: "owner", eve: "editor", val: "viewer" };
 
-function door({ awake = true } = {}) {
+function door({ awake = true, spare = false } = {}) {
   let touched = 0;
   return {
     deps: {
       routes,
       roleOf: (caller: string) => roles[caller],
-      parts: () => ({}) as WorkspaceParts,
+      parts: () => ({}),
+      sockets: new SessionSockets(),
+      isSpare: () => spare,
       awake: () => awake,
       touch: () => {
         touched++;
@@ -92,9 +104,11 @@ function door({ awake = true } = {}) {
 }
 
 function request(method: string, path: string, caller: string, init: RequestInit = {}): Request {
-  const headers = new Headers(init.headers);
-  headers.set(CALLER_HEADER, caller);
-  return new Request(`https://ide.example${path}`, { ...init, method, headers });
+  return enter(new Request(`https://ide.example${path}`, { ...init, method }), {
+    kind: "member",
+    caller,
+    session: "s1",
+  });
 }
 
 async function answer(response: Response): Promise<[number, unknown]> {
@@ -208,5 +222,64 @@ describe("the door", () => {
       door().deps,
     );
     expect(viewer.status).toBe(403);
+  });
+
+  it("answers only the routes marked spare while the workspace is an unclaimed spare, and reads what it refuses", async () => {
+    const spare = door({ spare: true });
+    const refused = await dispatch(
+      request("POST", "/api/workspaces/w1/things", "ann", {
+        body: JSON.stringify({ label: "a" }),
+        headers: { "Content-Type": "application/json" },
+      }),
+      spare.deps,
+    );
+    const [status, body] = await answer(refused);
+    expect(status).toBe(404);
+    expect(body).toMatchObject({ code: ErrorCode.NOT_FOUND, message: expect.stringContaining("spare") });
+    expect((await dispatch(request("DELETE", "/api/workspaces/w1", "ann"), spare.deps)).status).toBe(204);
+    expect(
+      (
+        await dispatch(
+          request("POST", "/api/workspaces/w1/things", "ann", {
+            body: "{}",
+            headers: { "Content-Type": "application/json" },
+          }),
+          door().deps,
+        )
+      ).status,
+    ).not.toBe(404);
+  });
+});
+
+describe("entrances", () => {
+  const marks: Entrance[] = [
+    { kind: "member", caller: "ann", session: "s1" },
+    { kind: "agent" },
+    { kind: "preview", port: 5173, token: "tok" },
+  ];
+
+  it("reads back the entrance a request was marked with, and only that one", () => {
+    for (const mark of marks) {
+      // Marked over another entrance's marks: the last one alone counts.
+      const twice = enter(enter(new Request("https://ide.example/"), { kind: "preview", port: 1, token: "x" }), mark);
+      expect(entranceOf(twice)).toEqual(mark);
+    }
+  });
+
+  it("a client's copies of the internal headers, in any case, name no entrance once the Worker strips them", async () => {
+    const { withoutInternalHeaders } = await import("./entrances");
+    const forged = new Request("https://ide.example/", {
+      headers: {
+        "x-cloud-ide-preview": "5173 tok",
+        "X-CLOUD-IDE-AGENT": "1",
+        "X-Cloud-IDE-Caller": "ann",
+        Accept: "a/b",
+      },
+    });
+    const cleaned = withoutInternalHeaders(forged);
+    expect(entranceOf(cleaned)).toEqual({ kind: "member", caller: "", session: "" });
+    expect(cleaned.headers.get("Accept")).toBe("a/b");
+    // And a member with no caller is a stranger to the door.
+    expect((await doorDispatch(cleaned, { caller: "", session: "" }, door().deps)).status).toBe(404);
   });
 });

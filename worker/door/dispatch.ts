@@ -19,24 +19,20 @@ import { hasRole, type Role } from "../../protocol/roles";
 import { MAX_JSON_BODY_BYTES, tooLarge } from "../body-limits";
 import { AppError } from "../errors";
 import { answerError, discardRest, drainBody, errorResponse, readJsonObject } from "../http";
-import { endsWithSession } from "../session-sockets";
-import type { WorkspaceParts } from "./parts";
+import { endsWithSession, type SessionSockets } from "../session-sockets";
 import type { Route } from "./route";
 import { refusalOf } from "./schema";
 
-/**
- * The headers on which the Worker tells the Workspace who asks: the caller's
- * user id and session id. The Worker always overwrites them; the Durable
- * Object trusts them because only the Worker can reach it.
- */
-export const CALLER_HEADER = "X-Cloud-IDE-Caller";
-export const SESSION_HEADER = "X-Cloud-IDE-Session";
-
-export interface DoorDeps {
-  routes: readonly Route[];
+export interface DoorDeps<W> {
+  routes: readonly Route<W>[];
   /** The caller's role in this workspace, or none (worker/door/members.ts). */
   roleOf(caller: string): Role | undefined;
-  parts(): WorkspaceParts;
+  /** What the handlers are given (the workspace's parts), made on first use. */
+  parts(): W;
+  /** Open connections by session: capped per person, and ended with their session. */
+  sockets: SessionSockets;
+  /** True while this is an unclaimed spare: only routes marked `spare` answer. */
+  isSpare(): boolean;
   /** True while the container runs or is starting: a "read" route may go on. */
   awake(): boolean;
   /** Counts the request as use of the workspace. */
@@ -46,17 +42,28 @@ export interface DoorDeps {
 /** A workspace path: `/api/workspaces/{id}/rest` or `/ws/workspaces/{id}/rest`. */
 const WORKSPACE_PATH = /^\/(api|ws)\/workspaces\/[^/]+(\/.*)?$/;
 
-export async function dispatch(request: Request, deps: DoorDeps): Promise<Response> {
+/** A member's request (entrances.ts): `caller` and `session` are as the Worker named them. */
+export async function dispatch<W>(
+  request: Request,
+  { caller, session }: { caller: string; session: string },
+  deps: DoorDeps<W>,
+): Promise<Response> {
   const url = new URL(request.url);
   let tap: TappedBody | undefined;
   try {
-    const caller = request.headers.get(CALLER_HEADER) ?? "";
     const role = caller ? deps.roleOf(caller) : undefined;
     // Never "forbidden" here: that would tell a stranger the workspace exists.
     if (!role) throw new AppError(ErrorCode.NOT_FOUND, "No such workspace.");
     const found = matchRoute(deps.routes, request.method, url.pathname);
     if (!found) throw new AppError(ErrorCode.NOT_FOUND, `No such route: ${request.method} ${url.pathname}.`);
     const { route, params } = found;
+    // An unclaimed spare is nobody's workspace yet, and is never saved: no work can be done in it and lost with it.
+    if (deps.isSpare() && !route.spare) {
+      throw new AppError(
+        ErrorCode.NOT_FOUND,
+        "No such workspace: this is a spare; make it a workspace with POST /api/workspaces {spare}.",
+      );
+    }
     if (!hasRole(role, route.role)) {
       throw new AppError(
         ErrorCode.FORBIDDEN,
@@ -89,11 +96,10 @@ export async function dispatch(request: Request, deps: DoorDeps): Promise<Respon
         "The workspace is not running, and reading never wakes it: wake it first (POST /api/workspaces/{id}/wake, or Wake in the IDE).",
       );
     }
-    const session = request.headers.get(SESSION_HEADER) ?? "";
     const workspace = deps.parts();
     tap = input.body && "stream" in input.body ? tappedBody(request) : undefined;
     // Counted from here until the handler answered, by when the connection it opened is counted itself.
-    const admitted = route.connection ? workspace.sockets.admit(caller, route.connection) : undefined;
+    const admitted = route.connection ? deps.sockets.admit(caller, route.connection) : undefined;
     if (route.wake !== "never") deps.touch();
     try {
       const response = await route.handle({
@@ -108,7 +114,7 @@ export async function dispatch(request: Request, deps: DoorDeps): Promise<Respon
       await tap?.drain();
       // An event stream (the file watch, the agent panel's) ends with its session, like a terminal.
       if (!response.headers.get("Content-Type")?.startsWith("text/event-stream")) return response;
-      return endsWithSession(response, workspace.sockets, session, caller, route.connection ?? "file-events");
+      return endsWithSession(response, deps.sockets, session, caller, route.connection ?? "file-events");
     } finally {
       admitted?.();
     }

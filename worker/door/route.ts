@@ -11,7 +11,6 @@
 import type { z } from "zod";
 import type { ConnectionKind } from "../../protocol/connections";
 import type { Role } from "../../protocol/roles";
-import type { WorkspaceParts } from "./parts";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -48,18 +47,18 @@ export interface Input<P extends ObjectSchema, Q extends ObjectSchema, B extends
   invalid?: import("../../protocol/errors").ErrorCode;
 }
 
-/** What a handler gets: its checked inputs, the caller, and the workspace's parts. */
-export interface Call<P, Q, B> {
+/** What a handler gets: its checked inputs, the caller, and the context the door was given (the workspace's parts). */
+export interface Call<P, Q, B, W> {
   params: P;
   query: Q;
   body: B;
   request: Request;
   url: URL;
   caller: { id: string; session: string; role: Role };
-  workspace: WorkspaceParts;
+  workspace: W;
 }
 
-export interface RouteSpec<P extends ObjectSchema, Q extends ObjectSchema, B extends z.ZodType> {
+export interface RouteSpec<P extends ObjectSchema, Q extends ObjectSchema, B extends z.ZodType, W> {
   method: Method;
   /** After `/api/workspaces/{id}` (or `/ws/workspaces/{id}`); `:name` segments are params. */
   path: `/${string}`;
@@ -72,20 +71,28 @@ export interface RouteSpec<P extends ObjectSchema, Q extends ObjectSchema, B ext
   connection?: ConnectionKind;
   role: Role;
   wake: Wake;
+  /** An unclaimed spare answers it (its status, its deletion); every other route is 404 there (worker/lifecycle/spare.ts). */
+  spare?: true;
   input: Input<P, Q, B>;
-  handle(call: Call<z.output<P>, z.output<Q>, z.output<B>>): Promise<Response>;
+  handle(call: Call<z.output<P>, z.output<Q>, z.output<B>, W>): Promise<Response>;
 }
 
+/** A route of a table, whatever its inputs; `W` is what its handler is given (the door knows no feature). */
 // biome-ignore lint/suspicious/noExplicitAny: the table holds routes of every input type
-export type Route = RouteSpec<any, any, any>;
+export type Route<W = any> = RouteSpec<any, any, any, W>;
 
-/** Declares a route; the types of its handler's inputs come from its schemas. */
-export function defineRoute<
-  P extends ObjectSchema = ObjectSchema,
-  Q extends ObjectSchema = ObjectSchema,
-  B extends z.ZodType = z.ZodType,
->(route: RouteSpec<P, Q, B>): Route {
-  return route;
+/**
+ * The declarer of routes whose handlers get `W` (worker/workspace-parts.ts
+ * makes the workspace's): the types of a handler's inputs come from its schemas.
+ */
+export function routeDefiner<W>() {
+  return <
+    P extends ObjectSchema = ObjectSchema,
+    Q extends ObjectSchema = ObjectSchema,
+    B extends z.ZodType = z.ZodType,
+  >(
+    route: RouteSpec<P, Q, B, W>,
+  ): Route<W> => route;
 }
 
 /** `Response.json`, for handlers. */

@@ -7,13 +7,15 @@ import {
   type MoveRequest,
   UPLOAD_CHUNK_BYTES,
 } from "../../protocol/files";
-import type { WorkspaceParts } from "../door/parts";
-import { type Body, defineRoute, type Route } from "../door/route";
+import type { Body } from "../door/route";
 import { check, flag, none, refusal } from "../door/schema";
 import { AppError } from "../errors";
+import type { WorkspaceParts } from "../workspace-parts";
+import { defineRoute, type WorkspaceRoute } from "../workspace-parts";
 import { fileError } from "./file-errors";
 import type { SandboxFileStat } from "./sandbox-files";
 import { temporaryPath } from "./temporary-path";
+import { saveFile } from "./workspace-files";
 import { baseName, checkWorkspacePath, containerPath, parentPath } from "./workspace-path";
 
 /**
@@ -80,7 +82,7 @@ function fileOperation<T>(call: { workspace: WorkspaceParts }, operation: () => 
   return call.workspace.lifecycle.shared(operation);
 }
 
-export const FILE_ROUTES: Route[] = [
+export const FILE_ROUTES: WorkspaceRoute[] = [
   defineRoute({
     method: "GET",
     path: "/files",
@@ -163,21 +165,17 @@ export const FILE_ROUTES: Route[] = [
         if (parents) {
           await attempt(() => files.mkdir(containerPath(parentPath(path)), { recursive: true }), parentPath(path));
         }
-        // Atomic save: write a temporary file beside it, then rename it into place.
-        const temp = temporaryPath(path, "save");
         try {
-          const expected = createOnly ? "-" : (ifMatch ?? "");
-          const stat = await attempt(
-            () =>
-              files.saveAtomically(containerPath(temp), containerPath(path), expected, call.request.body ?? "", {
-                // Checked present for a body (worker/door/dispatch.ts): the journal's R2 PUT needs it.
-                length: Number(call.request.headers.get("Content-Length") ?? "0"),
-              }),
+          const stat = await saveFile(
+            files,
             path,
+            call.request.body ?? "",
+            createOnly ? "-" : (ifMatch ?? ""),
+            // Checked present for a body (worker/door/dispatch.ts): the journal's R2 PUT needs it.
+            Number(call.request.headers.get("Content-Length") ?? "0"),
           );
           return Response.json(info(path, stat), { status: 200, headers: { ETag: stat.etag } });
         } catch (error) {
-          await files.remove(containerPath(temp), { force: true }).catch(() => {});
           if (createOnly && error instanceof AppError && error.code === ErrorCode.FILE_EXISTS) {
             // An HTTP precondition that failed: If-None-Match: * on a file that exists.
             throw new AppError(ErrorCode.FILE_EXISTS, error.message, undefined, true);

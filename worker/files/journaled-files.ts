@@ -1,4 +1,3 @@
-import type { JournalOp, SaveJournal } from "../lifecycle/save-journal";
 import type { AgentClient } from "../resident/agent-client";
 import type { Sandbox } from "../sandbox/sandbox";
 import { SandboxFileError } from "./sandbox-file-error";
@@ -9,10 +8,11 @@ import {
   type RemoveOptions,
   type SandboxFileStat,
 } from "./sandbox-files";
+import type { JournalOp, SaveJournal } from "./save-journal";
 
 /**
  * {@link Files} whose acknowledged writes, deletions and renames are also in
- * the save journal (worker/lifecycle/save-journal.ts). Every way the IDE
+ * the save journal (worker/files/save-journal.ts). Every way the IDE
  * writes a file goes through one of these methods (the files API's save,
  * upload, delete and move; co-editing's save; the agents' write_file), so
  * each is journaled here once, not per route.

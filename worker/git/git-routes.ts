@@ -12,10 +12,11 @@ import type {
   GitTokenRequest,
 } from "../../protocol/git";
 import { MAX_SECRETS } from "../../protocol/network";
-import type { WorkspaceParts } from "../door/parts";
-import { type Body, defineRoute, type Route } from "../door/route";
+import type { Body } from "../door/route";
 import { check, none } from "../door/schema";
 import { AppError, notFound } from "../errors";
+import type { WorkspaceParts } from "../workspace-parts";
+import { defineRoute, type WorkspaceRoute } from "../workspace-parts";
 import { checkGitHost, checkToken, gitSecret, gitSecretName } from "./git-credentials";
 import { checkBranch, checkLimit, checkMessage, checkPath, checkPaths, checkRemote, checkRevision } from "./git-inputs";
 import { type SyncKind, streamGit, syncArgs } from "./git-sync";
@@ -77,7 +78,7 @@ function checkedWith<T>(ctx: z.RefinementCtx, fn: () => T): T {
 function stagingRoute(
   path: "/git/stage" | "/git/unstage" | "/git/discard",
   op: "stage" | "unstage" | "discard",
-): Route {
+): WorkspaceRoute {
   return defineRoute({
     method: "POST",
     path,
@@ -92,7 +93,7 @@ function stagingRoute(
   });
 }
 
-function syncRoute(kind: SyncKind): Route {
+function syncRoute(kind: SyncKind): WorkspaceRoute {
   return defineRoute({
     method: "POST",
     path: `/git/${kind}`,
@@ -110,10 +111,10 @@ function syncRoute(kind: SyncKind): Route {
 }
 
 async function credentials(workspace: WorkspaceParts): Promise<Response> {
-  return Response.json((await workspace.record.gitCredentials()) satisfies GitCredentials);
+  return Response.json((await workspace.gitCredentials()) satisfies GitCredentials);
 }
 
-export const GIT_ROUTES: Route[] = [
+export const GIT_ROUTES: WorkspaceRoute[] = [
   defineRoute({
     method: "GET",
     path: "/git/status",

@@ -1,5 +1,4 @@
 import type { WorkspaceTemplate } from "../../protocol/workspaces";
-import { runSetupRecipe } from "../backups/setup-recipe";
 import { describe } from "../errors";
 import { type RepositorySource, startClone } from "../git/clone";
 import { ownerIdentity } from "../git/identity";
@@ -10,6 +9,7 @@ import { ensureHostnameResolves } from "../sandbox/hostname";
 import type { ContainerSandbox } from "../sandbox/sandbox";
 import { seedTemplate } from "../templates";
 import type { StartPlan } from "./lifecycle";
+import { runSetupRecipe } from "./setup-recipe";
 
 /**
  * What a new container gets besides its files, in two steps the lifecycle

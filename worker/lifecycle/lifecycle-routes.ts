@@ -3,10 +3,11 @@ import { ErrorCode } from "../../protocol/errors";
 import { MAX_FILE_BODY_BYTES } from "../../protocol/files";
 import { MACHINES, type Machine, type WorkspaceSettingsRequest, type WorkspaceStatus } from "../../protocol/workspace";
 import { checkWorkspaceName, type WorkspaceNameRequest } from "../../protocol/workspaces";
-import type { WorkspaceParts } from "../door/parts";
-import { type Body, defineRoute, type Route } from "../door/route";
+import type { Body } from "../door/route";
 import { none } from "../door/schema";
 import { AppError } from "../errors";
+import type { WorkspaceParts } from "../workspace-parts";
+import { defineRoute, type WorkspaceRoute } from "../workspace-parts";
 import { exportArchive, importArchive } from "./archive";
 
 /**
@@ -56,7 +57,7 @@ const name = z
     return checked.name;
   });
 
-export const LIFECYCLE_ROUTES: Route[] = [
+export const LIFECYCLE_ROUTES: WorkspaceRoute[] = [
   defineRoute({
     method: "PATCH",
     path: "/",
@@ -70,6 +71,7 @@ export const LIFECYCLE_ROUTES: Route[] = [
     path: "/",
     role: "owner",
     wake: "never",
+    spare: true,
     input: { query: none },
     handle: async ({ workspace }) => {
       await workspace.record.destroy();
@@ -81,6 +83,7 @@ export const LIFECYCLE_ROUTES: Route[] = [
     path: "/status",
     role: "viewer",
     wake: "never",
+    spare: true,
     // `?wake=0` is accepted and changes nothing: a GET never wakes.
     input: { query: none },
     handle: async ({ workspace }) => Response.json(await statusOf(workspace, workspace.lifecycle.status(workspace.id))),

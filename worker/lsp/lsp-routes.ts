@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { ErrorCode } from "../../protocol/errors";
 import { isLanguageServerId, LANGUAGE_SERVERS } from "../../protocol/language-servers";
-import { defineRoute, type Route } from "../door/route";
 import { refusal } from "../door/schema";
 import { AppError } from "../errors";
+import { defineRoute, type WorkspaceRoute } from "../workspace-parts";
 
 /**
  * `GET /ws/workspaces/{id}/lsp/{language}[?wake=0]`: a page's WebSocket to
@@ -12,7 +12,7 @@ import { AppError } from "../errors";
  * (`wake=0`) leave a sleeping workspace asleep. It ends with the session
  * that opened it, like a terminal's.
  */
-export const LSP_ROUTES: Route[] = [
+export const LSP_ROUTES: WorkspaceRoute[] = [
   defineRoute({
     method: "GET",
     path: "/lsp/:language",

@@ -11,8 +11,9 @@ import {
   MIN_INVITE_TTL_SECONDS,
   type WorkspaceAccess,
 } from "../../protocol/members";
-import { type Body, defineRoute, type Route } from "../door/route";
+import type { Body } from "../door/route";
 import { none, refusal } from "../door/schema";
+import { defineRoute, type WorkspaceRoute } from "../workspace-parts";
 
 /**
  * Members and invite links (protocol/members.ts): deciding who may use the
@@ -55,7 +56,7 @@ const createInvite = z.object({
 const memberId = z.string().min(1).max(320);
 const inviteId = z.string().regex(/^[a-z0-9]{1,40}$/, "Not an invite id.");
 
-export const MEMBER_ROUTES: Route[] = [
+export const MEMBER_ROUTES: WorkspaceRoute[] = [
   defineRoute({
     method: "GET",
     path: "/me",

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { ErrorCode } from "../../protocol/errors";
 import { checkPolicy, checkSecret, isSecretName, MAX_SECRETS, type SecretInfo } from "../../protocol/network";
-import { defineRoute, type Route } from "../door/route";
 import { afterEntry, none, refusal } from "../door/schema";
 import { notFound } from "../errors";
+import { defineRoute, type WorkspaceRoute } from "../workspace-parts";
 
 /**
  * `/api/workspaces/{id}/network...`: where the workspace may connect, the
@@ -60,7 +60,7 @@ const secretName = z.string().refine(
   ),
 );
 
-export const NETWORK_ROUTES: Route[] = [
+export const NETWORK_ROUTES: WorkspaceRoute[] = [
   defineRoute({
     method: "GET",
     path: "/network",

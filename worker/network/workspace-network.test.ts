@@ -14,7 +14,7 @@ function setup(overrides: Partial<NetworkDeps> = {}) {
       get: async <T>(key: string) => structuredClone(data.get(key)) as T | undefined,
       put: async <T>(key: string, value: T) => void data.set(key, structuredClone(value)),
     },
-    running: () => running,
+    hasContainer: () => running,
     openAvailable: true,
     restart: async () => {
       restarts++;

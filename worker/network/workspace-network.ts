@@ -38,7 +38,7 @@ export interface NetworkStorage {
 export interface NetworkDeps {
   storage: NetworkStorage;
   /** Whether a container runs now. */
-  running: () => boolean;
+  hasContainer: () => boolean;
   /** False when the deployment keeps every workspace off the Internet (SANDBOX_INTERNET=false). */
   openAvailable: boolean;
   /** Saves, stops and starts the container again (a mode change that needs a new container). */
@@ -117,7 +117,7 @@ export class WorkspaceNetwork {
 
   /** Whether the running container's HTTP and HTTPS go through the Worker. */
   get intercepting(): boolean {
-    return this.deps.running() && this.containerMode !== null && this.containerMode !== "open";
+    return this.deps.hasContainer() && this.containerMode !== null && this.containerMode !== "open";
   }
 
   settings(): NetworkSettings {
@@ -125,7 +125,7 @@ export class WorkspaceNetwork {
       mode: this.policy.mode,
       allow: [...this.policy.allow],
       secrets: this.secretList(),
-      containerMode: this.deps.running() ? this.containerMode : null,
+      containerMode: this.deps.hasContainer() ? this.containerMode : null,
       openAvailable: this.deps.openAvailable,
     };
   }
@@ -143,7 +143,7 @@ export class WorkspaceNetwork {
         'This deployment keeps workspaces off the Internet (SANDBOX_INTERNET is "false"): use allowlist or off.',
       );
     }
-    const mustRestart = this.deps.running() && needsRestart(this.containerMode, next.mode);
+    const mustRestart = this.deps.hasContainer() && needsRestart(this.containerMode, next.mode);
     if (mustRestart && !restart) {
       throw new AppError(
         ErrorCode.RESTART_REQUIRED,

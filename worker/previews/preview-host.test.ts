@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PREVIEW_HEADER, previewHostLabel, withoutPreviewHeader } from "./preview-host";
+import { previewHostLabel } from "./preview-host";
 
 const dev = { PREVIEW_DOMAIN: "localhost:8787" } as Env;
 const prod = { PREVIEW_DOMAIN: "example-previews.com" } as Env;
@@ -20,14 +20,5 @@ describe("previewHostLabel", () => {
 
   it("hands nested names to the label parser (which 404s them)", () => {
     expect(label("https://a.5173-ada-tok.example-previews.com/", prod)).toBe("a.5173-ada-tok");
-  });
-});
-
-describe("withoutPreviewHeader", () => {
-  it("removes a client-sent copy of the internal header and keeps the rest", () => {
-    const request = new Request("http://localhost:8787/", { headers: { [PREVIEW_HEADER]: "5173 x", Accept: "a/b" } });
-    const cleaned = withoutPreviewHeader(request);
-    expect(cleaned.headers.has(PREVIEW_HEADER)).toBe(false);
-    expect(cleaned.headers.get("Accept")).toBe("a/b");
   });
 });

@@ -15,11 +15,12 @@ import {
   SHARE_TTL_MIN_SECONDS,
   type ShareLink,
 } from "../../protocol/previews";
-import type { WorkspaceParts } from "../door/parts";
-import { type Body, defineRoute, type Route } from "../door/route";
+import type { Body } from "../door/route";
 import { none, refusal } from "../door/schema";
 import { AppError, notFound } from "../errors";
 import { isUnavailable } from "../sandbox/sandbox";
+import type { WorkspaceParts } from "../workspace-parts";
+import { defineRoute, type WorkspaceRoute } from "../workspace-parts";
 import { DEV_SERVER_COMMAND } from "./dev-server";
 import type { Grant } from "./grants";
 
@@ -60,7 +61,7 @@ const ttlSeconds = z
   )
   .transform((ttl) => ttl as number);
 
-export const PREVIEW_ROUTES: Route[] = [
+export const PREVIEW_ROUTES: WorkspaceRoute[] = [
   defineRoute({
     method: "GET",
     path: "/previews",

@@ -4,6 +4,7 @@
  * and the Run button's dev server.
  */
 import { type DevServerState, type ListeningPort, previewUrl } from "../../protocol/previews";
+import { withoutInternalHeaders } from "../door/entrances";
 import { PROCESS_ENV, WORKSPACE_ROOT } from "../sandbox/environment";
 import type { Sandbox } from "../sandbox/sandbox";
 import { type Bridge, bridgeWebSocket } from "./bridge";
@@ -11,7 +12,6 @@ import { DEV_SERVER_COMMAND, DEV_SERVER_DIR, parseState, SERVE, STATE, STOP } fr
 import { type Grant, type GrantStorage, GrantStore } from "./grants";
 import { previewAsleep, previewNotFound } from "./pages";
 import { LISTENING_PORTS_SCRIPT, parseListeningPorts } from "./ports";
-import { PREVIEW_HEADER } from "./preview-host";
 import { proxyToDevServer } from "./preview-proxy";
 
 export const SWEEP_TASK = "preview-grants";
@@ -39,10 +39,8 @@ export class WorkspacePreviews {
     this.grants = new GrantStore(deps.storage);
   }
 
-  /** A request the Worker marked with PREVIEW_HEADER: check the grant, then forward once. */
-  async fetch(request: Request): Promise<Response> {
-    const [portText = "", token = ""] = (request.headers.get(PREVIEW_HEADER) ?? "").split(" ");
-    const port = Number(portText);
+  /** A request of the preview entrance (worker/door/entrances.ts): check the grant, then forward once. */
+  async fetch(request: Request, { port, token }: { port: number; token: string }): Promise<Response> {
     const grant = await this.grants.find(token, port);
     if (!grant) return previewNotFound();
     // A preview never wakes a workspace: its dev server did not survive the
@@ -52,8 +50,7 @@ export class WorkspacePreviews {
     const url = new URL(request.url);
     // getTcpPort().fetch() takes http: only; the path and the preview Host stay as they are.
     url.protocol = "http:";
-    const forward = new Request(url, request);
-    forward.headers.delete(PREVIEW_HEADER);
+    const forward = new Request(url, withoutInternalHeaders(request));
     const response = await proxyToDevServer(forward, port, (r) => this.deps.sandbox.tcpPort(port).fetch(r));
     if (!response.webSocket) return response;
     // Only the owner's own preview counts as use: a share link's visitors

@@ -1,12 +1,11 @@
 import { Hono } from "hono";
 import { agentTokenWorkspace } from "../../protocol/agents";
 import { refusal } from "../agents/agent-gateway";
-import { AGENT_HEADER } from "../agents/agent-header";
 import { refused } from "../agents/agent-tokens";
 import { MCP_MAX_BODY_BYTES } from "../agents/mcp-server";
 import type { AppEnv } from "../app-env";
 import { tooLarge } from "../body-limits";
-import { CALLER_HEADER, SESSION_HEADER } from "../door/dispatch";
+import { enter } from "../door/entrances";
 import { checkWorkspaceId } from "../door/forward";
 import { drainBody } from "../http";
 
@@ -39,11 +38,8 @@ mcpRoutes.all("/:id", async (c) => {
     await drainBody(c.req.raw);
     throw tooLarge(MCP_MAX_BODY_BYTES);
   }
-  const forwarded = new Request(c.req.raw);
+  const forwarded = enter(c.req.raw, { kind: "agent" });
   // Nothing of a browser session travels to the workspace with an agent's request.
   forwarded.headers.delete("Cookie");
-  forwarded.headers.delete(CALLER_HEADER);
-  forwarded.headers.delete(SESSION_HEADER);
-  forwarded.headers.set(AGENT_HEADER, "1");
   return c.env.Workspace.getByName(id).fetch(forwarded);
 });

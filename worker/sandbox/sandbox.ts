@@ -8,12 +8,12 @@
  * lifecycle alone also uses {@link SandboxControl} (start, stop, snapshot).
  */
 import { ErrorCode } from "../../protocol/errors";
-import type { ArchiveGatewayProps } from "../backups/archive-gateway";
-import { ARCHIVE_HOST } from "../backups/archive-transfers";
 import { AppError, describe } from "../errors";
 import { AgentClient, type AgentConnection, AgentUnavailableError, HELLO_TIMEOUT_MS } from "../resident/agent-client";
 import { AGENT_SCRIPT } from "../resident/agent-script";
 import { connectAgentOverTcp, connectionAfter, type TcpOutcome } from "../resident/agent-tcp";
+import type { ArchiveGatewayProps } from "./archive-gateway";
+import { ARCHIVE_HOST } from "./archive-transfers";
 import { WORKSPACE_ROOT } from "./environment";
 
 /** How long an exec waits, by default, for a container that runs but does not answer exec yet. */
@@ -155,7 +155,7 @@ export interface SandboxControl extends Sandbox {
   interceptOutbound(outbound: Fetcher): Promise<void>;
 }
 
-/** What backups use on top of {@link Sandbox}: the route of archives over HTTP (worker/backups/archive-transfers.ts). */
+/** What backups use on top of {@link Sandbox}: the route of archives over HTTP (worker/sandbox/archive-transfers.ts). */
 export interface ArchiveRoute {
   /**
    * Hands the container's HTTP to ARCHIVE_HOST to the ArchiveGateway

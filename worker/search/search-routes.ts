@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ErrorCode } from "../../protocol/errors";
-import { defineRoute, type Route } from "../door/route";
 import { check, none, refusal } from "../door/schema";
+import { defineRoute, type WorkspaceRoute } from "../workspace-parts";
 import { parseSearchQuery } from "./search-query";
 
 /**
@@ -17,7 +17,7 @@ import { parseSearchQuery } from "./search-query";
  *   GET /files/index
  *       {"files":[PATH...],"limitHit"?:true}: every file search looks in.
  */
-export const SEARCH_ROUTES: Route[] = [
+export const SEARCH_ROUTES: WorkspaceRoute[] = [
   defineRoute({
     method: "GET",
     path: "/search",

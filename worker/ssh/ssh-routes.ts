@@ -1,7 +1,7 @@
-import { defineRoute, type Route } from "../door/route";
 import { none } from "../door/schema";
 import { AppError, describe } from "../errors";
 import { errorResponse } from "../http";
+import { defineRoute, type WorkspaceRoute } from "../workspace-parts";
 import { SSH_PORT } from "./ssh-server";
 import { openTunnel } from "./ssh-tunnel";
 
@@ -15,7 +15,7 @@ import { openTunnel } from "./ssh-tunnel";
  * sleeping workspace (it is a deliberate use); its traffic counts as use.
  * Revoking the token (or the session, or the member's role) closes it.
  */
-export const SSH_ROUTES: Route[] = [
+export const SSH_ROUTES: WorkspaceRoute[] = [
   defineRoute({
     method: "GET",
     path: "/ssh",

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { ErrorCode } from "../../protocol/errors";
 import { isTerminalName } from "../../protocol/terminal";
-import { defineRoute, type Route } from "../door/route";
 import { none, refusal } from "../door/schema";
 import { describe, notFound } from "../errors";
+import { defineRoute, type WorkspaceRoute } from "../workspace-parts";
 import { endTerminal, listTerminals, openTerminal, refuseTerminal, terminalSleeping } from "./terminal-bridge";
 
 /**
@@ -22,7 +22,7 @@ const name = z.string().refine(
   ),
 );
 
-export const TERMINAL_ROUTES: Route[] = [
+export const TERMINAL_ROUTES: WorkspaceRoute[] = [
   defineRoute({
     method: "GET",
     path: "/terminals",

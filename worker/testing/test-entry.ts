@@ -57,14 +57,14 @@ import { isMemberRole } from "../../protocol/members";
 import type { AppEnv } from "../app-env";
 import { localClients } from "../auth/client-address";
 import { requireUser, sameOriginOnly } from "../auth/guards";
-import { hashing, uploadInParts } from "../backups/r2-parts";
 import { checkWorkspaceId } from "../door/forward";
 import { AppError, notFound, type RpcResult, unwrap } from "../errors";
+import type { JournalOp } from "../files/save-journal";
 import { answerError } from "../http";
 import production from "../index";
-import type { JournalOp } from "../lifecycle/save-journal";
 import type { LifecycleSettings } from "../lifecycle/settings";
 import { previewHostLabel } from "../previews/preview-host";
+import { hashing, uploadInParts } from "../r2-parts";
 import { Workspace as ProductionWorkspace } from "../workspace";
 import { WORKSPACE_ROUTES } from "../workspace-routes";
 
@@ -165,7 +165,7 @@ export class Workspace extends ProductionWorkspace {
     return this.call(caller, async () => {
       if (enabled !== undefined) this.journalOff = !enabled;
       const listed = await super.backupBucket()?.list({ prefix: `journal/${this.ctx.id.toString()}/` });
-      return { ops: await this.journal.list(), objects: (listed?.objects ?? []).map((object) => object.key) };
+      return { ops: await this.parts.journal.list(), objects: (listed?.objects ?? []).map((object) => object.key) };
     });
   }
 
@@ -221,7 +221,7 @@ export class Workspace extends ProductionWorkspace {
   /** A listed backup of this workspace: the (unhooked) bucket, its record, its object's key and the backups' prefix. */
   private async storedBackup(backupId: string) {
     const bucket = super.backupBucket();
-    const record = (await this.backups.list()).find((candidate) => candidate.id === backupId);
+    const record = (await this.parts.backupStore.list()).find((candidate) => candidate.id === backupId);
     if (!bucket || !record) return undefined;
     const prefix = `workspaces/${this.ctx.id.toString()}/`;
     return { bucket, record, prefix, key: `${prefix}${backupId}.tar.zst` };
@@ -262,9 +262,9 @@ export class Workspace extends ProductionWorkspace {
       }
       if (options.overrides !== undefined) {
         await this.ctx.storage.put(OVERRIDES_KEY, parseOverrides(options.overrides));
-        await this.lifecycle.rescheduleCheck();
+        await this.parts.lifecycle.rescheduleCheck();
       }
-      if (options.snapshotId) await this.lifecycle.adoptSnapshot(options.snapshotId);
+      if (options.snapshotId) await this.parts.lifecycle.adoptSnapshot(options.snapshotId);
     });
   }
 
@@ -275,33 +275,33 @@ export class Workspace extends ProductionWorkspace {
       if (role !== null && !isMemberRole(role)) {
         throw new AppError(ErrorCode.BAD_REQUEST, "role must be viewer, editor or null.");
       }
-      await this.members.grant(user, role);
+      await this.parts.members.grant(user, role);
     });
   }
 
   /** The caller's spare expires now, as its alarm would expire it: false when it is no (longer a) spare. */
   testExpireSpare(caller: string): Promise<RpcResult<boolean>> {
-    return this.call(caller, () => this.discardSpare());
+    return this.call(caller, () => this.parts.record.discardSpare());
   }
 
   /** An invite link that expired a moment ago, without waiting its minute. */
   testExpireInvite(caller: string, inviteId: string): Promise<RpcResult<boolean>> {
-    return this.call(caller, () => this.members.setInviteExpiry(inviteId, Date.now() - 1));
+    return this.call(caller, () => this.parts.members.setInviteExpiry(inviteId, Date.now() - 1));
   }
 
   /** A share that expired a moment ago, without waiting minutes. */
   expireShare(caller: string, shareId: string): Promise<RpcResult<boolean>> {
     return this.call(caller, async () => {
-      const grant = await this.previews.grants.setExpiry(shareId, Date.now() - 1);
+      const grant = await this.parts.previews.grants.setExpiry(shareId, Date.now() - 1);
       if (!grant) return false;
-      await this.previews.sweep();
+      await this.parts.previews.sweep();
       return true;
     });
   }
 
   /** An agent token that expires in `inMs`, without waiting minutes. */
   expireAgentToken(caller: string, tokenId: string, inMs: number): Promise<RpcResult<boolean>> {
-    return this.call(caller, () => this.agents.tokens.setExpiry(tokenId, Date.now() + inMs));
+    return this.call(caller, () => this.parts.agents.tokens.setExpiry(tokenId, Date.now() + inMs));
   }
 }
 

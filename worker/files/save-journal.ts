@@ -1,6 +1,6 @@
 import { ErrorCode } from "../../protocol/errors";
-import { deleteUnderPrefix, hashing, uploadInParts } from "../backups/r2-parts";
 import { AppError, describe } from "../errors";
+import { deleteUnderPrefix, hashing, uploadInParts } from "../r2-parts";
 
 /**
  * The journal of the IDE's own writes ("saved means saved", issue 45). A
