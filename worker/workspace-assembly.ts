@@ -76,6 +76,53 @@ export interface Workspace extends WorkspaceParts {
 }
 
 export function assembleWorkspace(ctx: DurableObjectState, env: Env, hooks: WorkspaceHooks): Workspace {
+  // The core calls into the features only from closures, once both are made.
+  const core = assembleCore(ctx, env, hooks, () => features);
+  const features = assembleFeatures(ctx, env, hooks, core);
+  const { record, lifecycle, sandbox, backupStore } = core;
+  const { network, github, members, watcher } = features;
+  return {
+    ...core,
+    ...features,
+    id: core.id,
+    env,
+    identity: () => ownerIdentity(record.owner ?? ""),
+    gitCredentials: async () => ({
+      hosts: gitCredentials(await network.secretInfos()),
+      githubSignIn: github().available,
+    }),
+    get github() {
+      return github();
+    },
+    backups: new BackupFlows({
+      id: core.id,
+      backups: backupStore,
+      lifecycle,
+      sandbox,
+      watcher,
+      name: () => record.name(),
+    }),
+    load: async () => {
+      await record.load();
+      await members.load();
+      await network.load();
+      await lifecycle.load();
+      // A restarted Durable Object starts without an inactivity timeout even
+      // when its container kept running, and a deploy may have cut its start
+      // short before the intercepts were registered: registering again replaces them.
+      if (lifecycle.isRunning) {
+        await sandbox.setInactivityTimeout(platformTimeoutMs(await hooks.settings()));
+        if (network.intercepting) await sandbox.interceptOutbound(core.outbound());
+      }
+    },
+  };
+}
+
+type Core = ReturnType<typeof assembleCore>;
+type Features = ReturnType<typeof assembleFeatures>;
+
+/** The container and what keeps the workspace's state: its lifecycle, record, backups and save journal. */
+function assembleCore(ctx: DurableObjectState, env: Env, hooks: WorkspaceHooks, features: () => Features) {
   const id = ctx.id.name ?? "";
   const tag = `workspace ${ctx.id.toString().slice(0, 8)}`;
   const storage = ctx.storage;
@@ -95,16 +142,24 @@ export function assembleWorkspace(ctx: DurableObjectState, env: Env, hooks: Work
   });
   const outbound = (): Fetcher => {
     const exports = ctx.exports as unknown as { Outbound(options: { props: OutboundProps }): Fetcher };
-    return exports.Outbound({ props: { workspace: ctx.id.toString(), version: network.version } });
+    return exports.Outbound({ props: { workspace: ctx.id.toString(), version: features().network.version } });
   };
   const containerSetup = (): ContainerSetupDeps => ({
     tag: `workspace ${id}`,
     storage,
     sandbox,
-    previews,
-    scm,
-    intercepting: () => network.intercepting,
+    previews: features().previews,
+    scm: features().scm,
+    intercepting: () => features().network.intercepting,
     owner: () => record.owner,
+  });
+  const journal: SaveJournal = new SaveJournal({
+    bucket: () => hooks.journalBucket(),
+    storage,
+    prefix: `journal/${ctx.id.toString()}/`,
+    tag,
+    // Past its bounds the journal is emptied by a checkpoint rather than grown.
+    onFull: () => void lifecycle.exclusive(() => lifecycle.snapshot()).catch(() => {}),
   });
   const lifecycle: Lifecycle = new Lifecycle({
     storage,
@@ -112,7 +167,7 @@ export function assembleWorkspace(ctx: DurableObjectState, env: Env, hooks: Work
     alarms,
     settings: () => hooks.settings(),
     startOptions: () => {
-      const { enableInternet, intercept } = network.startWith();
+      const { enableInternet, intercept } = features().network.startWith();
       return {
         image: hooks.image(),
         enableInternet,
@@ -127,7 +182,7 @@ export function assembleWorkspace(ctx: DurableObjectState, env: Env, hooks: Work
     afterStart: (from) => afterStart(containerSetup(), from),
     backups: backupStore,
     journal: {
-      replay: (since) => files.replayJournal(since),
+      replay: (since) => features().files.replayJournal(since),
       dropThrough: (savedAt) => journal.dropThrough(savedAt),
     },
     hibernatedSockets: () => ctx.getWebSockets().length,
@@ -140,10 +195,11 @@ export function assembleWorkspace(ctx: DurableObjectState, env: Env, hooks: Work
     storage,
     spare,
     lifecycle,
-    network: { initialize: () => network.initialize() },
-    members: { renamed: () => members.renamed() },
+    network: { initialize: () => features().network.initialize() },
+    members: { renamed: () => features().members.renamed() },
     containerSetup,
     teardown: async () => {
+      const { members, agents, agentChats, languageServers, previews } = features();
       await members.forgetAll();
       agents.endAll();
       agentChats.stopAll();
@@ -158,25 +214,20 @@ export function assembleWorkspace(ctx: DurableObjectState, env: Env, hooks: Work
     },
   });
   alarms.register(SPARE_TASK, () => record.expireSpare((task, at) => alarms.schedule(task, at)));
+  return { id, alarms, spare, sockets, sandbox, backupStore, journal, lifecycle, record, outbound };
+}
+
+/** Each feature's part, given the core. */
+function assembleFeatures(ctx: DurableObjectState, env: Env, hooks: WorkspaceHooks, core: Core) {
+  const { id, alarms, sockets, sandbox, journal, lifecycle, record } = core;
+  const storage = ctx.storage;
   const members: WorkspaceMembers = new WorkspaceMembers({
     storage,
     env,
     sockets,
     workspace: () => ({ id, owner: record.owner, name: () => record.name() }),
   });
-  const journal: SaveJournal = new SaveJournal({
-    bucket: () => hooks.journalBucket(),
-    storage,
-    prefix: `journal/${ctx.id.toString()}/`,
-    tag,
-    // Past its bounds the journal is emptied by a checkpoint rather than grown.
-    onFull: () => void lifecycle.exclusive(() => lifecycle.snapshot()).catch(() => {}),
-  });
-  const files: JournaledFiles = new JournaledFiles(
-    sandbox,
-    { confineTo: WORKSPACE_ROOT, agent: sandbox.agent },
-    journal,
-  );
+  const files = new JournaledFiles(sandbox, { confineTo: WORKSPACE_ROOT, agent: sandbox.agent }, journal);
   const watcher = new FileWatcher(sandbox, lifecycle, WORKSPACE_ROOT, sandbox.agent);
   const languageServers = new LanguageServers({ sandbox, watcher });
   const search = new WorkspaceSearch(sandbox);
@@ -189,7 +240,7 @@ export function assembleWorkspace(ctx: DurableObjectState, env: Env, hooks: Work
   });
   // Short git commands (status, diff, commit) through the resident agent: no process start for each.
   const git = new GitCli({ run: sandbox.quick.run, spawn: (argv, options) => sandbox.spawn(argv, options) });
-  const scm: SourceControl = new SourceControl(git, files);
+  const scm = new SourceControl(git, files);
   const agentTools = (origin: URL) => ({
     files: new WorkspaceFiles(files, (operation) => lifecycle.shared(operation)),
     search,
@@ -198,18 +249,13 @@ export function assembleWorkspace(ctx: DurableObjectState, env: Env, hooks: Work
     sandbox,
     previews: () => previews.ownerLinks(id, origin),
   });
-  const agents: AgentGateway = new AgentGateway({
+  const agents = new AgentGateway({
     storage,
     workspaceId: () => id,
     touch: () => lifecycle.activity.touch(),
     tools: agentTools,
   });
-  const agentChats: AgentChats = new AgentChats({
-    storage,
-    env,
-    tools: agentTools,
-    record: (entry) => agents.record(entry),
-  });
+  const agentChats = new AgentChats({ storage, env, tools: agentTools, record: (entry) => agents.record(entry) });
   const previews: WorkspacePreviews = new WorkspacePreviews({
     storage,
     sandbox,
@@ -233,7 +279,7 @@ export function assembleWorkspace(ctx: DurableObjectState, env: Env, hooks: Work
     changed: async () => {
       if (!network.intercepting) return;
       try {
-        await sandbox.interceptOutbound(outbound());
+        await sandbox.interceptOutbound(core.outbound());
       } catch (error) {
         // Gone meanwhile: the next start registers the new rules anyway.
         if (!lifecycle.hasContainer) return;
@@ -255,53 +301,20 @@ export function assembleWorkspace(ctx: DurableObjectState, env: Env, hooks: Work
         await network.putSecret(gitSecretName("github.com"), gitSecret("github.com", token), MAX_SECRETS);
       },
     ));
-
   return {
-    id,
-    env,
-    sandbox,
-    lifecycle,
+    members,
     files,
     watcher,
+    languageServers,
     search,
+    collab,
     git,
     scm,
-    get github() {
-      return github();
-    },
-    previews,
-    network,
-    languageServers,
-    members,
-    collab,
-    sockets,
-    ssh,
     agents,
     agentChats,
-    identity: () => ownerIdentity(record.owner ?? ""),
-    record,
-    gitCredentials: async () => ({
-      hosts: gitCredentials(await network.secretInfos()),
-      githubSignIn: github().available,
-    }),
-    backups: new BackupFlows({ id, backups: backupStore, lifecycle, sandbox, watcher, name: () => record.name() }),
-    alarms,
-    spare,
-    journal,
-    backupStore,
-    outbound,
-    load: async () => {
-      await record.load();
-      await members.load();
-      await network.load();
-      await lifecycle.load();
-      // A restarted Durable Object starts without an inactivity timeout even
-      // when its container kept running, and a deploy may have cut its start
-      // short before the intercepts were registered: registering again replaces them.
-      if (lifecycle.isRunning) {
-        await sandbox.setInactivityTimeout(platformTimeoutMs(await hooks.settings()));
-        if (network.intercepting) await sandbox.interceptOutbound(outbound());
-      }
-    },
+    previews,
+    ssh,
+    network,
+    github,
   };
 }
