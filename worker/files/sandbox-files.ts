@@ -1,18 +1,8 @@
-import { ErrorCode } from "../../protocol/errors";
 import type { DirectoryListing } from "../../protocol/files";
-import { concatBytes } from "../bytes";
-import { AppError } from "../errors";
-import {
-  type AgentClient,
-  AgentRequestError,
-  AgentStoppedError,
-  AgentUnavailableError,
-  type RequestOptions,
-} from "../resident/agent-client";
-import type { AgentCall, AgentCalls, AgentStat, AgentStreams, Flag } from "../resident/agent-operations";
-import type { Sandbox, SandboxProcess } from "../sandbox/sandbox";
-import { HELPER_SCRIPT } from "./helper-script";
-import { type FileOperation, SandboxFileError, SandboxProtocolError } from "./sandbox-file-error";
+import { type AgentClient, AgentUnavailableError } from "../resident/agent-client";
+import type { AgentCalls, AgentStat, Flag } from "../resident/agent-operations";
+import type { Sandbox } from "../sandbox/sandbox";
+import { type FileTransport, HelperTransport, parsedAnswer, ResidentTransport, type Subject } from "./file-transports";
 
 /**
  * File operations in a running container, with method names, options and
@@ -32,7 +22,8 @@ import { type FileOperation, SandboxFileError, SandboxProtocolError } from "./sa
  * agent instead, which runs the same Python operations without a process
  * start each. An agent that cannot start is logged and the per-call helper
  * answers (`agentMode` says "fallback"); the folder download and calls with
- * a `user` always use the helper.
+ * a `user` always use the helper. How each reaches the container is a
+ * transport (file-transports.ts); this class checks the inputs and picks one.
  */
 export interface FileOperationOptions {
   cwd?: string;
@@ -76,11 +67,16 @@ const AGENT_RETRY_MS = 60_000;
 export class Files {
   /** Until when the agent is not tried again (it could not start). */
   private fallbackUntil = 0;
+  private readonly helper: HelperTransport;
+  private readonly resident: ResidentTransport | undefined;
 
   constructor(
-    private readonly sandbox: Pick<Sandbox, "exec">,
+    sandbox: Pick<Sandbox, "exec">,
     private readonly config: { confineTo?: string; agent?: AgentClient } = {},
-  ) {}
+  ) {
+    this.helper = new HelperTransport(sandbox, config.confineTo ?? "");
+    this.resident = config.agent ? new ResidentTransport(config.agent) : undefined;
+  }
 
   /** Ours: how operations reach the container, for the status; undefined without an agent or before the first. */
   get agentMode(): "resident" | "fallback" | undefined {
@@ -90,42 +86,44 @@ export class Files {
   }
 
   async readFile(path: string, options: FileOperationOptions = {}): Promise<Response> {
-    return (await this.open("read", path, options, false)).response;
+    return (await this.open(path, options, false)).response;
   }
 
   async writeFile(path: string, content: FileContent, options: FileOperationOptions = {}): Promise<void> {
     const target = this.resolve(path, options, []);
-    await this.pipeIn("write", [target], content, options, "writeFile", path);
+    await this.pipe("write", [target], content, options, { operation: "writeFile", path });
   }
 
   async stat(path: string, options: FileOperationOptions = {}): Promise<SandboxFileStat> {
-    return toStat(await this.runJson("stat", [this.resolve(path, options, [])], options, "stat", path));
+    const target = this.resolve(path, options, []);
+    return toStat(await this.call("stat", [target], options, { operation: "stat", path }));
   }
 
   async lstat(path: string, options: FileOperationOptions = {}): Promise<SandboxFileStat> {
-    return toStat(await this.runJson("lstat", [this.resolve(path, options, [])], options, "lstat", path));
+    const target = this.resolve(path, options, []);
+    return toStat(await this.call("lstat", [target], options, { operation: "lstat", path }));
   }
 
   async readDirectory(path: string, options: FileOperationOptions = {}): Promise<SandboxDirectoryEntry[]> {
     const target = this.resolve(path, options, []);
-    const { entries } = await this.runJson("readdir", [target], options, "readDirectory", path);
+    const { entries } = await this.call("readdir", [target], options, { operation: "readDirectory", path });
     return entries;
   }
 
   async mkdir(path: string, options: MkdirOptions = {}): Promise<void> {
     const target = this.resolve(path, options, ["recursive"]);
-    await this.act("mkdir", [target, flag(options.recursive)], options, "mkdir", path);
+    const transport = await this.transport(options);
+    await transport.act("mkdir", [target, flag(options.recursive)], options, { operation: "mkdir", path });
   }
 
   async rename(source: string, destination: string, options: FileOperationOptions = {}): Promise<void> {
-    const from = this.resolve(source, options, []);
-    const to = this.resolve(destination, options, []);
-    await this.act("rename", [from, to, "0"], options, "rename", source, destination);
+    await this.move(source, destination, "0", options);
   }
 
   async remove(path: string, options: RemoveOptions = {}): Promise<void> {
     const target = this.resolve(path, options, ["recursive", "force"]);
-    await this.act("remove", [target, flag(options.recursive), flag(options.force)], options, "remove", path);
+    const args = [target, flag(options.recursive), flag(options.force)] as const;
+    await (await this.transport(options)).act("remove", [...args], options, { operation: "remove", path });
   }
 
   // Extensions: not in the 1.x class.
@@ -142,12 +140,7 @@ export class Files {
    */
   async listDirectoryJson(path: string, options: FileOperationOptions = {}): Promise<Uint8Array> {
     const target = this.resolve(path, options, []);
-    options.signal?.throwIfAborted();
-    const viaAgent = await this.viaAgent(options, ["readDirectory", path], (agent) =>
-      agent.callForBytes("list", [target], agentOptions(options)),
-    );
-    if (viaAgent) return viaAgent.answer;
-    return new TextEncoder().encode(await this.run("list", [target], options, "readDirectory", path));
+    return (await this.transport(options)).list([target], options, { operation: "readDirectory", path });
   }
 
   /**
@@ -158,7 +151,7 @@ export class Files {
     path: string,
     options: FileOperationOptions = {},
   ): Promise<{ response: Response; stat: SandboxFileStat }> {
-    const { response, stat } = await this.open("read", path, options, true);
+    const { response, stat } = await this.open(path, options, true);
     return { response, stat: stat as SandboxFileStat };
   }
 
@@ -169,14 +162,15 @@ export class Files {
    * changed while it was read) do not fail the stream.
    */
   async archiveDirectory(path: string, options: FileOperationOptions = {}): Promise<Response> {
-    return (await this.open("archive", path, options, false)).response;
+    const target = this.resolve(path, options, []);
+    options.signal?.throwIfAborted();
+    const body = await this.helper.archive(target, options, { operation: "readFile", path });
+    return new Response(body, { status: 200 });
   }
 
   /** `rename` that refuses an existing destination with EEXIST instead of replacing it. */
   async renameNoReplace(source: string, destination: string, options: FileOperationOptions = {}): Promise<void> {
-    const from = this.resolve(source, options, []);
-    const to = this.resolve(destination, options, []);
-    await this.act("rename", [from, to, "1"], options, "rename", source, destination);
+    await this.move(source, destination, "1", options);
   }
 
   /** Writes `content` at byte `offset` (0 truncates first): one chunk of a resumable upload. */
@@ -187,7 +181,8 @@ export class Files {
     options: FileOperationOptions = {},
   ): Promise<SandboxFileStat> {
     const target = this.resolve(path, options, []);
-    return toStat(await this.pipeIn("write-at", [target, String(offset)], content, options, "writeFile", path));
+    const subject = { operation: "writeFile", path } as const;
+    return toStat(await this.pipe("write-at", [target, String(offset)], content, options, subject));
   }
 
   /**
@@ -203,7 +198,8 @@ export class Files {
   ): Promise<SandboxFileStat> {
     const from = this.resolve(temp, options, []);
     const to = this.resolve(destination, options, []);
-    return toStat(await this.runJson("commit", [from, to, expectedEtag], options, "rename", destination, temp));
+    const subject = { operation: "rename", path: destination, destination: temp } as const;
+    return toStat(await this.call("commit", [from, to, expectedEtag], options, subject));
   }
 
   /**
@@ -219,79 +215,50 @@ export class Files {
   ): Promise<SandboxFileStat> {
     const from = this.resolve(temp, options, ["length"]);
     const to = this.resolve(destination, options, ["length"]);
-    return toStat(await this.pipeIn("save", [from, to, expectedEtag], content, options, "writeFile", destination));
+    const subject = { operation: "writeFile", path: destination } as const;
+    return toStat(await this.pipe("save", [from, to, expectedEtag], content, options, subject));
   }
 
   // Internals
 
+  private async move(source: string, destination: string, noReplace: Flag, options: FileOperationOptions) {
+    const from = this.resolve(source, options, []);
+    const to = this.resolve(destination, options, []);
+    const subject = { operation: "rename", path: source, destination } as const;
+    await (await this.transport(options)).act("rename", [from, to, noReplace], options, subject);
+  }
+
   private async open(
-    op: "read" | "archive",
     path: string,
     options: FileOperationOptions,
     withStat: boolean,
   ): Promise<{ response: Response; stat?: SandboxFileStat }> {
     const target = this.resolve(path, options, []);
-    const args: AgentStreams["read"]["args"] = withStat ? [target, "stat"] : [target];
-    const agent = op === "read" ? await this.agentFor(options) : undefined;
-    if (agent) {
-      try {
-        const { head, body } = await agent.open("read", args, agentOptions(options));
-        if (withStat && !head) throw SandboxProtocolError.create("the agent sent no stat for a read with stat");
-        return {
-          response: new Response(
-            mapError(body, (error) => agentFailure(error, "readFile", path)),
-            { status: 200 },
-          ),
-          ...(head ? { stat: toStat(head) } : {}),
-        };
-      } catch (error) {
-        throw agentFailure(error, "readFile", path);
-      }
-    }
-    const proc = await this.spawn(op, args, options);
-    const stdout = proc.stdout;
-    if (!stdout) throw SandboxProtocolError.create("the helper has no stdout");
-    // Drain stderr from the start: it carries the error, and an unread pipe can stall the process.
-    const stderr = proc.stderr ? new Response(proc.stderr).text() : Promise.resolve("");
-    const reader = stdout.getReader();
-    // The helper writes one 0x01 byte once the file is open (then a stat line when asked).
-    let head: Uint8Array = new Uint8Array(0);
-    let headerEnd = -1;
-    while (headerEnd === -1) {
-      const next = await reader.read();
-      if (next.done) {
-        if (head.byteLength === 0) throw await this.failure(proc, stderr, "readFile", path);
-        throw SandboxProtocolError.create("the helper ended before its header");
-      }
-      head = concatBytes([head, next.value as Uint8Array]);
-      if (head.byteLength > 0 && !withStat) headerEnd = 1;
-      else if (withStat) {
-        const newline = head.indexOf(10);
-        if (newline !== -1) headerEnd = newline + 1;
-      }
-    }
-    const stat = withStat ? toStat(JSON.parse(new TextDecoder().decode(head.subarray(1, headerEnd - 1)))) : undefined;
-    const rest = head.subarray(headerEnd);
-    const fail = (code: number) => this.failure(proc, stderr, "readFile", path, code);
-    const lenient = op === "archive";
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        if (rest.byteLength > 0) controller.enqueue(rest);
-      },
-      async pull(controller) {
-        const next = await reader.read();
-        if (!next.done) return controller.enqueue(next.value as Uint8Array);
-        const exitCode = await proc.exitCode;
-        if (exitCode === 0 || lenient) controller.close();
-        else controller.error(await fail(exitCode));
-      },
-      cancel(reason) {
-        // No proc.kill(): under local workerd it signals the whole container. The
-        // helper gets EPIPE at its next write and exits.
-        void reader.cancel(reason).catch(() => {});
-      },
+    const transport = await this.transport(options);
+    const { body, stat } = await transport.read(withStat ? [target, "stat"] : [target], options, {
+      operation: "readFile",
+      path,
     });
-    return { response: new Response(body, { status: 200 }), stat };
+    return { response: new Response(body, { status: 200 }), ...(stat ? { stat: toStat(stat) } : {}) };
+  }
+
+  private async call<Op extends "stat" | "lstat" | "readdir" | "commit">(
+    op: Op,
+    args: AgentCalls[Op]["args"],
+    options: FileOperationOptions,
+    subject: Subject,
+  ) {
+    return (await this.transport(options)).call(op, args, options, subject);
+  }
+
+  private async pipe<Op extends "write" | "write-at" | "save">(
+    op: Op,
+    args: AgentCalls[Op]["args"],
+    content: FileContent,
+    options: FileOperationOptions,
+    subject: Subject,
+  ) {
+    return (await this.transport(options)).pipe(op, args, toStream(content), options, subject);
   }
 
   private resolve(path: string, options: object, extra: string[]): string {
@@ -308,178 +275,32 @@ export class Files {
     return `${cwd.replace(/\/+$/, "")}/${path}`;
   }
 
-  private spawn(op: string, args: string[], options: FileOperationOptions, stdin?: ReadableStream<Uint8Array>) {
-    return this.sandbox.exec(["python3", "-c", HELPER_SCRIPT, op, this.config.confineTo ?? "", ...args], {
-      cwd: "/",
-      ...(stdin ? { stdin } : {}),
-      ...(options.user ? { user: options.user } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-  }
-
-  private async run(
-    op: string,
-    args: string[],
-    options: FileOperationOptions,
-    operation: FileOperation,
-    path: string,
-    destination?: string,
-  ): Promise<string> {
-    options.signal?.throwIfAborted();
-    const proc = await this.spawn(op, args, options);
-    const output = await proc.output();
-    if (output.exitCode !== 0) {
-      throw parseFailure(new TextDecoder().decode(output.stderr), operation, path, destination, output.exitCode);
-    }
-    return new TextDecoder().decode(output.stdout);
-  }
-
-  /** Runs `op` for its effect alone (no answer). */
-  private async act<Op extends "mkdir" | "rename" | "remove">(
-    op: Op,
-    args: AgentCalls[Op]["args"],
-    options: FileOperationOptions,
-    operation: FileOperation,
-    path: string,
-    destination?: string,
-  ): Promise<void> {
-    options.signal?.throwIfAborted();
-    const viaAgent = await this.viaAgent(options, [operation, path, destination], (agent) =>
-      agent.call(op, args, agentOptions(options)),
-    );
-    if (viaAgent) return;
-    await this.run(op, args, options, operation, path, destination);
-  }
-
   /**
-   * The agent's answer (what `ask` got from it), or undefined when the per-call helper must answer instead.
-   * Its refusal is reported as the helper's would be, for `operation` on `path`.
+   * The resident agent when it runs or starts; the per-call helper for calls as another user,
+   * while the agent cannot start (logged, tried again after AGENT_RETRY_MS), or without one.
    */
-  private async viaAgent<T>(
-    options: FileOperationOptions,
-    [operation, path, destination]: [FileOperation, string, string?],
-    ask: (agent: AgentClient) => Promise<T>,
-  ): Promise<{ answer: T } | undefined> {
-    const agent = await this.agentFor(options);
-    if (!agent) return undefined;
-    try {
-      return { answer: await ask(agent) };
-    } catch (error) {
-      throw agentFailure(error, operation, path, destination);
-    }
-  }
-
-  /** The agent when it runs or starts; undefined (logged) when it cannot, so the helper answers. */
-  private async agentFor(options: FileOperationOptions): Promise<AgentClient | undefined> {
+  private async transport(options: FileOperationOptions): Promise<FileTransport> {
+    options.signal?.throwIfAborted();
     const agent = this.config.agent;
-    if (!agent || options.user !== undefined || Date.now() < this.fallbackUntil) return undefined;
+    if (!agent || !this.resident || options.user !== undefined || Date.now() < this.fallbackUntil) return this.helper;
     try {
       await agent.start();
       this.fallbackUntil = 0;
-      return agent;
+      return this.resident;
     } catch (error) {
       // A container that does not run (yet): the helper's exec wakes it or says why not, as before.
-      if (!(error instanceof AgentUnavailableError)) return undefined;
+      if (!(error instanceof AgentUnavailableError)) return this.helper;
       console.error(
         `files: ${error.message}; each file operation starts its own process until it does (tried again in ${AGENT_RETRY_MS / 1000} s)`,
       );
       this.fallbackUntil = Date.now() + AGENT_RETRY_MS;
-      return undefined;
+      return this.helper;
     }
-  }
-
-  /** Runs `op` to its answer, typed by the table of operations: from the agent, or parsed from the helper's output. */
-  private async runJson<Op extends "stat" | "lstat" | "readdir" | "commit">(
-    op: Op,
-    args: AgentCalls[Op]["args"],
-    options: FileOperationOptions,
-    operation: FileOperation,
-    path: string,
-    destination?: string,
-  ): Promise<AgentCalls[Op]["result"]> {
-    options.signal?.throwIfAborted();
-    const viaAgent = await this.viaAgent(options, [operation, path, destination], (agent) =>
-      agent.call(op, args, agentOptions(options)),
-    );
-    if (viaAgent) return viaAgent.answer;
-    return parsedAnswer(op, await this.run(op, args, options, operation, path, destination));
-  }
-
-  /** Runs `op` with `content` as its body (the helper's stdin), to its answer. */
-  private async pipeIn<Op extends "write" | "write-at" | "save">(
-    op: Op,
-    args: AgentCalls[Op]["args"],
-    content: FileContent,
-    options: FileOperationOptions,
-    operation: FileOperation,
-    path: string,
-  ): Promise<AgentCalls[Op]["result"]> {
-    options.signal?.throwIfAborted();
-    if (this.config.agent) {
-      const viaAgent = await this.viaAgent(options, [operation, path], (agent) =>
-        agent.call(op, args, { ...agentOptions(options), body: toStream(content) }),
-      );
-      if (viaAgent) return viaAgent.answer;
-    }
-    // The runtime pumps `stdin`; the tap remembers whether the caller's stream failed.
-    let streamError: { error: unknown } | undefined;
-    const reader = toStream(content).getReader();
-    const stdin = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        try {
-          const next = await reader.read();
-          if (next.done) controller.close();
-          else controller.enqueue(next.value);
-        } catch (error) {
-          streamError = { error };
-          controller.error(error);
-        }
-      },
-      cancel(reason) {
-        return reader.cancel(reason);
-      },
-    });
-    const proc = await this.spawn(op, args, options, stdin);
-    const output = await proc.output();
-    if (streamError) throw streamError.error;
-    if (output.exitCode !== 0) {
-      throw parseFailure(new TextDecoder().decode(output.stderr), operation, path, undefined, output.exitCode);
-    }
-    return parsedAnswer(op, new TextDecoder().decode(output.stdout));
-  }
-
-  private async failure(
-    proc: SandboxProcess,
-    stderr: Promise<string>,
-    operation: FileOperation,
-    path: string,
-    exitCode?: number,
-  ) {
-    return parseFailure(await stderr, operation, path, undefined, exitCode ?? (await proc.exitCode));
   }
 }
 
 function flag(value: boolean | undefined): Flag {
   return value ? "1" : "0";
-}
-
-function parseFailure(
-  stderr: string,
-  operation: FileOperation,
-  path: string,
-  destination: string | undefined,
-  exitCode: number,
-) {
-  const line = stderr.trim().split("\n").pop() ?? "";
-  try {
-    const { code, detail } = JSON.parse(line) as { code: string; detail: string };
-    if (typeof code === "string" && typeof detail === "string") {
-      return SandboxFileError.create({ code, operation, path, detail, ...(destination ? { destination } : {}) });
-    }
-  } catch {
-    // fall through
-  }
-  return SandboxProtocolError.create(`exit code ${exitCode}: ${stderr.trim().slice(0, 300) || "no output"}`);
 }
 
 function toStat(raw: AgentStat): SandboxFileStat {
@@ -511,54 +332,4 @@ function toStream(content: FileContent): ReadableStream<Uint8Array> {
       controller.close();
     },
   });
-}
-
-/** An answer to `op` (the helper's output, or a listing's bytes decoded), its JSON parsed, as the table of operations types it. */
-function parsedAnswer<Op extends AgentCall>(op: Op, text: string): AgentCalls[Op]["result"] {
-  try {
-    return JSON.parse(text) as AgentCalls[Op]["result"];
-  } catch {
-    throw SandboxProtocolError.create(`unreadable answer to ${op}: ${text.slice(0, 200)}`);
-  }
-}
-
-function agentOptions(options: FileOperationOptions): RequestOptions {
-  return options.signal ? { signal: options.signal } : {};
-}
-
-/** An agent's refusal as the helper's would be (SandboxFileError); its death as a container that stopped answering. */
-function agentFailure(error: unknown, operation: FileOperation, path: string, destination?: string): unknown {
-  if (error instanceof AgentRequestError) {
-    return SandboxFileError.create({
-      code: error.code,
-      operation,
-      path,
-      detail: error.detail,
-      ...(destination ? { destination } : {}),
-    });
-  }
-  if (error instanceof AgentStoppedError) return new AppError(ErrorCode.CONTAINER_UNAVAILABLE, error.message);
-  return error;
-}
-
-/** `stream` with its error replaced by `map(error)`. */
-function mapError(stream: ReadableStream<Uint8Array>, map: (error: unknown) => unknown): ReadableStream<Uint8Array> {
-  const reader = stream.getReader();
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        try {
-          const next = await reader.read();
-          if (next.done) controller.close();
-          else controller.enqueue(next.value);
-        } catch (error) {
-          controller.error(map(error));
-        }
-      },
-      cancel(reason) {
-        return reader.cancel(reason);
-      },
-    },
-    { highWaterMark: 0 },
-  );
 }
