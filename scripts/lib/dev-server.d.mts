@@ -7,6 +7,8 @@ export interface DevServer {
   /** The dev server's process id, which is also its process group's (workerd runs in it). */
   pid: number | undefined;
   stop(): Promise<void>;
+  /** workerd stopped and started again on the same port, persisted state and engine (a Worker restart). */
+  restart(): Promise<void>;
 }
 export function startDevServer(
   env: NodeJS.ProcessEnv,

@@ -25,7 +25,7 @@ export const OUTBOUND_TEST_HOSTS = {
  * @param {{ verbose?: boolean, logFile?: string, appBinds?: string[] }} options `logFile` gets the
  *   server's whole output, each line stamped with the time (for a failed CI run);
  *   `appBinds`: volumes every workspace container gets (`name:/path`: the frameworks tier's npm cache)
- * @returns {Promise<{ baseUrl: string, port: number, hmrPort: number, workerName: string, stop: () => Promise<void> }>}
+ * @returns {Promise<{ baseUrl: string, port: number, hmrPort: number, workerName: string, stop: () => Promise<void>, restart: () => Promise<void> }>}
  */
 export async function startDevServer(env, { verbose = false, logFile, appBinds = [] } = {}) {
   let port = 0;
@@ -93,6 +93,25 @@ export async function startDevServer(env, { verbose = false, logFile, appBinds =
     rmSync(stateDir, { recursive: true, force: true });
   };
 
+  /**
+   * The Worker restarted, as a deploy or a crash restarts it: workerd stopped (SIGTERM, then
+   * SIGKILL), then started again on the same port, the same persisted state and the same engine.
+   */
+  const restart = async () => {
+    if (server.pid && server.exitCode === null) {
+      const exited = new Promise((resolve) => server.once("exit", resolve));
+      killGroup(server.pid, "SIGTERM");
+      const timer = setTimeout(() => killGroup(server.pid, "SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    keep("restarting the dev server (a test restarts the Worker)\n");
+    server = spawnVite();
+    server.stdout?.on("data", keep);
+    server.stderr?.on("data", keep);
+    await waitForIde(`http://localhost:${port}`, server, output, { name: "vite dev (restarted)", ms: 240_000 });
+  };
+
   // Other ports when another process took one of these before vite bound it (server-ready.mjs).
   for (let attempt = 1; ; attempt++) {
     port = await freePort();
@@ -112,7 +131,7 @@ export async function startDevServer(env, { verbose = false, logFile, appBinds =
       throw error;
     }
   }
-  return { baseUrl: `http://localhost:${port}`, port, hmrPort, workerName, pid: server.pid, stop };
+  return { baseUrl: `http://localhost:${port}`, port, hmrPort, workerName, pid: server.pid, stop, restart };
 }
 
 function killGroup(pid, signal) {
