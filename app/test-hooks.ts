@@ -1,6 +1,6 @@
 /**
  * Hooks for the browser tests, on `window.__cloudIde`: drop a terminal's
- * socket, read a terminal's screen and size, read the editor's document and its first visible line.
+ * socket, disconnect a file's shared document, read a terminal's screen and size, read the editor's document and its first visible line.
  * Loaded only when the test dev
  * server runs the app (CLOUD_IDE_TEST_HOOKS=1, see vite.config.ts); a
  * production build has no trace of them.
@@ -8,6 +8,7 @@
 import { EditorView } from "@codemirror/view";
 import { openRooms } from "./collab/presence";
 import { topLine } from "./collab/scroll-line";
+import { openSharedFiles } from "./collab/shared-file";
 import { terminalRegistry } from "./terminal/registry";
 
 declare global {
@@ -32,6 +33,12 @@ window.__cloudIde = {
   dropTerminalSocket: (name?: string) => terminalRegistry.get(name)?.connection.drop(),
   /** Drops the presence socket; resolves once it is back and in step. */
   dropPresenceSocket: () => Promise.all([...openRooms].map((room) => room.dropSocket())),
+  /** Disconnects an open file's shared document; it stays so until a save asks for it again. */
+  disconnectSharedFile: (path: string) => {
+    const file = openSharedFiles.get(path);
+    if (!file) throw new Error(`${path} has no shared document open`);
+    file.disconnect();
+  },
   terminalText: screenText,
   /** The editor's document (without widgets such as other people's cursors); undefined when none shows. */
   editorText: () => {

@@ -1,10 +1,12 @@
 // Time to save and time to wake a workspace with about 200 MB of files
 // (node_modules included), against the raw Docker operations underneath on
-// the same container in the same run, by turns: `docker commit` for a save,
+// the same container in the same run, by turns (the first of each pair
+// switching, bench/lib/alternate.mjs): `docker commit` for a save,
 // and `docker run` of the committed image (plus the same `uname -a`, its
 // container removed after the timing) for a wake.
 import { execFileSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
+import { alternate } from "./lib/alternate.mjs";
 import { signIn } from "./lib/session.mjs";
 import { median } from "./lib/stats.mjs";
 
@@ -54,37 +56,45 @@ export async function run({ baseUrl }) {
     );
     const size = Number(docker("exec", container, "sh", "-c", "du -sm /workspace | cut -f1"));
 
-    const save = [];
-    const commit = [];
-    for (let i = 0; i < RUNS; i++) {
-      docker("exec", container, "sh", "-c", `echo ${i} > /workspace/run.txt`);
-      const ours = await timed(() => session.json(`/api/workspaces/${id}/save`, { method: "POST" }));
-      snapshots.push(ours.value.snapshotId);
-      save.push(ours.ms);
-      const tag = `cloud-ide-bench-lifecycle-${process.pid}-${i}`;
-      const ref = await timed(() => docker("commit", container, tag));
-      images.push(tag);
-      commit.push(ref.ms);
-    }
+    // By turns (bench/lib/alternate.mjs): the first of each pair switches, so neither side always meets the
+    // page cache or the engine as the other left it.
+    const [save, commit] = await alternate(
+      RUNS,
+      async (i) => {
+        docker("exec", container, "sh", "-c", `echo ${i} > /workspace/run.txt`);
+        const ours = await timed(() => session.json(`/api/workspaces/${id}/save`, { method: "POST" }));
+        snapshots.push(ours.value.snapshotId);
+        return ours.ms;
+      },
+      async (i) => {
+        const tag = `cloud-ide-bench-lifecycle-${process.pid}-${i}`;
+        const ref = await timed(() => docker("commit", container, tag));
+        images.push(tag);
+        return ref.ms;
+      },
+    );
 
-    const wake = [];
-    const dockerRun = [];
-    for (let i = 0; i < RUNS; i++) {
-      const stopped = await session.json(`/api/workspaces/${id}/stop`, { method: "POST" });
-      snapshots.push(stopped.snapshotId);
-      const ours = await timed(() => session.json(`/api/workspaces/${id}/wake`, { method: "POST" }));
-      if (ours.value.state !== "running") throw new Error(`did not wake: ${JSON.stringify(ours.value)}`);
-      wake.push(ours.ms);
-      container = containerOf(ours.value);
-      // The container is removed after the timing, not inside it (as `--rm` would).
-      const name = `cloud-ide-bench-wake-${process.pid}-${i}`;
-      try {
-        const ref = await timed(() => docker("run", "--name", name, images[images.length - 1], "uname", "-a"));
-        dockerRun.push(ref.ms);
-      } finally {
-        execFileSync("docker", ["rm", "-f", name], { stdio: "ignore" });
-      }
-    }
+    const [wake, dockerRun] = await alternate(
+      RUNS,
+      async () => {
+        const stopped = await session.json(`/api/workspaces/${id}/stop`, { method: "POST" });
+        snapshots.push(stopped.snapshotId);
+        const ours = await timed(() => session.json(`/api/workspaces/${id}/wake`, { method: "POST" }));
+        if (ours.value.state !== "running") throw new Error(`did not wake: ${JSON.stringify(ours.value)}`);
+        container = containerOf(ours.value);
+        return ours.ms;
+      },
+      async (i) => {
+        // The container is removed after the timing, not inside it (as `--rm` would).
+        const name = `cloud-ide-bench-wake-${process.pid}-${i}`;
+        try {
+          const ref = await timed(() => docker("run", "--name", name, images[images.length - 1], "uname", "-a"));
+          return ref.ms;
+        } finally {
+          execFileSync("docker", ["rm", "-f", name], { stdio: "ignore" });
+        }
+      },
+    );
     const restored = docker("exec", container, "sh", "-c", "cat /workspace/run.txt; du -sm /workspace | cut -f1");
     if (!restored.startsWith(String(RUNS - 1))) throw new Error(`woken workspace lacks its files: ${restored}`);
 

@@ -284,16 +284,21 @@ async function roundTrip(session, timeoutMs) {
 
 /**
  * Measures every system, each step side by side: the systems take turns
- * (keystrokes, cat rounds and Ctrl+C samples alternate), so load from other work on the
- * machine falls on all of them alike. systems: [[label, system], ...], ours first.
+ * (keystrokes, cat rounds and Ctrl+C samples alternate, the first of each round rotating), so load
+ * from other work on the machine falls on all of them alike. systems: [[label, system], ...], ours first.
  */
 async function measure(systems) {
   const results = Object.fromEntries(systems.map(([label]) => [label, {}]));
   const sessions = new Map();
   const failed = new Set();
-  /** Runs step for each system still standing; a failure drops that system only. */
-  const each = async (text, step) => {
-    for (const [label, system] of systems) {
+  /**
+   * Runs step for each system still standing; a failure drops that system only. `round`: who goes first
+   * rotates with it, as in the keystrokes' turns (a fixed order would give one system the moment after
+   * another's flood or cat, every time).
+   */
+  const each = async (text, step, round = 0) => {
+    for (let k = 0; k < systems.length; k++) {
+      const [label, system] = systems[(round + k) % systems.length];
       if (failed.has(label)) continue;
       try {
         await step(label, system, results[label]);
@@ -373,21 +378,25 @@ async function measure(systems) {
   const cats = Object.fromEntries(systems.map(([label]) => [label, []]));
   const catFrames = Object.fromEntries(systems.map(([label]) => [label, []]));
   for (let round = 0; round < CAT_ROUNDS; round++) {
-    await each("cat", async (label, system, result) => {
-      const session = sessions.get(label);
-      const catDone = marker();
-      const catted = session.waitFor(catDone.pattern, 300_000);
-      const [chunksBefore, bytesBefore] = [session.chunks(), session.bytes()];
-      t = performance.now();
-      session.send(`cat ${fileOf(system)}; ${catDone.line}`);
-      await catted;
-      cats[label].push(performance.now() - t);
-      const [frames, bytes] = [session.chunks() - chunksBefore, session.bytes() - bytesBefore];
-      catFrames[label].push(`${(bytes / 1e6).toFixed(1)} MB in ${frames} frames`);
-      result.cat = percentile(cats[label], 50);
-      // Let the last redraw settle before the next system's turn.
-      await new Promise((r) => setTimeout(r, 300));
-    });
+    await each(
+      "cat",
+      async (label, system, result) => {
+        const session = sessions.get(label);
+        const catDone = marker();
+        const catted = session.waitFor(catDone.pattern, 300_000);
+        const [chunksBefore, bytesBefore] = [session.chunks(), session.bytes()];
+        t = performance.now();
+        session.send(`cat ${fileOf(system)}; ${catDone.line}`);
+        await catted;
+        cats[label].push(performance.now() - t);
+        const [frames, bytes] = [session.chunks() - chunksBefore, session.bytes() - bytesBefore];
+        catFrames[label].push(`${(bytes / 1e6).toFixed(1)} MB in ${frames} frames`);
+        result.cat = percentile(cats[label], 50);
+        // Let the last redraw settle before the next system's turn.
+        await new Promise((r) => setTimeout(r, 300));
+      },
+      round,
+    );
   }
   for (const [label, values] of Object.entries(cats)) {
     if (values.length) {
@@ -400,23 +409,27 @@ async function measure(systems) {
   // Output that arrived between Ctrl+C and the prompt: what was buffered on the way.
   const backlog = Object.fromEntries(systems.map(([label]) => [label, []]));
   for (let i = 0; i < FLOOD_SAMPLES; i++) {
-    await each("Ctrl+C", async (label, _system, result) => {
-      const session = sessions.get(label);
-      const flowing = session.nextChunk();
-      session.send("cat /dev/urandom | base64\r");
-      await flowing;
-      await new Promise((r) => setTimeout(r, 1500));
-      const { line, pattern } = marker();
-      const back = session.waitFor(pattern, 120_000);
-      const before = session.bytes();
-      t = performance.now();
-      session.send("\x03");
-      session.send(line);
-      await back;
-      stops[label].push(performance.now() - t);
-      backlog[label].push(session.bytes() - before);
-      result.ctrlcMax = Math.max(...stops[label]);
-    });
+    await each(
+      "Ctrl+C",
+      async (label, _system, result) => {
+        const session = sessions.get(label);
+        const flowing = session.nextChunk();
+        session.send("cat /dev/urandom | base64\r");
+        await flowing;
+        await new Promise((r) => setTimeout(r, 1500));
+        const { line, pattern } = marker();
+        const back = session.waitFor(pattern, 120_000);
+        const before = session.bytes();
+        t = performance.now();
+        session.send("\x03");
+        session.send(line);
+        await back;
+        stops[label].push(performance.now() - t);
+        backlog[label].push(session.bytes() - before);
+        result.ctrlcMax = Math.max(...stops[label]);
+      },
+      i,
+    );
   }
   for (const [label, values] of Object.entries(stops)) {
     const kib = backlog[label].map((b) => (b / 1024).toFixed(0)).join(", ");

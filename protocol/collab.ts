@@ -9,8 +9,8 @@
  *
  * A page saves on its file's socket instead ({@link COLLAB_MESSAGE_SAVE}):
  * behind every edit it sent before, without the request's own way through
- * the Worker; the POST is for other clients and for a page whose socket is
- * not connected.
+ * the Worker; the POST is for other clients (it writes what the server has:
+ * a page whose socket is down brings it back and saves on it, with its edits).
  *
  * A document's Y.Text is named {@link SHARED_TEXT}. The server stamps every
  * awareness state with the caller's own `user` (name and colour), so nobody

@@ -87,7 +87,8 @@ function EditorTabs({
           data-testid="editor-tab"
           data-path={b.path}
           data-dirty={b.dirty ? "true" : "false"}
-          data-shared={b.shared ? "true" : "false"}
+          // "loading" until the file's bytes and shared document are in: before that, false would only mean not yet.
+          data-shared={b.kind === "loading" ? "loading" : b.shared ? "true" : "false"}
           className={`editor-tab${b.path === active ? " active" : ""}`}
           onClick={() => model.activate(b.path)}
           onKeyDown={(e) => e.key === "Enter" && model.activate(b.path)}

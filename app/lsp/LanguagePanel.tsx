@@ -113,7 +113,13 @@ function ReferencesList({ services, editor }: { services: LanguageServices; edit
     services.references.getSnapshot,
   );
   if (state === "searching") return <p className="language-empty">Finding references to {symbol}…</p>;
-  if (state === "failed") return <p className="language-empty">Finding references failed: {message}</p>;
+  if (state === "failed") {
+    return (
+      <p className="language-empty" data-testid="references-failed">
+        Finding references failed: {message}
+      </p>
+    );
+  }
   if (references.length === 0) {
     return <p className="language-empty">{symbol ? `No references to ${symbol}.` : "Nothing searched yet."}</p>;
   }

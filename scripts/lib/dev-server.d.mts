@@ -4,6 +4,8 @@ export interface DevServer {
   /** The IDE's own hot-reload (Vite HMR) port, on loopback. */
   hmrPort: number;
   workerName: string;
+  /** workerd's local state (Durable Objects, R2) for this IDE, removed when it stops. */
+  stateDir: string;
   /** The dev server's process id, which is also its process group's (workerd runs in it). */
   pid: number | undefined;
   stop(): Promise<void>;

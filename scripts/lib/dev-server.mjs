@@ -25,7 +25,7 @@ export const OUTBOUND_TEST_HOSTS = {
  * @param {{ verbose?: boolean, logFile?: string, appBinds?: string[] }} options `logFile` gets the
  *   server's whole output, each line stamped with the time (for a failed CI run);
  *   `appBinds`: volumes every workspace container gets (`name:/path`: the frameworks tier's npm cache)
- * @returns {Promise<{ baseUrl: string, port: number, hmrPort: number, workerName: string, stop: () => Promise<void>, restart: () => Promise<void> }>}
+ * @returns {Promise<{ baseUrl: string, port: number, hmrPort: number, workerName: string, stateDir: string, stop: () => Promise<void>, restart: () => Promise<void> }>}
  */
 export async function startDevServer(env, { verbose = false, logFile, appBinds = [] } = {}) {
   let port = 0;
@@ -131,7 +131,7 @@ export async function startDevServer(env, { verbose = false, logFile, appBinds =
       throw error;
     }
   }
-  return { baseUrl: `http://localhost:${port}`, port, hmrPort, workerName, pid: server.pid, stop, restart };
+  return { baseUrl: `http://localhost:${port}`, port, hmrPort, workerName, stateDir, pid: server.pid, stop, restart };
 }
 
 function killGroup(pid, signal) {

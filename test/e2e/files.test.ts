@@ -93,6 +93,9 @@ describe("files and editor", () => {
   it("opens a file from the tree, edits it and saves with the keyboard", async () => {
     await row("src").click();
     await row("src/hello.ts").click();
+    // Shared once its document came: a file waits up to 30 s for it (app/editor/shared-buffer.ts), less than this
+    // wait (the context's 60 s), so a slow document is not mistaken for a failure, nor a file opened unshared for a pass.
+    await tab("src/hello.ts").and(page.locator('[data-shared="true"]')).waitFor();
     await until(async () => ((await editorText()) ?? "").includes("export const a = 1;"), "the file in the editor");
     await page.locator('[data-testid="code-editor"] .cm-content').click();
     await page.keyboard.press("Control+End");
@@ -217,10 +220,31 @@ describe("files and editor", () => {
     expect(errors).toEqual([]);
   });
 
+  it("saves a shared buffer's last keystrokes made while its socket was down", async () => {
+    await row("notes.md").click();
+    await tab("notes.md").and(page.locator('[data-shared="true"]')).waitFor();
+    await until(async () => (await documentText()) === "first\n", "notes.md in the editor");
+    // Edits made while the socket is down are only on this page: the save must bring them, not write the server's text.
+    await page.evaluate(() => {
+      const fn = window.__cloudIde?.disconnectSharedFile;
+      if (typeof fn !== "function") throw new Error("the app has no disconnectSharedFile hook");
+      fn("notes.md");
+    });
+    await page.locator('[data-testid="code-editor"] .cm-content').click();
+    await page.keyboard.press("Control+Home");
+    await page.keyboard.type("offline ");
+    await expect.poll(() => tab("notes.md").getAttribute("data-dirty"), { timeout: 20_000 }).toBe("true");
+    await page.keyboard.press("Control+s");
+    await expect.poll(() => tab("notes.md").getAttribute("data-dirty"), { timeout: 60_000 }).toBe("false");
+    expect(shell(container, "cat /workspace/notes.md")).toBe("offline first");
+    expect(errors).toEqual([]);
+  });
+
   it("reloads a clean unshared (over 512 KiB) buffer silently and offers a choice when a dirty one changes underneath", async () => {
     // Over MAX_SHARED_FILE_BYTES: one buffer per tab, saved with If-Match, as before co-editing.
     shell(container, "cd /workspace && { echo first; yes 'filler line of a large file' | head -c 600000; } > big.txt");
     await row("big.txt").click();
+    // "false" is a loaded file that is not shared; a loading one says "loading".
     await tab("big.txt").and(page.locator('[data-shared="false"]')).waitFor();
     await until(async () => ((await documentText()) ?? "").startsWith("first\n"), "big.txt in the editor");
     shell(container, "sed -i '1s/.*/second/' /workspace/big.txt");

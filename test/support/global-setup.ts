@@ -33,6 +33,8 @@ declare module "vitest" {
     accessPrivateJwk: JWK;
     /** The IDE's whole output (workerd, the Worker's logs), written as it runs. */
     serverLog: string;
+    /** Where workerd keeps this IDE's local state (R2's objects among it: test/support/r2-objects.ts). */
+    stateDir: string;
   }
 }
 
@@ -73,6 +75,7 @@ export default async function globalSetup(project: TestProject) {
   project.provide("accessTeamDomain", team.teamDomain);
   project.provide("accessPrivateJwk", team.privateJwk);
   project.provide("serverLog", logFile);
+  project.provide("stateDir", server.stateDir);
   return async () => {
     await server.stop();
     await team.close();
