@@ -121,13 +121,19 @@ describe("a spare workspace", () => {
   it("goes, unsaved, when nobody claims it in time; the next workspace is a new one", async () => {
     const user = await accessUser("spare-expiry@example.com");
     const spare = await runningSpare(user);
-    const expired = await json<{ expired: boolean }>(user, `/api/workspaces/${spare.id}/test-hooks/spare/expire`, {
+    // Due in a second instead of minutes: its own alarm discards it (worker/lifecycle/workspace-record.ts, expireSpare).
+    const due = await json<{ due: boolean }>(user, `/api/workspaces/${spare.id}/test-hooks/spare/due`, {
       method: "POST",
+      body: JSON.stringify({ inMs: 1000 }),
     });
-    expect(expired.body).toEqual({ expired: true });
-    expect(runContainers()).not.toContain(spare.container);
+    expect(due.body).toEqual({ due: true });
     // Destroyed, not saved: the object holds nothing, so it is no workspace of anyone's.
-    expect((await json(user, `/api/workspaces/${spare.id}/status?wake=0`)).status).toBe(404);
+    await waitFor("the spare's alarm to discard it", async () =>
+      (await json(user, `/api/workspaces/${spare.id}/status?wake=0`)).status === 404 ? true : undefined,
+    );
+    await waitFor("the spare's container to go", async () =>
+      runContainers().includes(spare.container) ? undefined : true,
+    );
     const workspace = await create(user, { name: "after the spare went", spare: spare.id });
     expect(workspace.id).not.toBe(spare.id);
     expect((await api(`/api/workspaces/${workspace.id}`, { method: "DELETE", headers: user })).status).toBe(204);

@@ -13,7 +13,9 @@
  *        containers get a tmpfs of that size there (the engine proxy of the
  *        test dev server mounts it), a full disk without filling this machine's
  *   POST /api/workspaces/{id}/test-hooks/spare/expire
- *        the caller's unclaimed spare expires now, as its alarm would expire it
+ *        the caller's unclaimed spare goes now (a test's clean-up)
+ *   POST /api/workspaces/{id}/test-hooks/spare/due  {inMs}
+ *        the caller's unclaimed spare is due in inMs milliseconds: its real alarm discards it
  *   POST /api/workspaces/{id}/previews/{port}/shares/{shareId}/expire
  *        the share link expires now
  *   POST /api/workspaces/{id}/test-hooks/backups  {unavailable?: boolean, archiveRoute?: boolean, failPart?: number | null}
@@ -279,7 +281,17 @@ export class Workspace extends ProductionWorkspace {
     });
   }
 
-  /** The caller's spare expires now, as its alarm would expire it: false when it is no (longer a) spare. */
+  /** The caller's unclaimed spare is due in `inMs`, its alarm set again: false when it is no (longer a) spare. */
+  testSpareDueIn(caller: string, inMs: number): Promise<RpcResult<boolean>> {
+    return this.call(caller, async () => {
+      if (!Number.isFinite(inMs) || inMs < 0) throw new AppError(ErrorCode.BAD_REQUEST, "inMs must be a number >= 0.");
+      if (!this.parts.spare.held) return false;
+      await this.parts.spare.hold(Date.now() + inMs);
+      return true;
+    });
+  }
+
+  /** The caller's spare goes now: false when it is no (longer a) spare. */
   testExpireSpare(caller: string): Promise<RpcResult<boolean>> {
     return this.call(caller, () => this.parts.record.discardSpare());
   }
@@ -360,6 +372,12 @@ hooks.post("/api/workspaces/:id/test-hooks/lifecycle", async (c) => {
 hooks.post("/api/workspaces/:id/test-hooks/spare/expire", async (c) => {
   const expired = unwrap((await testStub(c).testExpireSpare(c.get("user").id)) as RpcResult<boolean>);
   return c.json({ expired });
+});
+
+hooks.post("/api/workspaces/:id/test-hooks/spare/due", async (c) => {
+  const { inMs } = (await c.req.json()) as { inMs: number };
+  const due = unwrap((await testStub(c).testSpareDueIn(c.get("user").id, Number(inMs))) as RpcResult<boolean>);
+  return c.json({ due });
 });
 
 hooks.post("/api/workspaces/:id/previews/:port/shares/:shareId/expire", async (c) => {
@@ -452,7 +470,7 @@ hooks.get("/api/test-hooks/routes", (c) =>
 hooks.onError((error, c) => answerError(error, c.req.raw));
 
 const HOOK_PATH =
-  /^\/api\/workspaces\/[^/]+\/(test-hooks\/(lifecycle|members|journal|spare\/expire)|test-hooks\/invites\/[^/]+\/expire|test-hooks\/backups(\/[^/]+\/(corrupt|r2-alone))?|previews\/\d+\/shares\/[^/]+\/expire|agent-tokens\/[^/]+\/expire)$/;
+  /^\/api\/workspaces\/[^/]+\/(test-hooks\/(lifecycle|members|journal|spare\/(expire|due))|test-hooks\/invites\/[^/]+\/expire|test-hooks\/backups(\/[^/]+\/(corrupt|r2-alone))?|previews\/\d+\/shares\/[^/]+\/expire|agent-tokens\/[^/]+\/expire)$/;
 
 /** Tests stand for several clients of the sign-in throttle with this header (locally everyone is "loopback"). */
 export const TEST_CLIENT_HEADER = "X-Test-Client-Address";
