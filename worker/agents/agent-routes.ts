@@ -20,11 +20,6 @@ import { defineRoute, type WorkspaceRoute } from "../workspace-parts";
  * `/api/workspaces/{id}/agent-tokens...` and `/agent-activity`: the owner's
  * agent tokens for the MCP endpoint (worker/routes/mcp.ts) and the log of
  * what agents did. Session routes: an agent token never reaches them.
- *
- *   POST   /agent-tokens              {name, scope, ttlSeconds}; 201 CreatedAgentToken (the secret, once)
- *   GET    /agent-tokens              AgentTokenList (no secrets)
- *   DELETE /agent-tokens/{tokenId}    204 (revoked at once: its calls in flight end), or 404
- *   GET    /agent-activity?after=ID   AgentActivity: calls newer than ID; never wakes, not counted as use
  */
 const createToken = z.object({
   name: z
@@ -77,6 +72,7 @@ export const AGENT_ROUTES: WorkspaceRoute[] = [
     path: "/agent-tokens",
     role: "owner",
     wake: "never",
+    doc: "`{name, scope, ttlSeconds}`: an agent token for the MCP endpoint (400 INVALID_AGENT_TOKEN, INVALID_TTL); 201 CreatedAgentToken with the secret, shown this once. A session's: an agent token never reaches these routes.",
     input: { body: { json: createToken } },
     handle: async ({ body, url, workspace }) => {
       const token = await workspace.agents.tokens.create(body.name, body.scope, body.ttlSeconds);
@@ -96,6 +92,7 @@ export const AGENT_ROUTES: WorkspaceRoute[] = [
     path: "/agent-tokens",
     role: "owner",
     wake: "never",
+    doc: "AgentTokenList: the live tokens (no secrets) and the MCP endpoint's URL.",
     input: { query: none },
     handle: async ({ url, workspace }) => {
       const list: AgentTokenList = { tokens: await workspace.agents.tokens.list(), mcpUrl: mcpUrl(url, workspace.id) };
@@ -107,6 +104,7 @@ export const AGENT_ROUTES: WorkspaceRoute[] = [
     path: "/agent-tokens/:tokenId",
     role: "owner",
     wake: "never",
+    doc: "Revokes the token at once (its calls in flight end): 204, or 404.",
     input: { params: z.object({ tokenId: z.string() }) },
     handle: async ({ params, workspace }) => {
       if (!/^[a-f0-9]{16}$/.test(params.tokenId) || !(await workspace.agents.revoke(params.tokenId))) {
@@ -120,6 +118,7 @@ export const AGENT_ROUTES: WorkspaceRoute[] = [
     path: "/agent-activity",
     role: "owner",
     wake: "never",
+    doc: "AgentActivity `{entries}`: the agents' calls newer than `after`. Never wakes, not counted as use.",
     input: {
       query: z.object({
         after: afterEntry,
