@@ -53,7 +53,7 @@ export const BACKUP_ROUTES: WorkspaceRoute[] = [
     role: "owner",
     // As stored it needs no container; as .tar.gz it waits for a running one itself (a GET never wakes).
     wake: "never",
-    doc: "The backup as stored (`format=zst`), or as a .tar.gz made in the running container (the default).",
+    doc: "The backup as a .tar.gz of `workspace/` and `root/`, recompressed in the running container (409 WORKSPACE_ASLEEP while none runs: it never wakes one), or with `format=zst` the object as stored in R2, without a container.",
     input: {
       params: z.object({ backupId }),
       query: z.object({
@@ -97,7 +97,7 @@ export const BACKUP_ROUTES: WorkspaceRoute[] = [
     path: "/upgrade",
     role: "editor",
     wake: "wake",
-    doc: "Move to the current image: backs up, stops, and starts on the current image with those files; answers WorkspaceStatus. An editor's, like a change of machine size.",
+    doc: "Move to the current image: saves, takes a backup that must succeed, stops, and starts a new container from the current image with that backup and the setup recipe; answers WorkspaceStatus. 409 INVALID_STATE when it already runs the current image. An editor's, like a change of machine size.",
     input: { query: none },
     handle: async ({ workspace }) => Response.json(await workspace.backups.upgrade()),
   }),

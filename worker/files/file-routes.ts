@@ -236,7 +236,7 @@ export const FILE_ROUTES: WorkspaceRoute[] = [
     path: "/files/upload",
     role: "editor",
     wake: "wake",
-    doc: "One chunk (at most 32 MiB) of an upload, written at byte `offset` of `.NAME.upload-TOKEN` beside `path`: answers `{path, received}`. The chunk with `final=1` renames it into place (its folders are made) and answers 201 FileInfo with its ETag. A chunk past 0 of an upload that is gone answers 404 UPLOAD_NOT_FOUND. Chunks keep every request under the Workers body limit, and a failed chunk is retried alone.",
+    doc: "One chunk (at most 32 MiB) of an upload, written at byte `offset` of `.NAME.upload-TOKEN` beside `path`: answers `{path, received}`. The chunk with `final=1` renames it into place (its folders are made) and answers 201 FileInfo with its ETag. Chunks keep every request under the Workers body limit; a chunk is written at its offset, so one is sent again after a dropped connection. A chunk past the end of what arrived answers 400, one of an upload that finished or was abandoned 404 UPLOAD_NOT_FOUND.",
     input: {
       query: z.object({
         path: workspacePath("path"),
@@ -334,7 +334,7 @@ export const FILE_ROUTES: WorkspaceRoute[] = [
     connection: "file-events",
     role: "viewer",
     wake: "never",
-    doc: "Server-sent events of the changes in /workspace (protocol/files.ts): `ready`, `changes` `{changes:[{type, path, from?}]}`, `resync`. Never wakes (an open tab lets a workspace sleep): the watcher starts once something else starts the container. It ends with the caller's session.",
+    doc: "Server-sent events of the changes in /workspace (protocol/files.ts): `ready`, `changes` `{changes:[{type, path, from?}]}`, `resync`, and `git` when /workspace/.git changed. Never wakes (an open tab lets a workspace sleep): the watcher starts once something else starts the container. It ends with the caller's session.",
     input: { query: none },
     handle: (call) => fileOperation(call, async () => call.workspace.watcher.subscribe()),
   }),

@@ -86,7 +86,7 @@ function syncRoute(kind: SyncKind): WorkspaceRoute {
     path: `/git/${kind}`,
     role: "editor",
     wake: "wake",
-    doc: `\`{remote?}\` (or no body): runs \`git ${kind}\`: answers newline-delimited JSON GitSyncEvents as it runs (protocol/git.ts).`,
+    doc: `\`{remote?}\` (or no body): runs \`git ${kind}\`: answers application/x-ndjson as it runs, one GitSyncEvent a line (protocol/git.ts): \`progress\`, \`output\`, then \`done\` or \`error\` (\`{code, message}\`, git's words).`,
     // The body is optional: none, or JSON {remote?}.
     input: { body: { json: z.object({ remote: check(checkRemote) }) satisfies Body<GitSyncRequest>, optional: true } },
     handle: async ({ body, workspace }) => {
@@ -108,7 +108,7 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     path: "/git/status",
     role: "viewer",
     wake: "read",
-    doc: "GitStatus (protocol/git.ts).",
+    doc: "`{repository: false}`, or GitStatus `{repository, branch, staged, changed, untracked, conflicted, truncated, total}` (protocol/git.ts).",
     input: { query: none },
     handle: ({ workspace }) => gitOperation(workspace, false, async () => Response.json(await workspace.scm.status())),
   }),
@@ -132,7 +132,7 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     path: "/git/diff",
     role: "viewer",
     wake: "read",
-    doc: "GitDiff of the file `path`: both sides' text; `staged=1` for its staged change.",
+    doc: "GitDiff of the file `path`, `{path, staged, original, modified}`: each side's `label` and `text` (or `missing`, `binary`, `tooLarge`); `staged=1` for its staged change.",
     input: {
       query: z.object({
         path: check((value) => {
@@ -149,19 +149,19 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     handle: ({ query, workspace }) =>
       gitOperation(workspace, false, async () => Response.json(await workspace.scm.diff(query.path, query.staged))),
   }),
-  stagingRoute("/git/stage", "stage", "`{paths}`: stages their changes; answers GitStatus."),
-  stagingRoute("/git/unstage", "unstage", "`{paths}`: unstages them; answers GitStatus."),
+  stagingRoute("/git/stage", "stage", "`{paths}` (1 to 20,000): stages their changes; answers GitStatus."),
+  stagingRoute("/git/unstage", "unstage", "`{paths}` (1 to 20,000): unstages them; answers GitStatus."),
   stagingRoute(
     "/git/discard",
     "discard",
-    "`{paths}`: throws away their working tree changes (tracked files go back to the index, untracked ones are deleted); answers GitStatus.",
+    "`{paths}` (1 to 20,000): throws away their working tree changes (tracked files go back to the index, untracked ones are deleted); answers GitStatus.",
   ),
   defineRoute({
     method: "POST",
     path: "/git/commit",
     role: "editor",
     wake: "wake",
-    doc: "`{message, amend?}`: commits what is staged (as the owner when git has no identity); 201 `{oid, summary}`.",
+    doc: "`{message, amend?}`: commits what is staged (as the owner when git has no identity); 201 `{oid, summary}`. An empty message answers 400 INVALID_COMMIT_MESSAGE.",
     input: {
       body: {
         json: z.object({
@@ -182,7 +182,7 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     path: "/git/branches",
     role: "viewer",
     wake: "read",
-    doc: "GitBranches `{branches}`: the repository's branches.",
+    doc: "GitBranches `{branches: [{name, remote, current, oid, upstream?, subject}]}`.",
     input: { query: none },
     handle: ({ workspace }) =>
       gitOperation(workspace, false, async () =>
@@ -194,7 +194,7 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     path: "/git/branches",
     role: "editor",
     wake: "wake",
-    doc: "`{name, from?, checkout?}`: a new branch, checked out unless `checkout` is false; 201 `{branches}`.",
+    doc: "`{name, from?, checkout?}`: a new branch from `from` (HEAD by default), checked out unless `checkout` is false; 201 `{branches}`. A bad name answers 400 INVALID_BRANCH_NAME.",
     input: {
       body: {
         json: z.object({
@@ -215,7 +215,7 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     path: "/git/checkout",
     role: "editor",
     wake: "wake",
-    doc: "`{branch}`: checks it out; answers GitStatus.",
+    doc: "`{branch}`: checks it out; answers GitStatus, or 409 GIT_REFUSED with git's reason.",
     input: {
       body: {
         json: z.object({ branch: check((value) => checkBranch(value, "branch")) }) satisfies Body<GitCheckoutRequest>,
@@ -232,7 +232,7 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     path: "/git/log",
     role: "viewer",
     wake: "read",
-    doc: "`{commits}`: the latest `limit` commits.",
+    doc: "`{commits: [{oid, shortOid, author, email, date, subject}]}`: the latest `limit` (1 to 500, 20 by default).",
     input: { query: z.object({ limit: check((value) => checkLimit(typeof value === "string" ? value : null)) }) },
     handle: ({ query, workspace }) =>
       gitOperation(workspace, false, async () =>
@@ -257,7 +257,7 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     path: "/git/credentials",
     role: "owner",
     wake: "never",
-    doc: "`{host, token}`: the host's token, kept as the workspace's network secret `git-HOST` (never in the container); answers as GET does.",
+    doc: "`{host, token}`: the token of one host name (no `*` or pattern), kept as the workspace's network secret `git-HOST` (never in the container); answers as GET does.",
     input: {
       body: { json: z.object({ host: check(checkGitHost), token: check(checkToken) }) satisfies Body<GitTokenRequest> },
     },
@@ -292,7 +292,7 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     path: "/git/credentials/github/poll",
     role: "owner",
     wake: "never",
-    doc: "`{state: pending|done|expired|denied}` of the device sign-in; once done, the token is kept as github.com's.",
+    doc: '`{state: "pending", interval}`, or `done` (the token is now github.com\'s), `expired` or `denied`.',
     input: { query: none },
     handle: async ({ workspace }) => Response.json(await workspace.github.poll()),
   }),

@@ -59,7 +59,7 @@ export const NETWORK_ROUTES: WorkspaceRoute[] = [
     path: "/network",
     role: "viewer",
     wake: "never",
-    doc: "NetworkSettings: the workspace's network policy.",
+    doc: "NetworkSettings `{mode, allow, secrets: [{name, hosts, header, updatedAt}], containerMode, openAvailable}`; `containerMode` is the mode the running container started with (null when none runs).",
     input: { query: none },
     handle: async ({ workspace }) => Response.json(await workspace.network.settings()),
   }),
@@ -68,7 +68,7 @@ export const NETWORK_ROUTES: WorkspaceRoute[] = [
     path: "/network",
     role: "owner",
     wake: "never",
-    doc: "`{mode, allow?, restart?}`: the network policy (400 INVALID_NETWORK_POLICY); answers NetworkSettings. Switching a running container to or from `open` answers 409 RESTART_REQUIRED unless `restart` is true.",
+    doc: "`{mode, allow?, restart?}`: the network policy; answers NetworkSettings (`restarted: true` when it restarted). 400 INVALID_NETWORK_POLICY with the reason; 409 RESTART_REQUIRED when a running container goes to or from `open` without `restart: true`; 403 INTERNET_DISABLED; 503 CONTAINER_UNAVAILABLE when the change is saved but the running container could not be given it.",
     input: { body: { json: policy } },
     handle: async ({ body, workspace }) => Response.json(await workspace.network.update(body.policy, body.restart)),
   }),
@@ -77,7 +77,7 @@ export const NETWORK_ROUTES: WorkspaceRoute[] = [
     path: "/network/log",
     role: "viewer",
     wake: "never",
-    doc: "EgressLog: the outbound requests newer than `after`. Never wakes, not counted as use.",
+    doc: "EgressLog `{entries: [{id, at, method, scheme, host, path, verdict, status, error?, secrets, ms?}], intercepting}`: the outbound requests after `after` (an allowed one once its answer's headers came). Never wakes, not counted as use.",
     input: {
       query: z.object({
         after: afterEntry,
@@ -102,7 +102,7 @@ export const NETWORK_ROUTES: WorkspaceRoute[] = [
     path: "/network/secrets/:name",
     role: "owner",
     wake: "never",
-    doc: "`{value, hosts, header?}`: a secret added to the workspace's outbound HTTPS to `hosts` (400 INVALID_SECRET); answers SecretInfo (never the value).",
+    doc: "`{value, hosts, header?}`: creates or replaces a secret added to the workspace's outbound HTTPS to `hosts`; answers SecretInfo, without its value. 400 INVALID_SECRET for `*` or no hosts, a header that frames the request (Host, Content-Length, ...), a line break.",
     input: { params: z.object({ name: secretName }), body: { json: secret } },
     handle: async ({ params, body, workspace }) =>
       Response.json(await workspace.network.putSecret(params.name, body, MAX_SECRETS)),

@@ -59,7 +59,7 @@ export const PREVIEW_ROUTES: WorkspaceRoute[] = [
     path: "/previews",
     role: "viewer",
     wake: "never",
-    doc: "PreviewsOverview: the ports listening and the Run button's dev server. Never wakes, not counted as use.",
+    doc: "PreviewsOverview `{ports: [{port, process, loopbackOnly, forwarded?, forwardError?}], devServer}`: what listens, and the Run button's dev server. Never wakes, not counted as use.",
     input: { query: none },
     handle: async ({ workspace }) => Response.json((await overview(workspace)) satisfies PreviewsOverview),
   }),
@@ -68,7 +68,7 @@ export const PREVIEW_ROUTES: WorkspaceRoute[] = [
     path: "/previews/dev-server",
     role: "editor",
     wake: "wake",
-    doc: "Runs the dev server (the Run button); answers DevServerState.",
+    doc: "Starts the dev server (the Run button: `npm run dev` in /workspace); answers DevServerState.",
     input: { query: none },
     handle: async ({ workspace }) => Response.json(await workspace.previews.runDevServer()),
   }),
@@ -108,7 +108,7 @@ export const PREVIEW_ROUTES: WorkspaceRoute[] = [
     path: "/previews/:port/shares",
     role: "editor",
     wake: "never",
-    doc: "`{ttlSeconds}`: a share link to `port`, for anyone who has it until it expires (400 INVALID_TTL); 201 ShareLink.",
+    doc: "`{ttlSeconds}` (300 to 604800, else 400 INVALID_TTL): a share link to `port`, for anyone who has it until it expires; 201 ShareLink `{id, kind, port, url, expiresAt}`.",
     // JSON only (415 otherwise): a page elsewhere cannot send that without a CORS preflight.
     input: { params: z.object({ port }), body: { json: z.object({ ttlSeconds }) satisfies Body<CreateShareRequest> } },
     handle: async ({ params, body, url, workspace }) => {
@@ -123,7 +123,7 @@ export const PREVIEW_ROUTES: WorkspaceRoute[] = [
     path: "/previews/:port/shares",
     role: "viewer",
     wake: "never",
-    doc: "GrantList: the port's live share links, and beside them the owner's open panes (revoked the same way).",
+    doc: "GrantList `{shares, owner}`: the port's live share links, and beside them the owner's open panes (revoked the same way).",
     input: { params: z.object({ port }) },
     handle: async ({ params, url, workspace }) => {
       const grants = (await workspace.previews.grants.listed(params.port)).map((g) => shareOf(url, workspace, g));

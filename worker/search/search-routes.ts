@@ -15,7 +15,7 @@ export const SEARCH_ROUTES: WorkspaceRoute[] = [
     path: "/search",
     role: "viewer",
     wake: "read",
-    doc: 'Searches the files: `q` (the text), the flags `regex`, `case`, `word` and `ignored` (`1`), `include` and `exclude` globs, `max` results, and the page\'s `client` key (its new search ends its previous one). Answers NDJSON: `{"type":"file", path, matches:[{line, column, text, ranges}]}` lines, then `{"type":"done", ...}`; 400 INVALID_SEARCH for a query that cannot run (a regular expression that does not compile).',
+    doc: 'Searches the files for `q`: NDJSON (application/x-ndjson), `{"type":"file", path, matches:[{line, column, text, ranges:[[start, end]]}]}` lines as files are found (a file with many matches may come in several), then `{"type":"done", files, matches, limitHit?, error?, elapsedMs}`. Options: `regex=1` (ripgrep\'s syntax; a literal otherwise), `case=1`, `word=1` (whole words), `include` and `exclude` (comma-separated gitignore-style globs), `ignored=1` (also ignored files and node_modules), `max` (matching lines, 2,000 by default, at most 20,000), `client` (the page\'s key: its new search ends its running one). 400 INVALID_SEARCH for a query that cannot run (a regular expression that does not compile).',
     input: {
       query: check((query) => {
         const params = new URLSearchParams(query as Record<string, string>);
@@ -55,7 +55,7 @@ export const SEARCH_ROUTES: WorkspaceRoute[] = [
     path: "/files/index",
     role: "viewer",
     wake: "read",
-    doc: '`{"files":[PATH, ...], "limitHit"?: true}`: every file search looks in (quick open\'s list).',
+    doc: '`{"files":[PATH, ...], "limitHit"?: true}`: every file search looks in, at most 100,000 (`rg --files`; quick open\'s list).',
     input: { query: none },
     handle: async ({ workspace }) => {
       await workspace.sandbox.wake();
