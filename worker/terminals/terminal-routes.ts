@@ -24,7 +24,7 @@ export const TERMINAL_ROUTES: WorkspaceRoute[] = [
     path: "/terminals",
     role: "viewer",
     wake: "never",
-    doc: "The terminals (tmux sessions): `[{name, ...}]`; `[]` when the container is not running.",
+    doc: "The terminals (tmux sessions): `[{name, command, busy}]` (`command` is what runs in the foreground); `[]` when the container is not running.",
     input: { query: none },
     handle: async ({ workspace }) =>
       Response.json(workspace.lifecycle.isRunning ? await listTerminals(workspace.sandbox) : []),
