@@ -34,6 +34,7 @@ export function tooLarge(limit: number): AppError {
   );
 }
 
-function describeBytes(bytes: number): string {
+/** A byte limit as people read it: `32 MiB`, `100 MB`. */
+export function describeBytes(bytes: number): string {
   return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1_000_000} MB`;
 }

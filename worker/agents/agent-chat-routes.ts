@@ -16,17 +16,6 @@ import { defineRoute, type WorkspaceRoute } from "../workspace-parts";
  * changes files and runs commands, which a viewer may not. Every answer is
  * the conversation as the panel shows it (AgentChatView).
  *
- *   GET    /agent-chat                       the conversation (after a reload too)
- *   GET    /agent-chat/events                SSE: the conversation now, then each change (a turn's progress)
- *   POST   /agent-chat/messages              {text}: the person's message; answers when the turn ends
- *                                            (the agent answered, or waits for an approval)
- *   POST   /agent-chat/approvals/{approvalId} {approved, input?}: the person's choice; approve runs it (with the
- *                                            arguments the person edited, if any), reject never does
- *   POST   /agent-chat/stop                  ends the turn in flight
- *   PUT    /agent-chat/auto-approve          {on}: writes and commands run without asking, in this conversation
- *   DELETE /agent-chat                       forgets the conversation
- *   GET    /agent-chat/changes/{toolCallId}  a file as it was before the agent changed it (the editor's diff)
- *
  * Only these routes, which the person's own page calls, answer an approval:
  * nothing the agent reads or runs reaches them (tool output is data to the
  * model, and the tools have no way to call the IDE's API as the person).
@@ -78,6 +67,7 @@ export const AGENT_CHAT_ROUTES: WorkspaceRoute[] = [
     path: "/agent-chat",
     role: "editor",
     wake: "never",
+    doc: "The caller's own conversation with the agent, as the panel shows it: AgentChatView `{model, entries, draft, autoApprove, running}` (protocol/agent-chat.ts).",
     input: { query: none },
     handle: async ({ caller, workspace }) => Response.json(await workspace.agentChats.view(caller.id)),
   }),
@@ -87,6 +77,7 @@ export const AGENT_CHAT_ROUTES: WorkspaceRoute[] = [
     connection: "agent-chat",
     role: "editor",
     wake: "never",
+    doc: "Server-sent events: a `view` event with the conversation now, then one at each change, and `draft` events `{draft}` while the agent writes. It ends with the caller's session.",
     input: { query: none },
     handle: ({ caller, workspace }) => workspace.agentChats.events(caller.id),
   }),
@@ -95,6 +86,7 @@ export const AGENT_CHAT_ROUTES: WorkspaceRoute[] = [
     path: "/agent-chat/messages",
     role: "editor",
     wake: "wake",
+    doc: "`{text}`: the person's message; answers the conversation when the turn ends (the agent answered, or waits for an approval). 409 AGENT_BUSY while a turn runs or an approval waits; 503 AGENT_NOT_CONFIGURED; 502 AGENT_MODEL_FAILED (the message is kept, with a notice).",
     input: { body: { json: send } },
     handle: async ({ body, caller, url, workspace }) =>
       Response.json(await workspace.agentChats.send(caller.id, body.text, url)),
@@ -104,6 +96,7 @@ export const AGENT_CHAT_ROUTES: WorkspaceRoute[] = [
     path: "/agent-chat/approvals/:approvalId",
     role: "editor",
     wake: "wake",
+    doc: '`{approved, input?}`: the person\'s choice: approving runs the tool call (as edited, with `input` such as `{"command": "..."}`), rejecting never does; the turn goes on once every approval of the step is answered. Answers the conversation; 404 for an approval answered already.',
     input: { params: z.object({ approvalId: z.string().min(1).max(200) }), body: { json: decide } },
     handle: async ({ params, body, caller, url, workspace }) =>
       Response.json(await workspace.agentChats.decide(caller.id, params.approvalId, body.approved, url, body.input)),
@@ -113,6 +106,7 @@ export const AGENT_CHAT_ROUTES: WorkspaceRoute[] = [
     path: "/agent-chat/stop",
     role: "editor",
     wake: "never",
+    doc: "Ends the turn in flight; answers the conversation.",
     input: { body: { json: none, optional: true } },
     handle: async ({ caller, workspace }) => Response.json(await workspace.agentChats.stop(caller.id)),
   }),
@@ -121,6 +115,7 @@ export const AGENT_CHAT_ROUTES: WorkspaceRoute[] = [
     path: "/agent-chat/auto-approve",
     role: "editor",
     wake: "never",
+    doc: "`{on}`: writes and commands run without asking, in this conversation; answers the conversation.",
     input: { body: { json: autoApprove } },
     handle: async ({ body, caller, workspace }) =>
       Response.json(await workspace.agentChats.setAutoApprove(caller.id, body.on)),
@@ -130,6 +125,7 @@ export const AGENT_CHAT_ROUTES: WorkspaceRoute[] = [
     path: "/agent-chat/changes/:toolCallId",
     role: "editor",
     wake: "never",
+    doc: "`{toolCallId, path, before, created}`: the file as it was before that call of the caller's agent wrote or edited it (the editor's diff). 404 NOT_FOUND for another person's call, a call that changed nothing, or one no longer kept.",
     input: { params: z.object({ toolCallId: z.string().min(1).max(200) }), query: none },
     handle: async ({ params, caller, workspace }) =>
       Response.json(await workspace.agentChats.change(caller.id, params.toolCallId)),
@@ -139,6 +135,7 @@ export const AGENT_CHAT_ROUTES: WorkspaceRoute[] = [
     path: "/agent-chat",
     role: "editor",
     wake: "never",
+    doc: "Forgets the conversation (409 while a turn runs); answers the empty conversation.",
     input: { query: none },
     handle: async ({ caller, workspace }) => Response.json(await workspace.agentChats.clear(caller.id)),
   }),

@@ -20,11 +20,6 @@ import { defineRoute, type WorkspaceRoute } from "../workspace-parts";
  * `/api/workspaces/{id}/agent-tokens...` and `/agent-activity`: the owner's
  * agent tokens for the MCP endpoint (worker/routes/mcp.ts) and the log of
  * what agents did. Session routes: an agent token never reaches them.
- *
- *   POST   /agent-tokens              {name, scope, ttlSeconds}; 201 CreatedAgentToken (the secret, once)
- *   GET    /agent-tokens              AgentTokenList (no secrets)
- *   DELETE /agent-tokens/{tokenId}    204 (revoked at once: its calls in flight end), or 404
- *   GET    /agent-activity?after=ID   AgentActivity: calls newer than ID; never wakes, not counted as use
  */
 const createToken = z.object({
   name: z
@@ -77,6 +72,7 @@ export const AGENT_ROUTES: WorkspaceRoute[] = [
     path: "/agent-tokens",
     role: "owner",
     wake: "never",
+    doc: "`{name, scope, ttlSeconds}`: an agent token for the MCP endpoint: 201 CreatedAgentToken `{id, name, scope, token, mcpUrl, expiresAt}`, the only time `token` is shown. `scope` is `read` or `write`, `ttlSeconds` 300 to 7,776,000 (90 days); 400 INVALID_AGENT_TOKEN or INVALID_TTL; at most 20 live tokens (409 TOO_MANY_AGENT_TOKENS).",
     input: { body: { json: createToken } },
     handle: async ({ body, url, workspace }) => {
       const token = await workspace.agents.tokens.create(body.name, body.scope, body.ttlSeconds);
@@ -96,6 +92,7 @@ export const AGENT_ROUTES: WorkspaceRoute[] = [
     path: "/agent-tokens",
     role: "owner",
     wake: "never",
+    doc: "AgentTokenList `{tokens: [{id, name, scope, createdAt, expiresAt, lastUsedAt}], mcpUrl}`: never a secret (expired tokens are dropped).",
     input: { query: none },
     handle: async ({ url, workspace }) => {
       const list: AgentTokenList = { tokens: await workspace.agents.tokens.list(), mcpUrl: mcpUrl(url, workspace.id) };
@@ -107,6 +104,7 @@ export const AGENT_ROUTES: WorkspaceRoute[] = [
     path: "/agent-tokens/:tokenId",
     role: "owner",
     wake: "never",
+    doc: "Revokes the token at once: its calls in flight end (their requests answer 401). 204, or 404 when there is no such live token.",
     input: { params: z.object({ tokenId: z.string() }) },
     handle: async ({ params, workspace }) => {
       if (!/^[a-f0-9]{16}$/.test(params.tokenId) || !(await workspace.agents.revoke(params.tokenId))) {
@@ -120,6 +118,7 @@ export const AGENT_ROUTES: WorkspaceRoute[] = [
     path: "/agent-activity",
     role: "owner",
     wake: "never",
+    doc: "AgentActivity `{entries: [{id, at, tokenId, tokenName, tool, summary, outcome, message?, ms}]}`: the agents' calls after `after` (the last 500 are kept; `outcome` is ok, error or refused). Never wakes, not counted as use.",
     input: {
       query: z.object({
         after: afterEntry,

@@ -16,14 +16,6 @@ import { defineRoute, type WorkspaceRoute } from "../workspace-parts";
  * deleting are the owner's too. The move to the current image stays an editor's: like a change
  * of machine size, it restarts the workspace with the files it has now, and reads no backup but
  * the one it takes.
- *
- *   GET    /backups                        BackupList
- *   POST   /backups                        201 the record, once the object is stored
- *   POST   /backups/{backupId}/restore     backs up the files as they are (the undo), then restores; both records
- *   GET    /backups/{backupId}/download[?format=zst]  as stored, or a .tar.gz made in the running container
- *   DELETE /backups/{backupId}             204
- *   POST   /backups/{backupId}/pin         {pinned}: a pinned backup is kept whatever the retention rule says
- *   POST   /upgrade                        "Move to the current image"
  */
 const backupId = z.string().refine(isBackupId, refusal(ErrorCode.BACKUP_NOT_FOUND, "No backup with this id."));
 
@@ -33,6 +25,7 @@ export const BACKUP_ROUTES: WorkspaceRoute[] = [
     path: "/backups",
     role: "owner",
     wake: "never",
+    doc: "BackupList `{backups, backup}`: the workspace's backups and how the latest attempt went.",
     input: { query: none },
     handle: async ({ workspace }) => Response.json(await workspace.backups.list()),
   }),
@@ -41,6 +34,7 @@ export const BACKUP_ROUTES: WorkspaceRoute[] = [
     path: "/backups",
     role: "owner",
     wake: "wake",
+    doc: "A backup now: 201 its record, once the object is stored.",
     input: { query: none },
     handle: async ({ workspace }) => Response.json(await workspace.backups.create(), { status: 201 }),
   }),
@@ -49,6 +43,7 @@ export const BACKUP_ROUTES: WorkspaceRoute[] = [
     path: "/backups/:backupId/restore",
     role: "owner",
     wake: "wake",
+    doc: "Backs up the files as they are (the undo), then restores this backup; answers both records. 404 BACKUP_NOT_FOUND for an id not of this workspace.",
     input: { params: z.object({ backupId }) },
     handle: async ({ params, workspace }) => Response.json(await workspace.backups.restore(params.backupId)),
   }),
@@ -58,6 +53,7 @@ export const BACKUP_ROUTES: WorkspaceRoute[] = [
     role: "owner",
     // As stored it needs no container; as .tar.gz it waits for a running one itself (a GET never wakes).
     wake: "never",
+    doc: "The backup as a .tar.gz of `workspace/` and `root/`, recompressed in the running container (409 WORKSPACE_ASLEEP while none runs: it never wakes one), or with `format=zst` the object as stored in R2, without a container.",
     input: {
       params: z.object({ backupId }),
       query: z.object({
@@ -74,6 +70,7 @@ export const BACKUP_ROUTES: WorkspaceRoute[] = [
     path: "/backups/:backupId",
     role: "owner",
     wake: "never",
+    doc: "Deletes the backup. 204.",
     input: { params: z.object({ backupId }) },
     handle: async ({ params, workspace }) => {
       await workspace.backups.delete(params.backupId);
@@ -85,6 +82,7 @@ export const BACKUP_ROUTES: WorkspaceRoute[] = [
     path: "/backups/:backupId/pin",
     role: "owner",
     wake: "never",
+    doc: "`{pinned}`: a pinned backup is kept whatever the retention rule says; answers its record.",
     input: {
       params: z.object({ backupId }),
       body: {
@@ -99,6 +97,7 @@ export const BACKUP_ROUTES: WorkspaceRoute[] = [
     path: "/upgrade",
     role: "editor",
     wake: "wake",
+    doc: "Move to the current image: saves, takes a backup that must succeed, stops, and starts a new container from the current image with that backup and the setup recipe; answers WorkspaceStatus. 409 INVALID_STATE when it already runs the current image. An editor's, like a change of machine size.",
     input: { query: none },
     handle: async ({ workspace }) => Response.json(await workspace.backups.upgrade()),
   }),

@@ -13,10 +13,6 @@ import { collabUser } from "./collab-user";
  * Co-editing (protocol/collab.ts): a page's WebSocket to a file's shared
  * document or to the presence room, and the save of a shared text.
  *
- *   GET  /ws/workspaces/{id}/collab/file?path=P[&wake=0]  y-protocols sync + awareness (viewer: awareness only)
- *   GET  /ws/workspaces/{id}/collab/presence              awareness only
- *   POST /api/workspaces/{id}/collab/save?path=P          CollabSaved
- *
  * A page saves on its file's socket (protocol/collab.ts COLLAB_MESSAGE_SAVE),
  * an editor's only, as the POST: the same save, answered on the socket.
  *
@@ -74,6 +70,7 @@ export const COLLAB_ROUTES: WorkspaceRoute[] = [
     // A viewer reads and shows their cursor; their document updates are refused (shared-document.ts).
     role: "viewer",
     wake: "wake",
+    doc: "A file's shared document (protocol/collab.ts): y-protocols sync and awareness; a viewer's document updates are refused. An editor saves on it (COLLAB_MESSAGE_SAVE), answered on the socket as POST /collab/save answers. `wake=0` (a reconnect) leaves a sleeping workspace asleep (409 WORKSPACE_ASLEEP). It closes with the session that opened it and with the caller's membership.",
     input: { query: z.object({ path, wake: z.string().optional() }) },
     handle: async (call) => {
       const { lifecycle, collab } = call.workspace;
@@ -115,6 +112,7 @@ export const COLLAB_ROUTES: WorkspaceRoute[] = [
     connection: "presence",
     role: "viewer",
     wake: "never",
+    doc: "The presence room: awareness only (who is here, what they look at). It closes with the session that opened it and with the caller's membership.",
     input: { query: none },
     handle: async (call) => {
       const session = endsWithSession(call, "presence");
@@ -138,6 +136,7 @@ export const COLLAB_ROUTES: WorkspaceRoute[] = [
     path: "/collab/save",
     role: "editor",
     wake: "wake",
+    doc: "Saves the shared document of `path` to disk; answers CollabSaved.",
     input: { query: z.object({ path }) },
     handle: async ({ query, workspace }) =>
       Response.json((await workspace.collab.save(query.path)) satisfies CollabSaved),

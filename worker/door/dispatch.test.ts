@@ -25,6 +25,7 @@ const routes: Route[] = [
     path: "/things/:name",
     role: "viewer",
     wake: "read",
+    doc: "A route of this test.",
     input: {
       params: z.object({
         name: z.string().refine((n) => /^[a-z]+$/.test(n), refusal(ErrorCode.INVALID_PATH, "bad name")),
@@ -41,6 +42,7 @@ const routes: Route[] = [
     path: "/things",
     role: "editor",
     wake: "never",
+    doc: "A route of this test.",
     input: {
       body: {
         json: z.object({
@@ -60,6 +62,7 @@ const routes: Route[] = [
     path: "/blob",
     role: "editor",
     wake: "never",
+    doc: "A route of this test.",
     input: { query: none, body: { stream: 10 } },
     handle: async () => new Response(null, { status: 204 }),
   }),
@@ -68,6 +71,7 @@ const routes: Route[] = [
     path: "/",
     role: "owner",
     wake: "never",
+    doc: "A route of this test.",
     spare: true,
     input: { query: none },
     handle: async () => new Response(null, { status: 204 }),
@@ -78,6 +82,7 @@ const routes: Route[] = [
     socket: true,
     role: "editor",
     wake: "wake",
+    doc: "A route of this test.",
     input: { query: none },
     handle: async () => new Response("upgraded"),
   }),

@@ -71,10 +71,23 @@ export interface RouteSpec<P extends ObjectSchema, Q extends ObjectSchema, B ext
   connection?: ConnectionKind;
   role: Role;
   wake: Wake;
+  /**
+   * What a client developer needs to know, in a sentence or two: what it does, what it answers,
+   * its notable statuses, codes and headers. docs/api.md is generated from it (worker/door/api-reference.ts).
+   */
+  doc: string;
   /** An unclaimed spare answers it (its status, its deletion); every other route is 404 there (worker/lifecycle/spare.ts). */
   spare?: true;
   input: Input<P, Q, B>;
   handle(call: Call<z.output<P>, z.output<Q>, z.output<B>, W>): Promise<Response>;
+}
+
+/** One feature's routes, under the name the API reference gives them (docs/api.md). */
+export interface RouteGroup<W = unknown> {
+  feature: string;
+  /** The guide that explains the feature's behaviour, relative to docs/ (such as "files.md"). */
+  guide?: string;
+  routes: readonly Route<W>[];
 }
 
 /** A route of a table, whatever its inputs; `W` is what its handler is given (the door knows no feature). */

@@ -27,29 +27,7 @@ import { baseName, checkWorkspacePath, containerPath, parentPath } from "./works
  * EISDIR 400 IS_A_DIRECTORY, ENOTDIR 400 NOT_A_DIRECTORY, ENOSPC 507
  * NO_SPACE, bad paths 400 INVALID_PATH.
  *
- *   GET    /files?path=DIR                 {"entries":[{name,type,size,modifiedAt}]}
- *   DELETE /files?path=P[&recursive=1]     204; a folder needs recursive=1
- *   GET    /files/stat?path=P              {path,type,size,modifiedAt,etag}
- *   GET    /files/content?path=FILE        the bytes (application/octet-stream), ETag
- *   PUT    /files/content?path=FILE        body = new bytes, written to a temporary file and
- *          [&parents=1]                    renamed into place. If-Match: ETAG -> 412 FILE_CHANGED
- *                                          when the file changed; If-None-Match: * -> 412
- *                                          FILE_EXISTS when it exists. Answers FileInfo + ETag.
- *   POST   /files/mkdir?path=DIR[&parents=1]  201 FileInfo
- *   POST   /files/move  {"from","to","overwrite"?}  rename/move; refuses an existing
- *                                          destination with 409 unless overwrite.
- *   PUT    /files/upload?path=FILE&upload=TOKEN&offset=N[&final=1]
- *                                          one chunk (<= 32 MiB, UPLOAD_CHUNK_BYTES) of an
- *                                          upload, streamed into `.NAME.upload-TOKEN` beside the
- *                                          target at byte N; the chunk with final=1 renames it
- *                                          into place (parent folders are created). Chunks keep
- *                                          every request under the Workers body limit, so 1 GB
- *                                          uploads work, and a failed chunk is retried alone.
- *   DELETE /files/upload?path=FILE&upload=TOKEN   abandons an upload.
- *   GET    /files/download?path=P          a file as an attachment; a folder as NAME.tar.gz,
- *                                          streamed from `tar -cz` in the container.
- *   GET    /files/watch                    server-sent events (protocol/files.ts): ready,
- *                                          changes {changes:[{type,path,from?}]}, resync.
+ * The routes and their inputs: docs/api.md (generated from FILE_ROUTES).
  *
  * Streamed bodies pass straight through to `exec()` stdin/stdout. Each route
  * runs beside other file operations but never beside a save (see DiskLock).
@@ -88,6 +66,7 @@ export const FILE_ROUTES: WorkspaceRoute[] = [
     path: "/files",
     role: "viewer",
     wake: "read",
+    doc: 'Lists the folder `path` (`.` is /workspace): `{"entries":[{name, type, size, modifiedAt}]}`. `wake=0` (a re-read after the watcher went away) answers 409 WORKSPACE_ASLEEP rather than wait for a sleeping workspace.',
     input: { query: z.object({ path: workspacePath("path", { allowRoot: true }), wake: z.string().optional() }) },
     handle: (call) =>
       fileOperation(call, async () => {
@@ -112,6 +91,7 @@ export const FILE_ROUTES: WorkspaceRoute[] = [
     path: "/files/stat",
     role: "viewer",
     wake: "read",
+    doc: "`{path, type, size, modifiedAt, etag}` of `path`, with its ETag header.",
     input: { query: anyPathQuery },
     handle: (call) =>
       fileOperation(call, async () => {
@@ -127,6 +107,7 @@ export const FILE_ROUTES: WorkspaceRoute[] = [
     path: "/files/content",
     role: "viewer",
     wake: "read",
+    doc: "The file's bytes as application/octet-stream (never interpreted as a page), with ETag, X-File-Size and Last-Modified. `If-None-Match: ETAG` answers 304 while the file is still that version.",
     input: { query: pathQuery },
     handle: (call) =>
       fileOperation(call, async () => {
@@ -154,6 +135,7 @@ export const FILE_ROUTES: WorkspaceRoute[] = [
     path: "/files/content",
     role: "editor",
     wake: "wake",
+    doc: "Writes the body as the file's bytes (to a temporary file renamed into place; `parents=1` makes its folders). `If-Match: ETAG` answers 412 FILE_CHANGED when the file changed since; `If-None-Match: *` answers 412 FILE_EXISTS when it exists. Answers FileInfo with the new ETag.",
     input: { query: z.object({ path: workspacePath("path"), parents: flag }), body: { stream: MAX_FILE_BODY_BYTES } },
     handle: (call) =>
       fileOperation(call, async () => {
@@ -190,6 +172,7 @@ export const FILE_ROUTES: WorkspaceRoute[] = [
     path: "/files",
     role: "editor",
     wake: "wake",
+    doc: "Deletes `path`; a folder needs `recursive=1` (409 DIRECTORY_NOT_EMPTY otherwise). 204.",
     input: { query: z.object({ path: workspacePath("path"), recursive: flag }) },
     handle: (call) =>
       fileOperation(call, async () => {
@@ -205,6 +188,7 @@ export const FILE_ROUTES: WorkspaceRoute[] = [
     path: "/files/mkdir",
     role: "editor",
     wake: "wake",
+    doc: "Makes the folder `path` (`parents=1`: with its parents); 201 FileInfo, 409 FILE_EXISTS when it exists.",
     input: { query: z.object({ path: workspacePath("path"), parents: flag }) },
     handle: (call) =>
       fileOperation(call, async () => {
@@ -222,6 +206,7 @@ export const FILE_ROUTES: WorkspaceRoute[] = [
     path: "/files/move",
     role: "editor",
     wake: "wake",
+    doc: "Renames or moves `from` to `to`; an existing destination is refused with 409 FILE_EXISTS unless `overwrite` is true. Answers the destination's FileInfo.",
     input: {
       body: {
         json: z.object({
@@ -251,6 +236,7 @@ export const FILE_ROUTES: WorkspaceRoute[] = [
     path: "/files/upload",
     role: "editor",
     wake: "wake",
+    doc: "One chunk (at most 32 MiB) of an upload, written at byte `offset` of `.NAME.upload-TOKEN` beside `path`: answers `{path, received}`. The chunk with `final=1` renames it into place (its folders are made) and answers 201 FileInfo with its ETag. Chunks keep every request under the Workers body limit; a chunk is written at its offset, so one is sent again after a dropped connection. A chunk past the end of what arrived answers 400, one of an upload that finished or was abandoned 404 UPLOAD_NOT_FOUND.",
     input: {
       query: z.object({
         path: workspacePath("path"),
@@ -299,6 +285,7 @@ export const FILE_ROUTES: WorkspaceRoute[] = [
     path: "/files/upload",
     role: "editor",
     wake: "wake",
+    doc: "Abandons the upload `upload` of `path`: what it wrote so far is removed. 204.",
     input: { query: z.object({ path: workspacePath("path"), upload: uploadToken }) },
     handle: (call) =>
       fileOperation(call, async () => {
@@ -315,6 +302,7 @@ export const FILE_ROUTES: WorkspaceRoute[] = [
     path: "/files/download",
     role: "viewer",
     wake: "read",
+    doc: "A file as an attachment; a folder as NAME.tar.gz, streamed from `tar -cz` in the container.",
     input: { query: anyPathQuery },
     handle: (call) =>
       fileOperation(call, async () => {
@@ -346,6 +334,7 @@ export const FILE_ROUTES: WorkspaceRoute[] = [
     connection: "file-events",
     role: "viewer",
     wake: "never",
+    doc: "Server-sent events of the changes in /workspace (protocol/files.ts): `ready`, `changes` `{changes:[{type, path, from?}]}`, `resync`, and `git` when /workspace/.git changed. Never wakes (an open tab lets a workspace sleep): the watcher starts once something else starts the container. It ends with the caller's session.",
     input: { query: none },
     handle: (call) => fileOperation(call, async () => call.workspace.watcher.subscribe()),
   }),

@@ -27,24 +27,9 @@ import { type SyncKind, streamGit, syncArgs } from "./git-sync";
  * GIT_REFUSED with git's own message. A change (a POST) wakes the workspace,
  * a read (a GET) never does (409 WORKSPACE_ASLEEP).
  *
- *   GET  /git/status                    GitStatus (protocol/git.ts)
- *   POST /git/init                      git init; GitStatus
- *   GET  /git/diff?path=P&staged=0|1    GitDiff: both sides' text
- *   POST /git/stage|unstage|discard     {paths}; GitStatus
- *   POST /git/commit                    {message, amend?}; 201 {oid, summary}
- *   GET  /git/branches                  {branches}
- *   POST /git/branches                  {name, from?, checkout?}; 201 {branches}
- *   POST /git/checkout                  {branch}; GitStatus
- *   GET  /git/log?limit=N               {commits}
- *   POST /git/pull|push|fetch           {remote?}; newline-delimited JSON GitSyncEvents
- *
  * Credentials: a token per git host, kept as the workspace's network secret
- * `git-HOST` (never in the container); the owner's to manage:
- *   GET    /git/credentials             {hosts: [{host, updatedAt}], githubSignIn}
- *   PUT    /git/credentials             {host, token}; the same answer
- *   DELETE /git/credentials?host=H      204, or 404
- *   POST   /git/credentials/github      GitHub device sign-in: {userCode, verificationUri, expiresAt, interval}
- *   POST   /git/credentials/github/poll {state: pending|done|expired|denied}
+ * `git-HOST` (never in the container); the owner's to manage. The routes
+ * and their inputs: docs/api.md.
  */
 
 /** Runs a git operation beside file operations, never beside a save (see DiskLock); a change wakes the workspace first. */
@@ -78,12 +63,14 @@ function checkedWith<T>(ctx: z.RefinementCtx, fn: () => T): T {
 function stagingRoute(
   path: "/git/stage" | "/git/unstage" | "/git/discard",
   op: "stage" | "unstage" | "discard",
+  doc: string,
 ): WorkspaceRoute {
   return defineRoute({
     method: "POST",
     path,
     role: "editor",
     wake: "wake",
+    doc,
     input: { body: paths },
     handle: ({ body, workspace }) =>
       gitOperation(workspace, true, async () => {
@@ -99,6 +86,7 @@ function syncRoute(kind: SyncKind): WorkspaceRoute {
     path: `/git/${kind}`,
     role: "editor",
     wake: "wake",
+    doc: `\`{remote?}\` (or no body): runs \`git ${kind}\`: answers application/x-ndjson as it runs, one GitSyncEvent a line (protocol/git.ts): \`progress\`, \`output\`, then \`done\` or \`error\` (\`{code, message}\`, git's words).`,
     // The body is optional: none, or JSON {remote?}.
     input: { body: { json: z.object({ remote: check(checkRemote) }) satisfies Body<GitSyncRequest>, optional: true } },
     handle: async ({ body, workspace }) => {
@@ -120,6 +108,7 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     path: "/git/status",
     role: "viewer",
     wake: "read",
+    doc: "`{repository: false}`, or GitStatus `{repository, branch, staged, changed, untracked, conflicted, truncated, total}` (protocol/git.ts).",
     input: { query: none },
     handle: ({ workspace }) => gitOperation(workspace, false, async () => Response.json(await workspace.scm.status())),
   }),
@@ -128,6 +117,7 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     path: "/git/init",
     role: "editor",
     wake: "wake",
+    doc: "`git init` in /workspace (with the owner's name and email when git has none); answers GitStatus.",
     input: { query: none },
     handle: ({ workspace }) =>
       gitOperation(workspace, true, async () => {
@@ -142,6 +132,7 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     path: "/git/diff",
     role: "viewer",
     wake: "read",
+    doc: "GitDiff of the file `path`, `{path, staged, original, modified}`: each side's `label` and `text` (or `missing`, `binary`, `tooLarge`); `staged=1` for its staged change.",
     input: {
       query: z.object({
         path: check((value) => {
@@ -158,14 +149,19 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     handle: ({ query, workspace }) =>
       gitOperation(workspace, false, async () => Response.json(await workspace.scm.diff(query.path, query.staged))),
   }),
-  stagingRoute("/git/stage", "stage"),
-  stagingRoute("/git/unstage", "unstage"),
-  stagingRoute("/git/discard", "discard"),
+  stagingRoute("/git/stage", "stage", "`{paths}` (1 to 20,000): stages their changes; answers GitStatus."),
+  stagingRoute("/git/unstage", "unstage", "`{paths}` (1 to 20,000): unstages them; answers GitStatus."),
+  stagingRoute(
+    "/git/discard",
+    "discard",
+    "`{paths}` (1 to 20,000): throws away their working tree changes (tracked files go back to the index, untracked ones are deleted); answers GitStatus.",
+  ),
   defineRoute({
     method: "POST",
     path: "/git/commit",
     role: "editor",
     wake: "wake",
+    doc: "`{message, amend?}`: commits what is staged (as the owner when git has no identity); 201 `{oid, summary}`. An empty message answers 400 INVALID_COMMIT_MESSAGE.",
     input: {
       body: {
         json: z.object({
@@ -186,6 +182,7 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     path: "/git/branches",
     role: "viewer",
     wake: "read",
+    doc: "GitBranches `{branches: [{name, remote, current, oid, upstream?, subject}]}`.",
     input: { query: none },
     handle: ({ workspace }) =>
       gitOperation(workspace, false, async () =>
@@ -197,6 +194,7 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     path: "/git/branches",
     role: "editor",
     wake: "wake",
+    doc: "`{name, from?, checkout?}`: a new branch from `from` (HEAD by default), checked out unless `checkout` is false; 201 `{branches}`. A bad name answers 400 INVALID_BRANCH_NAME.",
     input: {
       body: {
         json: z.object({
@@ -217,6 +215,7 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     path: "/git/checkout",
     role: "editor",
     wake: "wake",
+    doc: "`{branch}`: checks it out; answers GitStatus, or 409 GIT_REFUSED with git's reason.",
     input: {
       body: {
         json: z.object({ branch: check((value) => checkBranch(value, "branch")) }) satisfies Body<GitCheckoutRequest>,
@@ -233,6 +232,7 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     path: "/git/log",
     role: "viewer",
     wake: "read",
+    doc: "`{commits: [{oid, shortOid, author, email, date, subject}]}`: the latest `limit` (1 to 500, 20 by default).",
     input: { query: z.object({ limit: check((value) => checkLimit(typeof value === "string" ? value : null)) }) },
     handle: ({ query, workspace }) =>
       gitOperation(workspace, false, async () =>
@@ -248,6 +248,7 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     path: "/git/credentials",
     role: "owner",
     wake: "never",
+    doc: "`{hosts: [{host, updatedAt}], githubSignIn}`: the hosts with a token (never their values), and whether GitHub's sign-in is offered.",
     input: { query: none },
     handle: ({ workspace }) => credentials(workspace),
   }),
@@ -256,6 +257,7 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     path: "/git/credentials",
     role: "owner",
     wake: "never",
+    doc: "`{host, token}`: the token of one host name (no `*` or pattern), kept as the workspace's network secret `git-HOST` (never in the container); answers as GET does.",
     input: {
       body: { json: z.object({ host: check(checkGitHost), token: check(checkToken) }) satisfies Body<GitTokenRequest> },
     },
@@ -269,6 +271,7 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     path: "/git/credentials",
     role: "owner",
     wake: "never",
+    doc: "Forgets the token of `host`: 204, or 404 when there is none.",
     input: { query: z.object({ host: check(checkGitHost) }) },
     handle: async ({ query, workspace }) => {
       if (!(await workspace.network.deleteSecret(gitSecretName(query.host)))) throw notFound("No token for this host.");
@@ -280,6 +283,7 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     path: "/git/credentials/github",
     role: "owner",
     wake: "never",
+    doc: "Starts GitHub's device sign-in: `{userCode, verificationUri, expiresAt, interval}`.",
     input: { query: none },
     handle: async ({ workspace }) => Response.json(await workspace.github.start()),
   }),
@@ -288,6 +292,7 @@ export const GIT_ROUTES: WorkspaceRoute[] = [
     path: "/git/credentials/github/poll",
     role: "owner",
     wake: "never",
+    doc: '`{state: "pending", interval}`, or `done` (the token is now github.com\'s), `expired` or `denied`.',
     input: { query: none },
     handle: async ({ workspace }) => Response.json(await workspace.github.poll()),
   }),

@@ -12,19 +12,7 @@ import { exportArchive, importArchive } from "./archive";
 
 /**
  * The workspace itself, `/api/workspaces/{id}...`: its name, its state,
- * save, stop and start fresh, export and import.
- *
- *   PATCH  /            {name}; the renamed WorkspaceSummary
- *   DELETE /            204: the container and everything stored are gone
- *   GET    /status      WorkspaceStatus, read-only: never starts anything, not counted as use
- *   POST   /wake        starts or wakes it (from its latest snapshot); WorkspaceStatus once it answers
- *   POST   /save        a snapshot now: {snapshotId, savedAt} once its id is stored
- *   POST   /stop        save, then stop the container; the next use wakes it from that snapshot
- *   POST   /reset       after a snapshot failed to restore: forget it; the next start is from the template
- *   GET    /export      /workspace as a streamed tar.gz download
- *   POST   /import[?replace=true]  a tar.gz body unpacked into an empty /workspace (or replacing it), then saved
- *   GET    /settings    WorkspaceSettings: the machine size
- *   PUT    /settings    {machine}: kept; a running workspace restarts on it with its files
+ * save, stop and start fresh, export and import (docs/api.md lists them).
  */
 /**
  * The status the routes answer: the lifecycle's, the backups' health and, while
@@ -63,6 +51,7 @@ export const LIFECYCLE_ROUTES: WorkspaceRoute[] = [
     path: "/",
     role: "editor",
     wake: "never",
+    doc: "Renames the workspace: `{name}` (400 INVALID_WORKSPACE_NAME when it is not a name). Answers the renamed WorkspaceSummary.",
     input: { body: { json: z.object({ name }) satisfies Body<WorkspaceNameRequest> } },
     handle: async ({ body, workspace }) => Response.json(await workspace.record.rename(body.name)),
   }),
@@ -71,6 +60,7 @@ export const LIFECYCLE_ROUTES: WorkspaceRoute[] = [
     path: "/",
     role: "owner",
     wake: "never",
+    doc: "Deletes the workspace: its container and everything stored are gone. 204.",
     spare: true,
     input: { query: none },
     handle: async ({ workspace }) => {
@@ -83,6 +73,7 @@ export const LIFECYCLE_ROUTES: WorkspaceRoute[] = [
     path: "/status",
     role: "viewer",
     wake: "never",
+    doc: "The workspace's WorkspaceStatus: its state, its backups' health and, while it runs, how file operations reach it. Read-only: it never starts anything and does not count as use (`?wake=0` is accepted and changes nothing).",
     spare: true,
     // `?wake=0` is accepted and changes nothing: a GET never wakes.
     input: { query: none },
@@ -94,6 +85,7 @@ export const LIFECYCLE_ROUTES: WorkspaceRoute[] = [
     // Waking is what reading a sleeping workspace takes, so a viewer may.
     role: "viewer",
     wake: "wake",
+    doc: "Starts or wakes the workspace (from its latest snapshot); answers its WorkspaceStatus once it answers. A viewer's too: waking is what reading a sleeping workspace takes.",
     input: { query: none },
     handle: async ({ workspace }) => Response.json(await statusOf(workspace, workspace.lifecycle.wake(workspace.id))),
   }),
@@ -102,6 +94,7 @@ export const LIFECYCLE_ROUTES: WorkspaceRoute[] = [
     path: "/save",
     role: "editor",
     wake: "never",
+    doc: "A snapshot now: answers `{snapshotId, savedAt}` once its id is stored.",
     input: { query: none },
     handle: async ({ workspace }) => Response.json(await workspace.lifecycle.save()),
   }),
@@ -110,6 +103,7 @@ export const LIFECYCLE_ROUTES: WorkspaceRoute[] = [
     path: "/stop",
     role: "editor",
     wake: "never",
+    doc: "Saves, then stops the container; the next use wakes it from that snapshot. Answers `{snapshotId, savedAt}`.",
     input: { query: none },
     handle: async ({ workspace }) => Response.json(await workspace.lifecycle.stop()),
   }),
@@ -118,6 +112,7 @@ export const LIFECYCLE_ROUTES: WorkspaceRoute[] = [
     path: "/reset",
     role: "editor",
     wake: "never",
+    doc: "After a snapshot failed to restore: forgets it, so the next start is from the template. 204.",
     input: { query: none },
     handle: async ({ workspace }) => {
       await workspace.record.reset();
@@ -129,6 +124,7 @@ export const LIFECYCLE_ROUTES: WorkspaceRoute[] = [
     path: "/settings",
     role: "viewer",
     wake: "never",
+    doc: "WorkspaceSettings: the machine size.",
     input: { query: none },
     handle: async ({ workspace }) => Response.json(await workspace.record.settings()),
   }),
@@ -137,6 +133,7 @@ export const LIFECYCLE_ROUTES: WorkspaceRoute[] = [
     path: "/settings",
     role: "editor",
     wake: "never",
+    doc: "`{machine}`: the machine size, kept; a running workspace restarts on it with its files. Answers WorkspaceSettings.",
     input: { body: { json: z.object({ machine }) satisfies Body<WorkspaceSettingsRequest> } },
     handle: async ({ body, workspace }) => Response.json(await workspace.record.updateSettings(body.machine)),
   }),
@@ -145,6 +142,7 @@ export const LIFECYCLE_ROUTES: WorkspaceRoute[] = [
     path: "/export",
     role: "viewer",
     wake: "read",
+    doc: "/workspace as a .tar.gz download, streamed from the running container.",
     input: { query: none },
     handle: ({ workspace }) => exportArchive(workspace.lifecycle, workspace.sandbox, workspace.id),
   }),
@@ -153,6 +151,7 @@ export const LIFECYCLE_ROUTES: WorkspaceRoute[] = [
     path: "/import",
     role: "editor",
     wake: "wake",
+    doc: "A .tar.gz body unpacked into an empty /workspace (`replace=true`: replacing everything in it), then saved; answers ImportResult `{entries, saved}`. 409 WORKSPACE_NOT_EMPTY when it has files and `replace` is not set; 400 INVALID_ARCHIVE for a body that is no gzip-compressed tar (a refused archive leaves /workspace as it was).",
     input: {
       query: z.object({
         replace: z

@@ -6,11 +6,8 @@ import { AppError } from "../errors";
 import { defineRoute, type WorkspaceRoute } from "../workspace-parts";
 
 /**
- * `GET /ws/workspaces/{id}/lsp/{language}[?wake=0]`: a page's WebSocket to
- * the workspace's language server for `language` (one per language, shared
- * by every page). Opening it starts the container; automatic reconnects
- * (`wake=0`) leave a sleeping workspace asleep. It ends with the session
- * that opened it, like a terminal's.
+ * A page's WebSocket to the workspace's language server for a language (one
+ * per language, shared by every page).
  */
 export const LSP_ROUTES: WorkspaceRoute[] = [
   defineRoute({
@@ -20,6 +17,7 @@ export const LSP_ROUTES: WorkspaceRoute[] = [
     connection: "lsp",
     role: "editor",
     wake: "wake",
+    doc: "The workspace's language server for `language` (one per language, shared by every page); 400 UNKNOWN_LANGUAGE for one it has not. `wake=0` (an automatic reconnect) leaves a sleeping workspace asleep. It closes with the session that opened it.",
     input: {
       params: z.object({
         language: z.string().refine(

@@ -18,14 +18,6 @@ import { defineRoute, type WorkspaceRoute } from "../workspace-parts";
 /**
  * Members and invite links (protocol/members.ts): deciding who may use the
  * workspace is the owner's; anyone with a role may ask what theirs is.
- *
- *   GET    /me                    WorkspaceAccess
- *   POST   /invites               {role, ttlSeconds, uses?} -> 201 CreatedInvite (its url is shown this once)
- *   GET    /invites               InviteList
- *   DELETE /invites/{inviteId}    204: it admits nobody more; whoever joined by it is removed
- *   GET    /members               MemberList
- *   PUT    /members/{memberId}    {role} -> Member (201 when an Access email was added)
- *   DELETE /members/{memberId}    204: their sockets close now
  */
 const role = z
   .unknown()
@@ -62,6 +54,7 @@ export const MEMBER_ROUTES: WorkspaceRoute[] = [
     path: "/me",
     role: "viewer",
     wake: "never",
+    doc: "WorkspaceAccess: the caller's role, and whether the workspace is shared with them.",
     input: { query: none },
     handle: async ({ caller }) =>
       Response.json({ role: caller.role, shared: caller.role !== "owner" } satisfies WorkspaceAccess),
@@ -71,6 +64,7 @@ export const MEMBER_ROUTES: WorkspaceRoute[] = [
     path: "/invites",
     role: "owner",
     wake: "never",
+    doc: "`{role, ttlSeconds, uses?}`: an invite link (400 INVALID_INVITE); 201 CreatedInvite, whose url is shown this once.",
     input: { body: { json: createInvite } },
     handle: async ({ body, url, workspace }) =>
       Response.json(await workspace.members.createInvite(body.role, body.ttlSeconds, body.uses ?? null, url.origin), {
@@ -82,6 +76,7 @@ export const MEMBER_ROUTES: WorkspaceRoute[] = [
     path: "/invites",
     role: "owner",
     wake: "never",
+    doc: "InviteList `{invites}`: the live invite links (never their urls again).",
     input: { query: none },
     handle: async ({ workspace }) => Response.json({ invites: workspace.members.listInvites() }),
   }),
@@ -90,6 +85,7 @@ export const MEMBER_ROUTES: WorkspaceRoute[] = [
     path: "/invites/:inviteId",
     role: "owner",
     wake: "never",
+    doc: "Revokes the invite: it admits nobody more, and whoever joined by it is removed. 204.",
     input: { params: z.object({ inviteId }) },
     handle: async ({ params, workspace }) => {
       await workspace.members.revokeInvite(params.inviteId);
@@ -101,6 +97,7 @@ export const MEMBER_ROUTES: WorkspaceRoute[] = [
     path: "/members",
     role: "owner",
     wake: "never",
+    doc: "MemberList `{members}`: who may use the workspace, and their roles.",
     input: { query: none },
     handle: async ({ workspace }) => Response.json({ members: workspace.members.list() }),
   }),
@@ -109,6 +106,7 @@ export const MEMBER_ROUTES: WorkspaceRoute[] = [
     path: "/members/:memberId",
     role: "owner",
     wake: "never",
+    doc: "`{role}`: the member's role; answers Member (201 when a Cloudflare Access email was added).",
     input: { params: z.object({ memberId }), body: { json: z.object({ role }) satisfies Body<MemberRoleRequest> } },
     handle: async ({ params, body, workspace }) => {
       const { member, created } = await workspace.members.setRole(params.memberId, body.role);
@@ -120,6 +118,7 @@ export const MEMBER_ROUTES: WorkspaceRoute[] = [
     path: "/members/:memberId",
     role: "owner",
     wake: "never",
+    doc: "Removes the member: their sockets close now. 204.",
     input: { params: z.object({ memberId }) },
     handle: async ({ params, workspace }) => {
       await workspace.members.remove(params.memberId);

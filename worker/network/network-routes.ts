@@ -9,13 +9,6 @@ import { defineRoute, type WorkspaceRoute } from "../workspace-parts";
  * `/api/workspaces/{id}/network...`: where the workspace may connect, the
  * secrets added to its outbound HTTPS (write-only: values never come back),
  * and the log of its outbound requests. Deciding them is the owner's.
- *
- *   GET    /network                  NetworkSettings
- *   PUT    /network                  {mode, allow?, restart?}; NetworkSettings
- *   GET    /network/log?after=ID     EgressLog: entries newer than ID; never wakes, not counted as use
- *   GET    /network/secrets          {secrets: SecretInfo[]}
- *   PUT    /network/secrets/{name}   {value, hosts, header?}; SecretInfo
- *   DELETE /network/secrets/{name}   204, or 404
  */
 const policy = z.record(z.string(), z.unknown()).transform((body, ctx) => {
   const checked = checkPolicy(body);
@@ -66,6 +59,7 @@ export const NETWORK_ROUTES: WorkspaceRoute[] = [
     path: "/network",
     role: "viewer",
     wake: "never",
+    doc: "NetworkSettings `{mode, allow, secrets: [{name, hosts, header, updatedAt}], containerMode, openAvailable}`; `containerMode` is the mode the running container started with (null when none runs).",
     input: { query: none },
     handle: async ({ workspace }) => Response.json(await workspace.network.settings()),
   }),
@@ -74,6 +68,7 @@ export const NETWORK_ROUTES: WorkspaceRoute[] = [
     path: "/network",
     role: "owner",
     wake: "never",
+    doc: "`{mode, allow?, restart?}`: the network policy; answers NetworkSettings (`restarted: true` when it restarted). 400 INVALID_NETWORK_POLICY with the reason; 409 RESTART_REQUIRED when a running container goes to or from `open` without `restart: true`; 403 INTERNET_DISABLED; 503 CONTAINER_UNAVAILABLE when the change is saved but the running container could not be given it.",
     input: { body: { json: policy } },
     handle: async ({ body, workspace }) => Response.json(await workspace.network.update(body.policy, body.restart)),
   }),
@@ -82,6 +77,7 @@ export const NETWORK_ROUTES: WorkspaceRoute[] = [
     path: "/network/log",
     role: "viewer",
     wake: "never",
+    doc: "EgressLog `{entries: [{id, at, method, scheme, host, path, verdict, status, error?, secrets, ms?}], intercepting}`: the outbound requests after `after` (an allowed one once its answer's headers came). Never wakes, not counted as use.",
     input: {
       query: z.object({
         after: afterEntry,
@@ -94,6 +90,7 @@ export const NETWORK_ROUTES: WorkspaceRoute[] = [
     path: "/network/secrets",
     role: "owner",
     wake: "never",
+    doc: "`{secrets: SecretInfo[]}`: names, hosts and headers, never values.",
     input: { query: none },
     handle: async ({ workspace }) => {
       const secrets: SecretInfo[] = await workspace.network.secretInfos();
@@ -105,6 +102,7 @@ export const NETWORK_ROUTES: WorkspaceRoute[] = [
     path: "/network/secrets/:name",
     role: "owner",
     wake: "never",
+    doc: "`{value, hosts, header?}`: creates or replaces a secret added to the workspace's outbound HTTPS to `hosts`; answers SecretInfo, without its value. 400 INVALID_SECRET for `*` or no hosts, a header that frames the request (Host, Content-Length, ...), a line break.",
     input: { params: z.object({ name: secretName }), body: { json: secret } },
     handle: async ({ params, body, workspace }) =>
       Response.json(await workspace.network.putSecret(params.name, body, MAX_SECRETS)),
@@ -114,6 +112,7 @@ export const NETWORK_ROUTES: WorkspaceRoute[] = [
     path: "/network/secrets/:name",
     role: "owner",
     wake: "never",
+    doc: "Forgets the secret: 204, or 404.",
     input: { params: z.object({ name: secretName }) },
     handle: async ({ params, workspace }) => {
       if (!(await workspace.network.deleteSecret(params.name))) throw notFound("No secret with this name.");

@@ -27,14 +27,6 @@ import type { Grant } from "./grants";
 /**
  * Previews, `/api/workspaces/{id}/previews...`: what listens, the Run
  * button's dev server, a pane's own access to a port, and share links.
- *
- *   GET    /previews                         PreviewsOverview; never wakes, not counted as use
- *   POST   /previews/dev-server              DevServerState: runs the dev server
- *   DELETE /previews/dev-server              204
- *   POST   /previews/{port}[?grant=ID]       PreviewAccess: a pane's grant renewed, or a new one
- *   GET    /previews/{port}/shares           GrantList
- *   POST   /previews/{port}/shares           {ttlSeconds}; 201 ShareLink
- *   DELETE /previews/{port}/shares/{shareId} 204, or 404
  */
 const port = z
   .string()
@@ -67,6 +59,7 @@ export const PREVIEW_ROUTES: WorkspaceRoute[] = [
     path: "/previews",
     role: "viewer",
     wake: "never",
+    doc: "PreviewsOverview `{ports: [{port, process, loopbackOnly, forwarded?, forwardError?}], devServer}`: what listens, and the Run button's dev server. Never wakes, not counted as use.",
     input: { query: none },
     handle: async ({ workspace }) => Response.json((await overview(workspace)) satisfies PreviewsOverview),
   }),
@@ -75,6 +68,7 @@ export const PREVIEW_ROUTES: WorkspaceRoute[] = [
     path: "/previews/dev-server",
     role: "editor",
     wake: "wake",
+    doc: "Starts the dev server (the Run button: `npm run dev` in /workspace); answers DevServerState.",
     input: { query: none },
     handle: async ({ workspace }) => Response.json(await workspace.previews.runDevServer()),
   }),
@@ -83,6 +77,7 @@ export const PREVIEW_ROUTES: WorkspaceRoute[] = [
     path: "/previews/dev-server",
     role: "editor",
     wake: "never",
+    doc: "Stops the dev server. 204.",
     input: { query: none },
     handle: async ({ workspace }) => {
       await workspace.previews.stopDevServer();
@@ -94,6 +89,7 @@ export const PREVIEW_ROUTES: WorkspaceRoute[] = [
     path: "/previews/:port",
     role: "viewer",
     wake: "never",
+    doc: "A preview pane's own access to `port`: its grant `grant` renewed, or a new one; answers PreviewAccess `{id, port, url, expiresAt}`. 400 INVALID_PORT for a port previews cannot use.",
     input: { params: z.object({ port }), query: z.object({ grant: z.string().optional() }) },
     handle: async ({ params, query, url, workspace }) => {
       checkLabelLength(workspace.id, params.port);
@@ -112,6 +108,7 @@ export const PREVIEW_ROUTES: WorkspaceRoute[] = [
     path: "/previews/:port/shares",
     role: "editor",
     wake: "never",
+    doc: "`{ttlSeconds}` (300 to 604800, else 400 INVALID_TTL): a share link to `port`, for anyone who has it until it expires; 201 ShareLink `{id, kind, port, url, expiresAt}`.",
     // JSON only (415 otherwise): a page elsewhere cannot send that without a CORS preflight.
     input: { params: z.object({ port }), body: { json: z.object({ ttlSeconds }) satisfies Body<CreateShareRequest> } },
     handle: async ({ params, body, url, workspace }) => {
@@ -126,6 +123,7 @@ export const PREVIEW_ROUTES: WorkspaceRoute[] = [
     path: "/previews/:port/shares",
     role: "viewer",
     wake: "never",
+    doc: "GrantList `{shares, owner}`: the port's live share links, and beside them the owner's open panes (revoked the same way).",
     input: { params: z.object({ port }) },
     handle: async ({ params, url, workspace }) => {
       const grants = (await workspace.previews.grants.listed(params.port)).map((g) => shareOf(url, workspace, g));
@@ -141,6 +139,7 @@ export const PREVIEW_ROUTES: WorkspaceRoute[] = [
     path: "/previews/:port/shares/:shareId",
     role: "editor",
     wake: "never",
+    doc: "Revokes a share link (or a pane's grant): 204, or 404.",
     input: { params: z.object({ port, shareId: z.string() }) },
     handle: async ({ params, workspace }) => {
       if (!(await workspace.previews.revoke(params.port, params.shareId))) {

@@ -8,14 +8,6 @@ import { parseSearchQuery } from "./search-query";
  * Search in files and the file index (protocol/search.ts). Both are reads:
  * they never hold the disk lock, so a long search does not hold up a save
  * (ripgrep just pauses while the container is frozen).
- *
- *   GET /search?q=TEXT[&regex=1][&case=1][&word=1][&include=GLOBS][&exclude=GLOBS][&ignored=1][&max=N][&client=KEY]
- *       NDJSON: {"type":"file","path","matches":[{line,column,text,ranges}]}... then {"type":"done",...};
- *       400 INVALID_SEARCH for a query ripgrep refuses (a regular expression that does not compile).
- *   DELETE /search?client=KEY
- *       204: ends that client's running search (ripgrep is killed).
- *   GET /files/index
- *       {"files":[PATH...],"limitHit"?:true}: every file search looks in.
  */
 export const SEARCH_ROUTES: WorkspaceRoute[] = [
   defineRoute({
@@ -23,6 +15,7 @@ export const SEARCH_ROUTES: WorkspaceRoute[] = [
     path: "/search",
     role: "viewer",
     wake: "read",
+    doc: 'Searches the files for `q`: NDJSON (application/x-ndjson), `{"type":"file", path, matches:[{line, column, text, ranges:[[start, end]]}]}` lines as files are found (a file with many matches may come in several), then `{"type":"done", files, matches, limitHit?, error?, elapsedMs}`. Options: `regex=1` (ripgrep\'s syntax; a literal otherwise), `case=1`, `word=1` (whole words), `include` and `exclude` (comma-separated gitignore-style globs), `ignored=1` (also ignored files and node_modules), `max` (matching lines, 2,000 by default, at most 20,000), `client` (the page\'s key: its new search ends its running one). 400 INVALID_SEARCH for a query that cannot run (a regular expression that does not compile).',
     input: {
       query: check((query) => {
         const params = new URLSearchParams(query as Record<string, string>);
@@ -39,6 +32,7 @@ export const SEARCH_ROUTES: WorkspaceRoute[] = [
     path: "/search",
     role: "viewer",
     wake: "never",
+    doc: "Ends the running search of the page whose key is `client` (ripgrep is killed). 204.",
     input: {
       query: z.object({
         client: z
@@ -61,6 +55,7 @@ export const SEARCH_ROUTES: WorkspaceRoute[] = [
     path: "/files/index",
     role: "viewer",
     wake: "read",
+    doc: '`{"files":[PATH, ...], "limitHit"?: true}`: every file search looks in, at most 100,000 (`rg --files`; quick open\'s list).',
     input: { query: none },
     handle: async ({ workspace }) => {
       await workspace.sandbox.wake();

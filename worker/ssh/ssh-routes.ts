@@ -6,9 +6,8 @@ import { SSH_PORT } from "./ssh-server";
 import { openTunnel } from "./ssh-tunnel";
 
 /**
- * SSH into the workspace:
- *
- *   GET /ws/workspaces/{id}/ssh   the tunnel: binary frames are the TCP stream to sshd (protocol/ssh-tunnel.ts)
+ * SSH into the workspace: a WebSocket whose binary frames are the TCP stream
+ * to the workspace's sshd (protocol/ssh-tunnel.ts).
  *
  * An editor's (a viewer gets no shell); a session's, or a personal access
  * token's (`Authorization: Bearer`, worker/index.ts). Opening it wakes a
@@ -23,6 +22,7 @@ export const SSH_ROUTES: WorkspaceRoute[] = [
     connection: "ssh",
     role: "editor",
     wake: "wake",
+    doc: "The ssh tunnel: binary frames are the TCP stream to the workspace's sshd (protocol/ssh-tunnel.ts). A session's, or a personal access token's (`Authorization: Bearer`); revoking the token, the session or the member's role closes it. Its traffic counts as use.",
     input: { query: none },
     handle: async ({ caller, workspace }) => {
       const { lifecycle, sandbox, ssh, sockets } = workspace;

@@ -8,10 +8,6 @@ import { endTerminal, listTerminals, openTerminal, refuseTerminal, terminalSleep
 
 /**
  * Terminals: tmux sessions in the container, each bridged to WebSockets.
- *
- *   GET    /api/workspaces/{id}/terminals         [{name, ...}]; [] when the container is not running
- *   DELETE /api/workspaces/{id}/terminals/{name}  204, or 404; ends it and what runs in it
- *   GET    /ws/workspaces/{id}/terminals/{name}?cols&rows&wake   the terminal's WebSocket
  */
 const name = z.string().refine(
   isTerminalName,
@@ -28,6 +24,7 @@ export const TERMINAL_ROUTES: WorkspaceRoute[] = [
     path: "/terminals",
     role: "viewer",
     wake: "never",
+    doc: "The terminals (tmux sessions): `[{name, command, busy}]` (`command` is what runs in the foreground); `[]` when the container is not running.",
     input: { query: none },
     handle: async ({ workspace }) =>
       Response.json(workspace.lifecycle.isRunning ? await listTerminals(workspace.sandbox) : []),
@@ -37,6 +34,7 @@ export const TERMINAL_ROUTES: WorkspaceRoute[] = [
     path: "/terminals/:name",
     role: "editor",
     wake: "never",
+    doc: "Ends the terminal and what runs in it: 204, or 404.",
     input: { params: z.object({ name }) },
     handle: async ({ params, workspace }) => {
       const ended = workspace.lifecycle.isRunning && (await endTerminal(workspace.sandbox, params.name));
@@ -52,6 +50,7 @@ export const TERMINAL_ROUTES: WorkspaceRoute[] = [
     // A viewer watches (read-only: openTerminal refuses their input).
     role: "viewer",
     wake: "wake",
+    doc: "The terminal's WebSocket, sized `cols` x `rows`; a viewer watches (their input is refused). `wake=0` (an automatic reconnect) leaves a sleeping workspace asleep. It closes with the session that opened it.",
     input: {
       params: z.object({ name }),
       query: z.object({ cols: z.string().optional(), rows: z.string().optional(), wake: z.string().optional() }),
