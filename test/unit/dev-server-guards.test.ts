@@ -225,5 +225,6 @@ describe("a request lost on its way to the Worker, in a real Vite dev server", (
       await new Promise((resolve) => http.close(resolve));
       await vite.close();
     }
-  });
+    // A real Vite server starts in about a second, more on a loaded machine (5441 ms once in CI's unit tier).
+  }, 60_000);
 });
