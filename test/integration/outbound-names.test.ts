@@ -169,10 +169,15 @@ describe("names that resolve to this machine, from an open workspace (issue 42)"
     await untilTheWorkerAnswers(container);
     const hits = loopbackCanary.hits();
     const cases = targets().flatMap(([what, port]) => names.map((name) => ({ what, port, name })));
-    const answers = curls(
-      container,
-      cases.map(({ name, port }) => port80(name, port, "/api/health", "11.0.0.1")),
-    );
+    const requests = cases.map(({ name, port }) => port80(name, port, "/api/health", "11.0.0.1"));
+    const answers = curls(container, requests);
+    // Two dozen connections opened at once through the local engine's intercept: one was once reset before
+    // any answer (curl 56, on CI). Such a one is sent again, alone, and what it answers then is checked.
+    answers.forEach((answer, i) => {
+      if (!/curl exit (52|56)$/.test(answer)) return;
+      console.warn(`outbound-names: ${cases[i]?.name}:${cases[i]?.port} got "${answer}"; sending it again alone`);
+      answers[i] = curls(container, [requests[i] as string])[0] ?? "";
+    });
     cases.forEach(({ what, port, name }, i) => {
       const answer = answers[i];
       expect(answer, `${what} as ${name}:${port}`).not.toMatch(REACHED);
