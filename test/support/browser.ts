@@ -43,9 +43,18 @@ async function retryOnNetworkChange<T>(load: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Whether an error text or a URL shows a load that met a network change. */
+/**
+ * Whether an error text or a URL shows a load that met a network change. A load
+ * "interrupted by another navigation" met one too: a module of the page failed
+ * with the change and the page's own boot script reloaded it (public/), under
+ * the load being waited for (once in CI, right as a new workspace's container started).
+ */
 function isNetworkChange(text: string): boolean {
-  return text.includes("ERR_NETWORK_CHANGED") || text.includes("chrome-error://");
+  return (
+    text.includes("ERR_NETWORK_CHANGED") ||
+    text.includes("chrome-error://") ||
+    text.includes("is interrupted by another navigation")
+  );
 }
 
 /** `page.goto` of a path (or URL) of the IDE under test. */
