@@ -84,7 +84,6 @@ export function assembleWorkspace(ctx: DurableObjectState, env: Env, hooks: Work
   return {
     ...core,
     ...features,
-    id: core.id,
     env,
     identity: () => ownerIdentity(record.owner ?? ""),
     gitCredentials: async () => ({

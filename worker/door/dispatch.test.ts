@@ -5,7 +5,7 @@ import type { Role } from "../../protocol/roles";
 import { AppError } from "../errors";
 import { SessionSockets } from "../session-sockets";
 import { type DoorDeps, dispatch as doorDispatch, matchRoute } from "./dispatch";
-import { type Entrance, enter, entranceOf } from "./entrances";
+import { type Entrance, enter, entranceOf, withoutInternalHeaders } from "./entrances";
 import { type Route, routeDefiner } from "./route";
 import { check, none, refusal } from "./schema";
 
@@ -272,7 +272,6 @@ describe("entrances", () => {
   });
 
   it("a client's copies of the internal headers, in any case, name no entrance once the Worker strips them", async () => {
-    const { withoutInternalHeaders } = await import("./entrances");
     const forged = new Request("https://ide.example/", {
       headers: {
         "x-cloud-ide-preview": "5173 tok",

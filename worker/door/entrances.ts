@@ -26,9 +26,14 @@ export type Entrance =
 /** The request without any internal header: what a client sent can never name an entrance. */
 export function withoutInternalHeaders(request: Request): Request {
   if (!INTERNAL_HEADERS.some((name) => request.headers.has(name))) return request;
+  return new Request(request, { headers: unmarked(request) });
+}
+
+/** A copy of the request's headers without any internal one. */
+function unmarked(request: Request): Headers {
   const headers = new Headers(request.headers);
   for (const name of INTERNAL_HEADERS) headers.delete(name);
-  return new Request(request, { headers });
+  return headers;
 }
 
 /**
@@ -36,8 +41,7 @@ export function withoutInternalHeaders(request: Request): Request {
  * as it came (the Request is copied, never read).
  */
 export function enter(request: Request, entrance: Entrance): Request {
-  const headers = new Headers(request.headers);
-  for (const name of INTERNAL_HEADERS) headers.delete(name);
+  const headers = unmarked(request);
   if (entrance.kind === "member") {
     headers.set(CALLER_HEADER, entrance.caller);
     headers.set(SESSION_HEADER, entrance.session);

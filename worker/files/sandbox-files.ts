@@ -112,8 +112,10 @@ export class Files {
 
   async mkdir(path: string, options: MkdirOptions = {}): Promise<void> {
     const target = this.resolve(path, options, ["recursive"]);
-    const transport = await this.transport(options);
-    await transport.act("mkdir", [target, flag(options.recursive)], options, { operation: "mkdir", path });
+    await (await this.transport(options)).act("mkdir", [target, flag(options.recursive)], options, {
+      operation: "mkdir",
+      path,
+    });
   }
 
   async rename(source: string, destination: string, options: FileOperationOptions = {}): Promise<void> {
@@ -122,8 +124,8 @@ export class Files {
 
   async remove(path: string, options: RemoveOptions = {}): Promise<void> {
     const target = this.resolve(path, options, ["recursive", "force"]);
-    const args = [target, flag(options.recursive), flag(options.force)] as const;
-    await (await this.transport(options)).act("remove", [...args], options, { operation: "remove", path });
+    const args: [string, Flag, Flag] = [target, flag(options.recursive), flag(options.force)];
+    await (await this.transport(options)).act("remove", args, options, { operation: "remove", path });
   }
 
   // Extensions: not in the 1.x class.

@@ -85,7 +85,7 @@ export class WorkspaceFiles {
   }
 
   /** Writes `content` atomically (see {@link saveFile}); `expectedEtag` "" skips the check. */
-  save(path: string, content: FileContent, expectedEtag: string, length?: number): Promise<SandboxFileStat> {
-    return saveFile(this.files, path, content, expectedEtag, length);
+  save(path: string, content: string, expectedEtag: string): Promise<SandboxFileStat> {
+    return saveFile(this.files, path, content, expectedEtag);
   }
 }

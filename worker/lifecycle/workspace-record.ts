@@ -4,11 +4,10 @@
  * The Workspace Durable Object keeps one; its RPC methods and the lifecycle
  * routes use it.
  */
-import { ErrorCode } from "../../protocol/errors";
 import type { Machine, WorkspaceSettings } from "../../protocol/workspace";
 import { DEFAULT_TEMPLATE, type WorkspaceSummary, type WorkspaceTemplate } from "../../protocol/workspaces";
 import { userDirectory } from "../directory";
-import { AppError, describe, notFound } from "../errors";
+import { type AppError, describe, notFound } from "../errors";
 import type { RepositorySource } from "../git/clone";
 import type { WorkspaceMembers } from "../members/workspace-members";
 import type { WorkspaceNetwork } from "../network/workspace-network";
@@ -189,5 +188,5 @@ export function noSuchWorkspace(): AppError {
 
 /** A spare that went (discarded, or deleted): the Worker then makes a new workspace instead. */
 function spareGone(): AppError {
-  return new AppError(ErrorCode.NOT_FOUND, "That spare workspace is gone.");
+  return notFound("That spare workspace is gone.");
 }
