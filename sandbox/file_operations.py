@@ -330,7 +330,30 @@ def rename_at(sdir, sname, ddir, dname, noreplace):
             raise oserror(code)
     if noreplace and exists_at(ddir, dname):
         raise oserror(errno.EEXIST)
-    os.rename(sname, dname, src_dir_fd=sdir, dst_dir_fd=ddir)
+    try:
+        os.rename(sname, dname, src_dir_fd=sdir, dst_dir_fd=ddir)
+    except OSError as e:
+        if e.errno != errno.EXDEV:
+            raise
+        move_across(sdir, sname, ddir, dname)
+
+def move_across(sdir, sname, ddir, dname):
+    """A folder rename(2) refuses with EXDEV: on overlayfs (a container started from a snapshot) a
+    folder of a lower layer cannot be renamed. Moved as mv does it: copied beside the destination
+    (links copied as links, never followed), renamed into place, then the source removed. Through
+    the folders' descriptors (/proc/self/fd), so no path is resolved again from "/"."""
+    source = "/proc/self/fd/%d/%s" % (sdir, sname)
+    if not S.S_ISDIR(os.lstat(source).st_mode) or exists_at(ddir, dname):
+        raise oserror(errno.EXDEV)
+    temp = ".%s.move-%s" % (dname, os.urandom(4).hex())
+    staged = "/proc/self/fd/%d/%s" % (ddir, temp)
+    try:
+        shutil.copytree(source, staged, symlinks=True)
+        os.rename(temp, dname, src_dir_fd=ddir, dst_dir_fd=ddir)
+    except BaseException:
+        shutil.rmtree(staged, ignore_errors=True)
+        raise
+    shutil.rmtree(source)
 
 def commit(tdir, tname, temp_fd, dest, expected):
     """Renames the temporary file onto DEST (or the file a link there leads to, beneath root) when

@@ -15,6 +15,7 @@ import { WorkspaceCollab } from "./collab/workspace-collab";
 import { AppError, describe } from "./errors";
 import { FileWatcher } from "./files/file-watcher";
 import { JournaledFiles } from "./files/journaled-files";
+import { OutsideWrites, runPasses } from "./files/outside-writes";
 import { SaveJournal } from "./files/save-journal";
 import { WorkspaceFiles } from "./files/workspace-files";
 import { GitCli } from "./git/git-cli";
@@ -182,7 +183,11 @@ function assembleCore(ctx: DurableObjectState, env: Env, hooks: WorkspaceHooks, 
     backups: backupStore,
     journal: {
       replay: (since) => features().files.replayJournal(since),
-      dropThrough: (savedAt) => journal.dropThrough(savedAt),
+      dropThrough: async (savedAt) => {
+        await journal.dropThrough(savedAt);
+        // The next pass of what programs wrote starts where this snapshot began.
+        await features().outsideWrites.snapshotTaken();
+      },
     },
     hibernatedSockets: () => ctx.getWebSockets().length,
     disposable: () => spare.held,
@@ -218,7 +223,7 @@ function assembleCore(ctx: DurableObjectState, env: Env, hooks: WorkspaceHooks, 
 
 /** Each feature's part, given the core. */
 function assembleFeatures(ctx: DurableObjectState, env: Env, hooks: WorkspaceHooks, core: Core) {
-  const { id, alarms, sockets, sandbox, journal, lifecycle, record } = core;
+  const { id, alarms, spare, sockets, sandbox, journal, lifecycle, record } = core;
   const storage = ctx.storage;
   const members: WorkspaceMembers = new WorkspaceMembers({
     storage,
@@ -228,6 +233,22 @@ function assembleFeatures(ctx: DurableObjectState, env: Env, hooks: WorkspaceHoo
   });
   const files = new JournaledFiles(sandbox, { confineTo: WORKSPACE_ROOT, agent: sandbox.agent }, journal);
   const watcher = new FileWatcher(sandbox, lifecycle, WORKSPACE_ROOT, sandbox.agent);
+  // What programs write under /workspace reaches the journal within one pass (30 s), not the next checkpoint.
+  const outsideWrites = new OutsideWrites({
+    sandbox,
+    files,
+    journal,
+    isRunning: () => lifecycle.isRunning && !spare.held,
+    shared: (operation) => lifecycle.shared(operation),
+    checkpoint: async () => void (await lifecycle.exclusive(() => lifecycle.snapshot())),
+    tag: `workspace ${ctx.id.toString().slice(0, 8)}`,
+  });
+  watcher.listen(outsideWrites);
+  runPasses(outsideWrites, {
+    alarms,
+    lifecycle,
+    interval: async () => (await hooks.settings()).outsideWritesMs,
+  });
   const languageServers = new LanguageServers({ sandbox, watcher });
   const search = new WorkspaceSearch(sandbox);
   const collab = new WorkspaceCollab({
@@ -303,6 +324,7 @@ function assembleFeatures(ctx: DurableObjectState, env: Env, hooks: WorkspaceHoo
   return {
     members,
     files,
+    outsideWrites,
     watcher,
     languageServers,
     search,

@@ -95,6 +95,7 @@ export class FilesApi {
       "",
     );
     let offset = 0;
+    let restarts = 0;
     try {
       do {
         const end = Math.min(file.size, offset + UPLOAD_CHUNK_BYTES);
@@ -102,12 +103,24 @@ export class FilesApi {
         const query: Record<string, string> = { path, upload: token, offset: String(offset) };
         if (final) query.final = "1";
         const base = offset;
-        await this.sendChunk(
-          () =>
-            xhrPut(this.url("/upload", query), file.slice(base, end), (loaded) => onProgress(base + loaded), signal),
-          final ? { path, size: file.size } : undefined,
-          signal,
-        );
+        try {
+          await this.sendChunk(
+            () =>
+              xhrPut(this.url("/upload", query), file.slice(base, end), (loaded) => onProgress(base + loaded), signal),
+            final ? { path, size: file.size } : undefined,
+            signal,
+          );
+        } catch (error) {
+          // What arrived went with its container (one that stopped unexpectedly is replaced from its last
+          // save, and the part of an upload is not saved): the file is unchanged, so the upload starts over.
+          if (base > 0 && restarts < MAX_RESTARTS && isUploadLost(error)) {
+            restarts++;
+            offset = 0;
+            onProgress(0);
+            continue;
+          }
+          throw error;
+        }
         offset = end;
         onProgress(offset);
       } while (offset < file.size);
@@ -144,6 +157,13 @@ export class FilesApi {
       }
     }
   }
+}
+
+/** Times an upload starts over after what it sent was lost with its container. */
+const MAX_RESTARTS = 2;
+
+function isUploadLost(error: unknown): boolean {
+  return error instanceof ApiRequestError && error.code === ErrorCode.UPLOAD_NOT_FOUND;
 }
 
 /** Network failures one chunk survives: waits of 1, 2, 4 and 8 s, about 15 s in all. */

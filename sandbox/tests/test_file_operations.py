@@ -8,6 +8,7 @@ import shutil
 import stat
 import tempfile
 import unittest
+import unittest.mock
 
 from programs import load
 
@@ -264,6 +265,42 @@ class Operations:
         self.op("rename", "l", self.at("m"), "0")
         self.assertTrue(os.path.islink(self.at("m")))
         self.assertEqual(self.content("t"), "T")
+
+    def test_rename_of_a_folder_refused_across_layers_moves_it_as_mv_does(self):
+        # overlayfs answers EXDEV for a folder of a lower layer (a container from a snapshot).
+        self.put("old/a.txt", "A")
+        self.put("old/sub/b.txt", "B")
+        os.symlink("a.txt", self.at("old/link"))
+        real = os.rename
+        refused = []
+
+        def rename(src, dst, *args, **kwargs):
+            if src == "old" and not refused:
+                refused.append(src)
+                raise OSError(errno.EXDEV, "Invalid cross-device link")
+            return real(src, dst, *args, **kwargs)
+
+        with unittest.mock.patch.object(self.ops.os, "rename", rename):
+            self.op("rename", "old", self.at("moved"), "0")
+        self.assertEqual(refused, ["old"])
+        self.assertFalse(os.path.exists(self.at("old")))
+        self.assertEqual(self.content("moved/a.txt"), "A")
+        self.assertEqual(self.content("moved/sub/b.txt"), "B")
+        self.assertEqual(os.readlink(self.at("moved/link")), "a.txt")
+        self.assertEqual([n for n in os.listdir(self.root) if ".move-" in n], [])
+
+    def test_rename_of_a_file_refused_across_layers_is_still_exdev(self):
+        self.put("f", "F")
+        real = os.rename
+
+        def rename(src, dst, *args, **kwargs):
+            if src == "f":
+                raise OSError(errno.EXDEV, "Invalid cross-device link")
+            return real(src, dst, *args, **kwargs)
+
+        with unittest.mock.patch.object(self.ops.os, "rename", rename):
+            self.refused("EXDEV", "rename", "f", self.at("g"), "0")
+        self.assertEqual(self.content("f"), "F")
 
     def test_rename_of_the_root_is_einval(self):
         self.put("a")

@@ -4,7 +4,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, reload } from "../support/browser";
 import { runContainers } from "../support/containers";
-import { removeWhatWeMade } from "../support/lifecycle";
+import { removeWhatWeMade, testHooks } from "../support/lifecycle";
 import { createWorkspace, openWorkspace } from "../support/session";
 import { connected, typeLine, waitForScreen } from "../support/terminal-page";
 
@@ -106,6 +106,9 @@ describe("saving and sleeping from the header", () => {
     timeout: 240_000,
   }, async () => {
     const id = await createWorkspace();
+    // A terminal's write reaches the journal within a pass (30 s); here the passes are an hour apart, so the write
+    // after the save is lost as one in the last 30 s would be (test/integration/outside-writes.test.ts keeps one).
+    await testHooks(id, { overrides: { outsideWritesMs: 3_600_000 } });
     const before = new Set(runContainers());
     const { page, errors } = await openWorkspace(browser, id);
     await connected(page);

@@ -115,15 +115,18 @@ describe("workspaces that last", () => {
   });
 
   /*
-   * What can be lost: changes made after the latest snapshot. When the
+   * What can be lost: changes no snapshot and no journal holds yet. When the
    * container disappears without a save (here `docker rm -f`; on Cloudflare a
-   * host failure), the workspace comes back as of its latest snapshot: the
-   * last Save, stop or idle sleep, or the last checkpoint, which the alarm
-   * takes at most 5 minutes (`checkpointMs`) after files changed. So at most
-   * the last 5 minutes of changes, plus whatever ran in memory.
+   * host failure), the workspace comes back as of its latest snapshot (the
+   * last Save, stop, idle sleep or checkpoint) plus the save journal: every
+   * save the IDE acknowledged, and what programs wrote under /workspace up to
+   * the last pass (every 30 s; outside-writes.test.ts). Here the passes are
+   * an hour apart, so a terminal's write after the snapshot is lost, as one
+   * made in the last 30 s would be.
    */
-  it("a container removed while a terminal is open comes back from the latest snapshot, without later changes", async () => {
+  it("a container removed while a terminal is open comes back from the latest snapshot, without changes no pass journaled", async () => {
     const id = await createWorkspace();
+    await testHooks(id, { overrides: { outsideWritesMs: 3_600_000 } });
     const first = await wake(id);
     const firstId = containerId(first.container);
     const term = await openTerminalSocket(id, "main");

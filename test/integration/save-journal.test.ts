@@ -1,9 +1,8 @@
-import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import type { WorkspaceStatus } from "../../protocol/workspace";
 import { filesUrl, putFile } from "../support/files";
-import { post, removeWhatWeMade, save, sh, wake } from "../support/lifecycle";
+import { journal, kill, removeWhatWeMade, save, sh, testHooks, wake } from "../support/lifecycle";
 import { createWorkspace, ownerApi } from "../support/session";
 
 /**
@@ -34,24 +33,13 @@ async function readHash(id: string, path: string): Promise<{ status: number; has
   return { status: 200, hash: sha256(bytes), size: bytes.byteLength };
 }
 
-async function journal(id: string): Promise<{ ops: { kind: string; path: string }[]; objects: string[] }> {
-  const { status, body } = await post<{ ops: { kind: string; path: string }[]; objects: string[] }>(
-    `/api/workspaces/${id}/test-hooks/journal`,
-  );
-  expect(status).toBe(200);
-  return body;
-}
-
-/** The container killed from outside, as a host failure would: no save, no stop. */
-function kill(container: string): void {
-  execFileSync("docker", ["kill", "-s", "KILL", container], { stdio: "ignore" });
-}
-
 afterAll(removeWhatWeMade);
 
 describe("saved means saved", () => {
   it("a 4 MB save, an upload, a move and a delete acknowledged after the last snapshot survive a killed container; a checkpoint empties the journal", async () => {
     const id = await createWorkspace("journal", "empty");
+    // The IDE's own journal alone: the passes that journal what programs write are outside-writes.test.ts's.
+    await testHooks(id, { overrides: { outsideWritesMs: 3_600_000 } });
     const first = await wake(id);
     expect((await putFile(id, "doomed.txt", "in the snapshot")).status).toBe(200);
     expect((await putFile(id, "old-name.txt", "moved after the snapshot")).status).toBe(200);

@@ -99,6 +99,27 @@ export async function testHooks(
   expect(status).toBe(204);
 }
 
+/** The container killed from outside, as a host failure would: no save, no stop. */
+export function kill(container: string): void {
+  execFileSync("docker", ["kill", "-s", "KILL", container], { stdio: "ignore" });
+}
+
+/** One entry of the save journal, as the test hook lists it. */
+export interface JournalEntry {
+  kind: "write" | "delete" | "rename";
+  path: string;
+  to?: string;
+}
+
+/** The save journal as it stands: its index and its objects in R2 (test hook). */
+export async function journal(id: string): Promise<{ ops: JournalEntry[]; objects: string[] }> {
+  const { status, body } = await post<{ ops: JournalEntry[]; objects: string[] }>(
+    `/api/workspaces/${id}/test-hooks/journal`,
+  );
+  expect(status).toBe(200);
+  return body;
+}
+
 export function isRunning(container: string): boolean {
   return runContainers().includes(container);
 }

@@ -302,7 +302,8 @@ export class FileWatcher {
         if (parser.hasPendingMove) moveTimer = setTimeout(() => this.enqueue(parser.flush()), BATCH_MS);
       }
     } catch (error) {
-      console.error(`file watcher output failed: ${String(error)}`);
+      // A container that stopped takes its watch with it: that is not news, and the next start watches again.
+      if (this.container.isRunning) console.error(`file watcher output failed: ${String(error)}`);
     }
   }
 

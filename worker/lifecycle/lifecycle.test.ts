@@ -155,7 +155,13 @@ function setup(
       storage,
       sandbox,
       alarms: new AlarmScheduler(storage),
-      settings: async () => ({ idleMs: 600_000, checkMs: 60_000, checkpointMs: 300_000, refreshMs: 1e9 }),
+      settings: async () => ({
+        idleMs: 600_000,
+        checkMs: 60_000,
+        checkpointMs: 300_000,
+        outsideWritesMs: 30_000,
+        refreshMs: 1e9,
+      }),
       startOptions: () => startOptions?.(sandbox) ?? { image: sandbox.image, enableInternet: true },
       tag: "test",
       timings: { retryDelayMs: 0, attempts: 1, budgetMs: 0, attemptWaitMs: 50, probeWaitMs: 50, ...timings },
@@ -178,7 +184,7 @@ describe("the lifecycle", () => {
     const { lifecycle, sandbox } = setup({}, undefined, {
       disposable: () => disposable,
       // Idle at once, and a checkpoint due at once: only disposability keeps it running and unsaved.
-      settings: async () => ({ idleMs: 1, checkMs: 60_000, checkpointMs: 1, refreshMs: 1e9 }),
+      settings: async () => ({ idleMs: 1, checkMs: 60_000, checkpointMs: 1, outsideWritesMs: 30_000, refreshMs: 1e9 }),
     });
     const check = () => (lifecycle as unknown as { check(): Promise<void> }).check();
     await lifecycle.ensureRunning();

@@ -4,7 +4,7 @@ import type { BootPhase, MoveReason, RestoreNotice, SaveResult, WorkspaceStatus 
 import { Activity } from "../activity";
 import type { AlarmScheduler } from "../alarms";
 import { AppError, describe } from "../errors";
-import { IDE_STATE_DIR, WORKSPACE_ROOT } from "../sandbox/environment";
+import { SNAPSHOT_MARKER, WORKSPACE_ROOT } from "../sandbox/environment";
 import type { InstanceType } from "../sandbox/instance-type";
 import type { SandboxControl } from "../sandbox/sandbox";
 import { LATE, within } from "../within";
@@ -77,8 +77,6 @@ const RESTORED_KEY = "lifecycle:restored";
 const MOVE_KEY = "lifecycle:move";
 /** The image the running (or last) container started from; "" when unknown (an old snapshot). */
 const SYSTEM_KEY = "lifecycle:image";
-/** Touched right before each snapshot; files newer than it changed after the save began. */
-const MARKER = `${IDE_STATE_DIR}/saved-at`;
 /** Where user changes live. `-xdev` keeps find off /proc and mounts. */
 const WATCHED = [WORKSPACE_ROOT, "/root", "/home", "/usr/local", "/opt", "/etc"];
 
@@ -871,7 +869,7 @@ export class Lifecycle {
       const startedAt = Date.now();
       // Touch the marker before the snapshot so a file written during the
       // save counts as changed at the next check.
-      await sandbox.stdout(["sh", "-c", `mkdir -p "$(dirname ${MARKER})" && touch ${MARKER}`], {
+      await sandbox.stdout(["sh", "-c", `mkdir -p "$(dirname ${SNAPSHOT_MARKER})" && touch ${SNAPSHOT_MARKER}`], {
         wake: false,
         waitMs: 0,
       });
@@ -920,7 +918,7 @@ export class Lifecycle {
 
   /** Whether files changed since the marker was touched (always true before the first save). */
   private async filesChanged(): Promise<boolean> {
-    const script = `[ -e ${MARKER} ] || { echo never-saved; exit 0; }; find ${WATCHED.join(" ")} -xdev -newer ${MARKER} -print -quit 2>/dev/null; exit 0`;
+    const script = `[ -e ${SNAPSHOT_MARKER} ] || { echo never-saved; exit 0; }; find ${WATCHED.join(" ")} -xdev -newer ${SNAPSHOT_MARKER} -print -quit 2>/dev/null; exit 0`;
     const out = await this.deps.sandbox.stdout(["sh", "-c", script], { wake: false, waitMs: 0 });
     return out.trim().length > 0;
   }

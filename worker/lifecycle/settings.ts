@@ -7,6 +7,11 @@ export interface LifecycleSettings {
   /** While files change, save at most this often. */
   checkpointMs: number;
   /**
+   * How often what programs wrote under /workspace is journaled
+   * (files/outside-writes.ts): the most such changes a lost container loses.
+   */
+  outsideWritesMs: number;
+  /**
    * Re-snapshot a workspace in use when its snapshot is this old: snapshots
    * expire 30 days after they are taken or last restored on Cloudflare.
    */
@@ -22,7 +27,13 @@ export const DEFAULT_IDLE_SECONDS = 600;
 export function lifecycleSettings(idleSeconds: string | undefined): LifecycleSettings {
   const parsed = Number(idleSeconds);
   const idle = Number.isFinite(parsed) && parsed > 0 ? parsed : DEFAULT_IDLE_SECONDS;
-  return { idleMs: idle * 1000, checkMs: MINUTE, checkpointMs: 5 * MINUTE, refreshMs: 20 * DAY };
+  return {
+    idleMs: idle * 1000,
+    checkMs: MINUTE,
+    checkpointMs: 5 * MINUTE,
+    outsideWritesMs: 30_000,
+    refreshMs: 20 * DAY,
+  };
 }
 
 /**

@@ -34,6 +34,8 @@ export const PROCESS_ENV: Readonly<Record<string, string>> = { PATH, HOME: "/roo
 
 /** The IDE's own state inside the container (dev server logs, save marker, process ids). */
 export const IDE_STATE_DIR = "/var/lib/cloud-ide";
+/** Touched right before each snapshot: a file whose status changed after it changed after the save began. */
+export const SNAPSHOT_MARKER = `${IDE_STATE_DIR}/saved-at`;
 
 /** The language servers baked into the image (sandbox/language-servers/), outside /workspace so snapshots stay the user's. */
 export const LANGUAGE_SERVERS_DIR = "/opt/language-servers";

@@ -321,7 +321,7 @@ export class Workspace extends ProductionWorkspace {
 function parseOverrides(value: unknown): Partial<LifecycleSettings> {
   const out: Partial<LifecycleSettings> = {};
   if (typeof value !== "object" || value === null) return out;
-  for (const key of ["idleMs", "checkMs", "checkpointMs", "refreshMs"] as const) {
+  for (const key of ["idleMs", "checkMs", "checkpointMs", "outsideWritesMs", "refreshMs"] as const) {
     const v = (value as Record<string, unknown>)[key];
     if (typeof v === "number" && Number.isFinite(v) && v > 0) out[key] = v;
   }
