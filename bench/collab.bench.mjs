@@ -8,11 +8,11 @@
 // file open: a letter typed by one until the other's editor shows it, against
 // the same letter typed into the terminal both watch until the other's
 // terminal shows it.
-import { readdirSync, readFileSync } from "node:fs";
 import { connectCollab } from "../scripts/lib/collab-client.mjs";
 import { launchChromium, openIdePage } from "./lib/browser.mjs";
-import { signIn } from "./lib/session.mjs";
+import { joinAsGuest, signIn } from "./lib/session.mjs";
 import { median, percentile } from "./lib/stats.mjs";
+import { usage, workerdPids } from "./lib/workerd-usage.mjs";
 
 export const title = "Co-editing";
 
@@ -42,7 +42,7 @@ export async function run({ baseUrl, serverPid }) {
     body: { role: "editor", ttlSeconds: 3600 },
   });
   const token = new URL(invite.url).hash.slice(1);
-  const guest = (name) => joinAsGuest(baseUrl, id, token, name);
+  const guest = async (name) => ({ cookie: await joinAsGuest(baseUrl, id, token, name) });
   try {
     const rows = await underLoad(baseUrl, id, guest, serverPid);
     rows.push(...(await inBrowsers(baseUrl, owner, id, await guest("Browser guest"))));
@@ -50,45 +50,6 @@ export async function run({ baseUrl, serverPid }) {
   } finally {
     await owner.fetch(`/api/workspaces/${id}`, { method: "DELETE" });
   }
-}
-
-/** Signs a guest in through the invite link's token, as the join page does; answers its cookie. */
-async function joinAsGuest(baseUrl, workspace, token, name) {
-  const response = await fetch(new URL("/api/invites/accept", baseUrl), {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Origin: baseUrl },
-    body: JSON.stringify({ workspace, token, name }),
-  });
-  if (!response.ok) throw new Error(`joining as ${name}: ${response.status} ${await response.text()}`);
-  return { cookie: (response.headers.get("set-cookie") ?? "").split(";")[0] };
-}
-
-/** The workerd processes of the IDE under benchmark (its dev server's process group). */
-function workerdPids(serverPid) {
-  if (!serverPid) return [];
-  return readdirSync("/proc").filter((pid) => {
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "workerd") return false;
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) === serverPid;
-    } catch {
-      return false;
-    }
-  });
-}
-
-/** CPU seconds used so far and resident memory (MiB) of `pids`. */
-function usage(pids) {
-  const ticks = 100; // USER_HZ on Linux
-  let cpu = 0;
-  let rss = 0;
-  for (const pid of pids) {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    cpu += (Number(fields[11]) + Number(fields[12])) / ticks;
-    rss += Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
-  }
-  return { cpu, rss };
 }
 
 async function underLoad(baseUrl, id, guest, serverPid) {

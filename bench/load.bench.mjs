@@ -44,9 +44,10 @@ function openTerminal(baseUrl, cookie, workspace, name, flood) {
       if (isBinary) {
         received += data.byteLength;
         unacked += data.byteLength;
-        // The page acknowledges what it drew; this client "draws" at once.
+        // The page acknowledges what it drew; this client "draws" at once. An ack carries the total
+        // since the socket opened (app/terminal/terminal-connection.ts), not what came since the last one.
         if (unacked >= 64 * 1024) {
-          ws.send(JSON.stringify({ type: "ack", bytes: unacked }));
+          ws.send(JSON.stringify({ type: "ack", bytes: received }));
           unacked = 0;
         }
         return;

@@ -25,8 +25,12 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import WebSocket from "ws";
 import { connectCollab } from "../scripts/lib/collab-client.mjs";
 import { percentileName } from "./lib/alternate.mjs";
-import { signIn } from "./lib/session.mjs";
+import { joinAsGuest, signIn } from "./lib/session.mjs";
 import { percentile } from "./lib/stats.mjs";
+import { usage, workerdPids } from "./lib/workerd-usage.mjs";
+
+/** Twenty minutes by default: run by `npm run bench -- soak`, not by a plain `npm run bench`. */
+export const onlyWhenNamed = true;
 
 export const title = "Soak: many workspaces in mixed use (issue 45)";
 
@@ -449,17 +453,6 @@ async function workLoop(soak, w) {
 
 // ---------------------------------------------------------------- co-editing
 
-/** Signs a guest in through the invite link's token, as the join page (and collab.bench.mjs) does. */
-async function joinAsGuest(baseUrl, workspace, token, name) {
-  const response = await fetch(new URL("/api/invites/accept", baseUrl), {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Origin: baseUrl },
-    body: JSON.stringify({ workspace, token, name }),
-  });
-  if (!response.ok) throw new Error(`joining as ${name}: ${response.status} ${await response.text()}`);
-  return (response.headers.get("set-cookie") ?? "").split(";")[0];
-}
-
 /** The owner and two invited editors on one file's socket, each typing marks all run long. */
 async function coEditing(soak, w) {
   const where = `${w.name}, co-editing`;
@@ -662,26 +655,10 @@ async function multipartUploads(serverPid) {
 
 // ---------------------------------------------------------------- workerd's memory
 
-/**
- * The resident memory (MiB) of the IDE's workerd processes: those in the dev
- * server's process group, found as collab.bench.mjs finds them. Read again at
- * every sample: a process that restarted is still counted.
- */
+/** The resident memory (MiB) of the IDE's workerd processes, found again at every sample (one may restart). */
 function workerdRss(serverPid) {
-  let rss = 0;
-  let found = 0;
-  for (const pid of readdirSync("/proc")) {
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "workerd") continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) !== serverPid) continue;
-      rss += Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
-      found++;
-    } catch {
-      // The process ended while it was read.
-    }
-  }
-  return found > 0 ? rss : undefined;
+  const pids = workerdPids(serverPid);
+  return pids.length > 0 ? usage(pids).rss : undefined;
 }
 
 /** workerd's memory before the run (now), its most during the run (every 5 s) and after. */

@@ -3,6 +3,7 @@
 // side by side with its reference in the same run. Prints one table a section.
 //   npm run bench                 all sections
 //   npm run bench -- terminal     sections whose file name contains "terminal"
+//   npm run bench -- soak         the soak, which a plain `npm run bench` leaves out
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -35,6 +36,9 @@ for (const file of sections) {
     loaded.push({ file, error });
   }
 }
+// A section that exports `onlyWhenNamed` (the 20-minute soak) runs only when a filter names it.
+const chosen = loaded.filter(({ section }) => !section?.onlyWhenNamed || filters.length > 0);
+loaded.splice(0, loaded.length, ...chosen);
 const appBinds = loaded.flatMap(({ section }) => section?.appBinds?.() ?? []);
 
 step("Starting the IDE for benchmarks");

@@ -32,6 +32,17 @@ export async function signIn(baseUrl) {
   };
 }
 
+/** Signs a guest in through an invite link's token, as the join page does; answers its session cookie. */
+export async function joinAsGuest(baseUrl, workspace, token, name) {
+  const response = await fetch(new URL("/api/invites/accept", baseUrl), {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Origin: baseUrl },
+    body: JSON.stringify({ workspace, token, name }),
+  });
+  if (!response.ok) throw new Error(`joining as ${name}: ${response.status} ${await response.text()}`);
+  return (response.headers.get("set-cookie") ?? "").split(";")[0];
+}
+
 /**
  * Node's HTTP server closes an idle keep-alive socket after 5 s; a request
  * that reuses it at that moment fails ("other side closed", or a reset)
