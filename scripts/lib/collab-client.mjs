@@ -80,6 +80,8 @@ export async function connectCollab(url, headers) {
     ws.once("unexpected-response", (_req, res) => reject(new Error(`HTTP ${res.statusCode} instead of an upgrade`)));
     ws.once("error", reject);
   });
+  // Once open, an error is followed by "close", which `closed` reports; unheard, it would end the process.
+  ws.on("error", () => {});
   send((encoder) => {
     encoding.writeVarUint(encoder, MESSAGE_SYNC);
     syncProtocol.writeSyncStep1(encoder, doc);
