@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentActivity, AgentTokenList, CreatedAgentToken } from "../../protocol/agents";
 import { api } from "../support/api";
 import { filesUrl, putFile, shell, workspaceContainer } from "../support/files";
+import { waitFor } from "../support/lifecycle";
 import { createWorkspace, ownerApi, ownerCookie } from "../support/session";
 import { marker, openTerminalSocket } from "../support/terminal-client";
 
@@ -308,11 +309,15 @@ describe("tools", () => {
 
   it("lists previews with a fresh owner grant", async () => {
     await call(writer, "run_command", {
-      command: "nohup python3 -m http.server 8123 --bind 0.0.0.0 >/dev/null 2>&1 & sleep 1",
+      command: "nohup python3 -m http.server 8123 --bind 0.0.0.0 >/dev/null 2>&1 &",
     });
-    const { text } = await call(reader, "list_previews");
-    const previews = JSON.parse(text) as { port: number; url: string }[];
-    const preview = previews.find((p) => p.port === 8123);
+    // Listed once it listens: python's start took over a second once on the loaded 2-core machine.
+    const preview = await waitFor("port 8123 among the previews", async () => {
+      const { text } = await call(reader, "list_previews");
+      // "Nothing listens..." until it does.
+      if (!text.startsWith("[")) return undefined;
+      return (JSON.parse(text) as { port: number; url: string }[]).find((p) => p.port === 8123);
+    });
     expect(preview?.url).toMatch(new RegExp(`^http://8123-${id}-[a-z0-9]+\\.`));
     // The grant is an owner's pane grant (5 minutes), not a share link.
     const shares = (await (await ownerApi(`/api/workspaces/${id}/previews/8123/shares`)).json()) as {
