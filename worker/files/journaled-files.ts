@@ -157,6 +157,7 @@ function asStream(content: FileContent): { stream: ReadableStream<Uint8Array>; s
   };
 }
 
-function emptyStream(): ReadableStream<Uint8Array> {
+/** A body with no bytes (a read that answered none). */
+export function emptyStream(): ReadableStream<Uint8Array> {
   return new ReadableStream({ start: (controller) => controller.close() });
 }

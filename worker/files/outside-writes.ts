@@ -3,6 +3,7 @@ import { describe } from "../errors";
 import { IDE_STATE_DIR, SNAPSHOT_MARKER, WORKSPACE_ROOT } from "../sandbox/environment";
 import type { Sandbox } from "../sandbox/sandbox";
 import type { WatchListener } from "./file-watcher";
+import { emptyStream } from "./journaled-files";
 import { SandboxFileError } from "./sandbox-file-error";
 import type { Files } from "./sandbox-files";
 import { isTemporary, type JournalOp, type SaveJournal } from "./save-journal";
@@ -246,7 +247,7 @@ export class OutsideWrites implements WatchListener {
       if (SandboxFileError.is(error) && ["ENOENT", "EISDIR", "ENOTDIR"].includes(error.code)) return false;
       throw error;
     }
-    const staged = journal.stage(opened.response.body ?? empty(), Number(opened.stat.size));
+    const staged = journal.stage(opened.response.body ?? emptyStream(), Number(opened.stat.size));
     const { size, sha256 } = await staged.done;
     await journal.recordWrite(file.path, staged.key, size, sha256);
     return true;
@@ -397,8 +398,4 @@ export function latestWrites(ops: JournalOp[]): Map<string, string> {
 
 function absolute(path: string): string {
   return path.startsWith("/") ? path : `${WORKSPACE_ROOT}/${path}`;
-}
-
-function empty(): ReadableStream<Uint8Array> {
-  return new ReadableStream({ start: (controller) => controller.close() });
 }
