@@ -64,7 +64,7 @@ async function vitest(project, { beside = false, extraArgs = [] } = {}) {
   const serverLog = join(reports, `${project}-server.log`);
   const logFile = beside ? join(reports, `${project}.log`) : undefined;
   const passed = await sh(
-    `Tests: ${project}${beside ? " (beside the next tier; its output follows when it ends)" : ""}`,
+    `Tests: ${project}${beside ? " (beside the integration tier; its output follows when it ends)" : ""}`,
     "vitest",
     [
       "run",
@@ -148,15 +148,20 @@ if (wanted("deploy")) {
   await sh("PREVIEW_DOMAIN apart from the IDE's site", "node", ["scripts/check-preview-domain.mjs"]);
   await sh("wrangler deploy --dry-run", "wrangler", ["deploy", "--dry-run"]);
 }
-// Real generators (create-vite, create-next-app, sv, ng) from the npm registry, each previewed in Chromium.
-// The matrix waits mostly on the registry and on each row's minute of hot reload, and the integration tier
-// mostly on containers: it runs beside that tier (an IDE of its own), which saves CI about its length.
-const frameworks = wanted("frameworks") ? vitest("frameworks", { beside: wanted("integration") }) : undefined;
+// Beside the integration tier (each an IDE of its own: its own ports, worker name and state), first the
+// frameworks matrix (real generators from the npm registry, each app previewed in Chromium), then the browser
+// tier. On the 2-core machine the integration tier alone leaves about 60% of the CPU idle (it waits on
+// containers and timers) and the browser tier about 35%; the matrix with the integration tier leaves about 12%,
+// so the browser tier starts when the matrix is done, not beside both.
+const beside = wanted("integration");
+const frameworks = wanted("frameworks") ? vitest("frameworks", { beside }) : undefined;
+const e2e = wanted("e2e") && beside ? Promise.resolve(frameworks).then(() => vitest("e2e", { beside })) : undefined;
 if (wanted("integration")) await vitest("integration");
-await frameworks;
-// The production bundle as it deploys: `vite build` under plain `wrangler dev`, with real containers.
+await Promise.all([frameworks, e2e]);
+if (wanted("e2e") && !beside) await vitest("e2e");
+// The production bundle as it deploys: `vite build` under plain `wrangler dev`, with real containers. Alone
+// and last: it removes the containers and images it made when it ends.
 if (wanted("deployed")) await vitest("deployed");
-if (wanted("e2e")) await vitest("e2e");
 
 console.log("");
 for (const test of failedTests) console.log(`\x1b[31m✗ ${test}\x1b[0m`);

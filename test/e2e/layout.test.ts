@@ -100,7 +100,18 @@ const TOOLBARS = [
 /** Waits until the preview shows the template's page (for the screenshot). */
 async function previewShows(page: Page): Promise<void> {
   const frame = await page.getByTestId("preview-frame").elementHandle({ timeout: 120_000 });
-  await (await frame?.contentFrame())?.getByText("Hello from your workspace").waitFor({ timeout: 60_000 });
+  const content = await frame?.contentFrame();
+  try {
+    // Alone, the page shows within half a second of the frame; beside the integration tier (CI runs
+    // them side by side) the saturated 2-core machine once took over 60 s, so the frame's own bound.
+    await content?.getByText("Hello from your workspace").waitFor({ timeout: 120_000 });
+  } catch (error) {
+    // What the frame shows instead says why (an error page, a blank page, a page still loading).
+    const shown = await content
+      ?.evaluate(() => `${location.href} [${document.readyState}]: ${document.body?.textContent?.slice(0, 500)}`)
+      .catch((e) => String(e));
+    throw new Error(`the preview did not show the template's page in 120 s; it shows ${shown}`, { cause: error });
+  }
 }
 
 async function openRunning(options: BrowserContextOptions) {
