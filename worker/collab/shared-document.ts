@@ -49,6 +49,8 @@ export const DISK_ORIGIN = "disk";
 
 export class SharedDocument {
   readonly doc = new Y.Doc();
+  /** Called with every update before it is sent to the peers (the edit log). */
+  log: ((update: Uint8Array) => void) | undefined;
   readonly text: Y.Text;
   readonly awareness: awarenessProtocol.Awareness;
   /** Each peer and the awareness client ids it speaks for. */
@@ -61,6 +63,8 @@ export class SharedDocument {
     // The server is not a participant.
     this.awareness.setLocalState(null);
     this.doc.on("update", (update: Uint8Array, origin: unknown) => {
+      // Stored first: a Durable Object's output gate then holds the broadcast below until it is durable.
+      this.log?.(update);
       const message = frame(MESSAGE_SYNC, (encoder) => syncProtocol.writeUpdate(encoder, update));
       for (const peer of this.peers.keys()) if (peer !== origin) safeSend(peer, message);
     });
@@ -255,6 +259,11 @@ export class SharedDocument {
         if (edit.insert) this.text.insert(edit.from, edit.insert);
       }
     }, DISK_ORIGIN);
+  }
+
+  /** An update from storage (the edit log): applied as a peer's would be, sent to nobody (no peer yet). */
+  apply(update: Uint8Array): void {
+    Y.applyUpdate(this.doc, update);
   }
 
   /** The whole document, for storage. */

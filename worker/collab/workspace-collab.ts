@@ -2,7 +2,11 @@
  * The workspace's shared documents: one per open text file, loaded from the
  * file on first open, kept in this Durable Object's storage (so a reload, a
  * late joiner or a restarted object gets the current text, unsaved edits
- * included), dropped from memory when nobody has it open. It is the only
+ * included), dropped from memory when nobody has it open. Each edit is
+ * stored as it arrives (an update log: the object's output gate holds what
+ * it sends until the write is durable, so an edit another writer has seen
+ * survives the Worker killed at once), and the whole state replaces the log
+ * 250 ms after the last change. It is the only
  * place where the disk meets a shared text:
  *   - a save writes the shared text (atomic, If-Match the version it was
  *     last in step with; a file changed meanwhile is merged first);
@@ -50,6 +54,11 @@ interface OpenFile {
   /** Disk operations (reads after a change, saves), one at a time. */
   queue: Promise<unknown>;
   persistTimer?: ReturnType<typeof setTimeout>;
+  /** How many parts the stored state has (0: none yet). */
+  storedParts: number;
+  /** The update log: the next update's number, and the first one the stored state does not hold. */
+  nextUpdate: number;
+  firstUnpersisted: number;
 }
 
 /** Storage values stay well under a Durable Object's limit per value. */
@@ -143,24 +152,43 @@ export class WorkspaceCollab {
     const { storage } = this.deps;
     const meta = await storage.get<StoredMeta>(metaKey(path));
     let state: Uint8Array | undefined;
-    if (meta) {
+    // The disk version stored beside the state (or, before any state, beside the first logged edit).
+    let stored = meta;
+    if (meta && meta.parts > 0) {
       const keys = Array.from({ length: meta.parts }, (_, i) => partKey(path, i));
       const parts = await storage.get<Uint8Array>(keys);
       if (keys.every((key) => parts.has(key))) state = concatBytes(keys.map((key) => parts.get(key) as Uint8Array));
+      else stored = undefined;
     }
+    // Edits stored after the state (the object stopped before it stored the state again), in order.
+    const logged = await storage.list<Uint8Array>({ prefix: updatePrefix(path) });
+    const numbers = [...logged.keys()].map((key) => Number(key.slice(updatePrefix(path).length)));
     const disk = await this.deps.shared(() => this.readDisk(path));
     const shared = new SharedDocument(state);
+    // Yjs updates apply in any order and more than once: one the state already holds changes nothing.
+    for (const update of logged.values()) shared.apply(update);
+    const next = numbers.length > 0 ? Math.max(...numbers) + 1 : 0;
     const file: OpenFile = {
       path,
       shared,
-      base: state && meta ? meta.base : "",
-      etag: state && meta ? meta.etag : "",
+      base: stored?.base ?? "",
+      etag: stored?.etag ?? "",
+      storedParts: state ? (stored?.parts ?? 0) : 0,
       pending: 0,
       queue: Promise.resolve(),
+      nextUpdate: next,
+      firstUnpersisted: numbers.length > 0 ? Math.min(...numbers) : next,
+    };
+    // Each edit is logged before it is sent on (the put is not awaited: the output gate holds the
+    // edit's broadcast to the other writers until it is stored).
+    shared.log = (update) => {
+      this.deps.storage
+        .put(updateKey(path, file.nextUpdate++), update)
+        .catch((error) => console.error(`collab: logging an edit of ${path}: ${String(error)}`));
+      this.schedulePersist(file);
     };
     // A new document takes the file's text; a stored one takes what changed on disk since (merged).
     this.applyDisk(file, disk);
-    shared.doc.on("update", () => this.schedulePersist(file));
     this.watch();
     return file;
   }
@@ -193,7 +221,7 @@ export class WorkspaceCollab {
     }
     file.base = disk.text;
     file.etag = disk.etag;
-    this.schedulePersist(file);
+    this.storeMeta(file);
   }
 
   /** Reads the disk again after a change event (or a refused save). A file deleted leaves the document as it is. */
@@ -216,7 +244,7 @@ export class WorkspaceCollab {
     const stat = await saveFile(files, file.path, text, file.etag);
     file.base = text;
     file.etag = stat.etag;
-    this.schedulePersist(file);
+    this.storeMeta(file);
     return {
       file: {
         path: file.path,
@@ -267,6 +295,18 @@ export class WorkspaceCollab {
     });
   }
 
+  /**
+   * The disk version the document is in step with, stored now: in the same turn as the edit that took
+   * that version in, so storage never holds one without the other (a base without its edit would merge
+   * the disk's change in twice after a restart).
+   */
+  private storeMeta(file: OpenFile): void {
+    const meta: StoredMeta = { base: file.base, etag: file.etag, parts: file.storedParts };
+    this.deps.storage
+      .put(metaKey(file.path), meta)
+      .catch((error) => console.error(`collab: storing ${file.path}'s disk version: ${String(error)}`));
+  }
+
   private schedulePersist(file: OpenFile): void {
     if (file.persistTimer) return;
     file.persistTimer = setTimeout(() => {
@@ -280,6 +320,8 @@ export class WorkspaceCollab {
       clearTimeout(file.persistTimer);
       file.persistTimer = undefined;
     }
+    // Every logged update below this number is in the state encoded now (updates are logged as they apply).
+    const upTo = file.nextUpdate;
     const state = file.shared.encode();
     const parts = Math.max(1, Math.ceil(state.byteLength / PART_BYTES));
     const entries: Record<string, unknown> = {
@@ -291,6 +333,13 @@ export class WorkspaceCollab {
     for (let i = 0; i < keys.length; i += 128) {
       await this.deps.storage.put(Object.fromEntries(keys.slice(i, i + 128).map((key) => [key, entries[key]])));
     }
+    // The state holds them now: the log before `upTo` goes (128 keys a call, as puts).
+    const logged = Array.from({ length: upTo - file.firstUnpersisted }, (_, i) =>
+      updateKey(file.path, file.firstUnpersisted + i),
+    );
+    for (let i = 0; i < logged.length; i += 128) await this.deps.storage.delete(logged.slice(i, i + 128));
+    file.storedParts = parts;
+    file.firstUnpersisted = Math.max(file.firstUnpersisted, upTo);
   }
 }
 
@@ -300,4 +349,14 @@ function metaKey(path: string): string {
 
 function partKey(path: string, index: number): string {
   return `collab:part:${index}:${path}`;
+}
+
+/** A path never holds NUL, so one file's prefix is never the start of another's. */
+function updatePrefix(path: string): string {
+  return `collab:update:${path}\u0000`;
+}
+
+/** Numbers padded, so storage lists them in order. */
+function updateKey(path: string, index: number): string {
+  return `${updatePrefix(path)}${String(index).padStart(12, "0")}`;
 }
