@@ -37,6 +37,8 @@ export const title = "Soak: many workspaces in mixed use (issue 45)";
 const WORKSPACES = Math.round(positive("SOAK_WORKSPACES", 8));
 const MINUTES = positive("SOAK_MINUTES", 20);
 const RUN_MS = MINUTES * 60_000;
+/** Set by `npm test` (scripts/test.mjs): errors or anything left fail the run, not only the table. */
+const CHECK = process.env.SOAK_CHECK === "1";
 /** The first and the last minute of the run are compared. */
 const WINDOW_MS = 60_000;
 /** Workspaces set up at a time: each starts a container and a dev server, on a 2-core machine. */
@@ -88,7 +90,20 @@ export async function run({ baseUrl, workerName, serverPid }) {
   // A moment for the deleted workspaces' objects to be let go before the last reading.
   await sleep(10_000);
   memory.after();
-  return [errorRow(soak), ...latencyRows(soak), ...memory.rows(), ...left];
+  const rows = [errorRow(soak), ...latencyRows(soak), ...memory.rows(), ...left];
+  if (CHECK) checkRows(rows);
+  return rows;
+}
+
+/**
+ * SOAK_CHECK=1 (`npm test`'s short soak): the run fails unless every row
+ * whose target is 0 (errors, what is left) is 0 and was read at all.
+ */
+function checkRows(rows) {
+  const missed = rows.filter((row) => (row.target === "0" && row.ours !== 0) || /not read/.test(row.metric));
+  if (missed.length === 0) return;
+  const lines = missed.map((row) => `  ${row.metric}: ${row.ours ?? "-"}`).join("\n");
+  throw new Error(`the soak's checks failed:\n${lines}`);
 }
 
 /** The run's shared state: errors, timed samples, operation counts and every WebSocket opened. */

@@ -90,6 +90,7 @@ export const ErrorCode = {
   BACKUP_INTEGRITY: "BACKUP_INTEGRITY",
   /** The backup store (R2) could not be reached or refused the operation; try again. */
   BACKUP_UNAVAILABLE: "BACKUP_UNAVAILABLE",
+  /** A save reached the container but not the save journal (R2): not acknowledged, so save again. */
   JOURNAL_UNAVAILABLE: "JOURNAL_UNAVAILABLE",
   /** A request from the container that the workspace's network policy does not allow (the Outbound entrypoint's answer). */
   BLOCKED_BY_NETWORK_POLICY: "BLOCKED_BY_NETWORK_POLICY",

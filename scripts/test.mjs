@@ -14,7 +14,7 @@ import { ensureChromium, ensurePyflakes, ensureSshClients, failSetup, ROOT, setu
 // `npm test -- e2e test/e2e/sign-in.test.ts`: tier names pick tiers, anything
 // else narrows vitest to matching test files (and runs the Python's tests only when one starts with sandbox).
 const args = process.argv.slice(2);
-const tierNames = new Set(["static", "unit", "deploy", "integration", "deployed", "e2e", "frameworks"]);
+const tierNames = new Set(["static", "unit", "deploy", "integration", "soak", "deployed", "e2e", "frameworks"]);
 const tiers = args.filter((arg) => tierNames.has(arg));
 const fileFilters = args.filter((arg) => !tierNames.has(arg));
 const wanted = (name) => tiers.length === 0 || tiers.includes(name);
@@ -157,6 +157,13 @@ const beside = wanted("integration");
 const frameworks = wanted("frameworks") ? vitest("frameworks", { beside }) : undefined;
 const e2e = wanted("e2e") && beside ? Promise.resolve(frameworks).then(() => vitest("e2e", { beside })) : undefined;
 if (wanted("integration")) await vitest("integration");
+// The soak's short form (issue 45): two workspaces in mixed use for two minutes, an IDE of its own; any
+// error, or anything left once its workspaces are deleted, fails the run. `npm run bench -- soak` is the long one.
+if (tiers.includes("soak") || (tiers.length === 0 && fileFilters.length === 0)) {
+  await sh("Soak: 2 workspaces in mixed use for 2 minutes", "node", ["scripts/bench.mjs", "soak"], {
+    extraEnv: { SOAK_WORKSPACES: "2", SOAK_MINUTES: "2", SOAK_CHECK: "1" },
+  });
+}
 await Promise.all([frameworks, e2e]);
 if (wanted("e2e") && !beside) await vitest("e2e");
 // The production bundle as it deploys: `vite build` under plain `wrangler dev`, with real containers. Alone

@@ -6,14 +6,13 @@
  * server's engine proxy mounts in this workspace's container when the test
  * asks for it (never this machine's disk).
  */
-import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { filesUrl, putFile } from "../support/files";
-import { removeWhatWeMade, sh, testHooks, wake } from "../support/lifecycle";
+import type { BackupList, BackupRecord } from "../../protocol/backups";
+import { filesUrl, putFile, sha256 } from "../support/files";
+import { post, removeWhatWeMade, sh, testHooks, wake } from "../support/lifecycle";
 import { createWorkspace, ownerApi } from "../support/session";
 
 const DIR = "/workspace/small";
-const sha256 = (bytes: Uint8Array | string) => createHash("sha256").update(bytes).digest("hex");
 const pattern = (size: number) => new Uint8Array(Buffer.from(Array.from({ length: size }, (_, i) => (i * 7919) % 251)));
 
 describe("a full disk", () => {
@@ -63,6 +62,17 @@ describe("a full disk", () => {
     });
     expect(abandoned.status).toBeLessThan(300);
     expect(leftovers()).toEqual(["notes.txt"]);
+  });
+
+  it("backs up while the disk is full: a backup writes nothing in the container, and keeps the files whole", async () => {
+    const before = sh(container, `sha256sum ${DIR}/notes.txt ${DIR}/filler`);
+    const made = await post<BackupRecord>(`/api/workspaces/${id}/backups`);
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const listed = (await (await ownerApi(`/api/workspaces/${id}/backups`)).json()) as BackupList;
+    expect(listed.backups.map((backup) => backup.id)).toEqual([made.body.id]);
+    // Nothing was written beside the files, and they are as they were.
+    expect(leftovers()).toEqual(["notes.txt"]);
+    expect(sh(container, `sha256sum ${DIR}/notes.txt ${DIR}/filler`)).toBe(before);
   });
 
   it("saves again once space is freed", async () => {

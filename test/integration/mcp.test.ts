@@ -3,13 +3,13 @@
  * against a real container: agent tokens, the tools, confinement, limits,
  * revocation and expiry, and the activity log.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AgentActivity, AgentTokenList, CreatedAgentToken } from "../../protocol/agents";
+import type { AgentActivity, AgentTokenList } from "../../protocol/agents";
 import { api } from "../support/api";
 import { filesUrl, putFile, shell, workspaceContainer } from "../support/files";
 import { waitFor } from "../support/lifecycle";
+import { call, connect as connectClient, createToken } from "../support/mcp-client";
 import { createWorkspace, ownerApi, ownerCookie } from "../support/session";
 import { marker, openTerminalSocket } from "../support/terminal-client";
 
@@ -28,37 +28,11 @@ afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => {})));
 });
 
-async function createToken(
-  workspace: string,
-  scope: "read" | "write",
-  name = `agent-${scope}`,
-  ttlSeconds = 3600,
-): Promise<CreatedAgentToken> {
-  const response = await ownerApi(`/api/workspaces/${workspace}/agent-tokens`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ name, scope, ttlSeconds }),
-  });
-  expect(response.status, await response.clone().text()).toBe(201);
-  return (await response.json()) as CreatedAgentToken;
-}
-
-/** An MCP client connected to `url` with the token, as Claude Code or Cursor would be. */
+/** An MCP client connected to `url` with the token; closed after the file. */
 async function connect(url: string, token: string): Promise<Client> {
-  const client = new Client({ name: "mcp-test", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(new URL(url), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-  });
-  await client.connect(transport);
+  const client = await connectClient(url, token);
   clients.push(client);
   return client;
-}
-
-/** A tool's text blocks joined, and whether it failed. */
-async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
-  const result = await client.callTool({ name, arguments: args });
-  const text = (result.content as { type: string; text: string }[]).map((b) => b.text).join("\n");
-  return { text, isError: result.isError === true };
 }
 
 async function activity(after = 0): Promise<AgentActivity> {

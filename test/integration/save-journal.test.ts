@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import type { WorkspaceStatus } from "../../protocol/workspace";
-import { filesUrl, putFile } from "../support/files";
+import { filesUrl, putFile, readHash, sha256 } from "../support/files";
 import { journal, kill, removeWhatWeMade, save, sh, testHooks, wake } from "../support/lifecycle";
 import { createWorkspace, ownerApi } from "../support/session";
 
@@ -14,23 +14,9 @@ import { createWorkspace, ownerApi } from "../support/session";
 
 const FOUR_MB = 4 * 1024 * 1024;
 
-function sha256(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
-}
-
 /** Random bytes: nothing compresses or dedupes them, and a torn file shows in the hash. */
 function payload(size = FOUR_MB): Uint8Array<ArrayBuffer> {
   return new Uint8Array(randomBytes(size));
-}
-
-async function readHash(id: string, path: string): Promise<{ status: number; hash?: string; size?: number }> {
-  const response = await ownerApi(filesUrl(id, "/content", { path }));
-  if (response.status !== 200) {
-    await response.body?.cancel();
-    return { status: response.status };
-  }
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  return { status: 200, hash: sha256(bytes), size: bytes.byteLength };
 }
 
 afterAll(removeWhatWeMade);

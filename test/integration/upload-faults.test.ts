@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { filesUrl, putFile } from "../support/files";
+import { filesUrl, putFile, readHash, sha256 } from "../support/files";
 import { kill, removeWhatWeMade, sh, wake } from "../support/lifecycle";
 import { createWorkspace, ownerApi } from "../support/session";
 
@@ -16,10 +16,6 @@ const MB = 1024 * 1024;
 const SIZE = 100 * MB;
 const CHUNK = 8 * MB;
 const TOKEN = "cutupload1";
-
-function sha256(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
-}
 
 /** One chunk of the upload; its status and, for a refusal, its error body. */
 async function chunk(
@@ -39,12 +35,6 @@ async function chunk(
   if (response.ok) return { status: response.status };
   const body = JSON.parse(text) as { code?: string; message?: string };
   return { status: response.status, code: body.code, message: body.message };
-}
-
-async function readHash(id: string): Promise<string> {
-  const response = await ownerApi(filesUrl(id, "/content", { path: "big.bin" }));
-  expect(response.status).toBe(200);
-  return sha256(new Uint8Array(await response.arrayBuffer()));
 }
 
 afterAll(removeWhatWeMade);
@@ -76,7 +66,7 @@ describe("an upload cut by a fault", () => {
     });
     // A new container keeps the old one's name (the Durable Object's id).
     const current = container;
-    expect(await readHash(id)).toBe(sha256(old));
+    expect(await readHash(id, "big.bin")).toEqual({ status: 200, hash: sha256(old), size: old.byteLength });
     expect(sh(current, "find /workspace -name '.big.bin.upload-*' | wc -l")).toBe("0");
 
     // Sent again from the first byte, it lands whole.
@@ -85,7 +75,7 @@ describe("an upload cut by a fault", () => {
       final = await chunk(id, next, offset);
       expect(final.status, `chunk at ${offset}`).toBe(offset + CHUNK >= SIZE ? 201 : 200);
     }
-    expect(await readHash(id)).toBe(sha256(next));
+    expect(await readHash(id, "big.bin")).toEqual({ status: 200, hash: sha256(next), size: SIZE });
     expect(sh(current, "find /workspace -name '.big.bin.upload-*' | wc -l")).toBe("0");
   });
 });

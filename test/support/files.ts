@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { dockerExec, runContainers } from "./containers";
 import { ownerApi } from "./session";
 
@@ -37,4 +38,19 @@ export async function workspaceContainer(id: string): Promise<string> {
 /** Runs a shell command in the workspace's container from outside (like typing it in a terminal). */
 export function shell(container: string, command: string): string {
   return dockerExec(container, ["sh", "-c", command]);
+}
+
+export function sha256(bytes: Uint8Array | string): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** A file read through the API: its status and, when found, the SHA-256 and size of its bytes. */
+export async function readHash(id: string, path: string): Promise<{ status: number; hash?: string; size?: number }> {
+  const response = await ownerApi(filesUrl(id, "/content", { path }));
+  if (response.status !== 200) {
+    await response.body?.cancel();
+    return { status: response.status };
+  }
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  return { status: 200, hash: sha256(bytes), size: bytes.byteLength };
 }

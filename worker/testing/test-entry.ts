@@ -19,7 +19,7 @@
  *   POST /api/workspaces/{id}/previews/{port}/shares/{shareId}/expire
  *        the share link expires now
  *   POST /api/workspaces/{id}/test-hooks/backups  {unavailable?: boolean, archiveRoute?: boolean, failPart?: number | null}
- *        unavailable: R2 fails every backup operation of this workspace (until false);
+ *        unavailable: R2 fails every backup and save-journal operation of this workspace (until false);
  *        archiveRoute false: the archive hostname cannot be set up, so archives go by exec (until true);
  *        failPart N: R2 refuses part N of every multipart upload (until null)
  *   GET  /api/workspaces/{id}/test-hooks/backups/uploads
@@ -94,12 +94,7 @@ export class Workspace extends ProductionWorkspace {
   protected override backupBucket(): R2Bucket | undefined {
     const bucket = super.backupBucket();
     if (!bucket) return bucket;
-    if (this.backupsUnavailable) {
-      // Every call fails as an unreachable R2 would.
-      return new Proxy(bucket, {
-        get: () => () => Promise.reject(new Error("R2 is unreachable (test hook)")),
-      });
-    }
+    if (this.backupsUnavailable) return unreachable(bucket);
     return this.countedUploads(bucket);
   }
 
@@ -159,7 +154,9 @@ export class Workspace extends ProductionWorkspace {
   }
 
   protected override journalBucket(): R2Bucket | undefined {
-    return this.journalOff ? undefined : super.journalBucket();
+    const bucket = this.journalOff ? undefined : super.journalBucket();
+    // An unreachable R2 is unreachable for the save journal too.
+    return bucket && this.backupsUnavailable ? unreachable(bucket) : bucket;
   }
 
   /** The save journal's index and its R2 objects: a test checks nothing is left after a checkpoint. */
@@ -488,3 +485,10 @@ export default {
     return production.fetch(request, env, ctx);
   },
 } satisfies ExportedHandler<Env>;
+
+/** `bucket` as an unreachable R2 answers: every call fails. */
+function unreachable(bucket: R2Bucket): R2Bucket {
+  return new Proxy(bucket, {
+    get: () => () => Promise.reject(new Error("R2 is unreachable (test hook)")),
+  });
+}
