@@ -210,8 +210,16 @@ function assembleCore(ctx: DurableObjectState, env: Env, hooks: WorkspaceHooks, 
       await languageServers.dispose();
       await sandbox.announceDeletion();
       await lifecycle.retire();
-      await backupStore.deleteAll();
-      await journal.deleteAll();
+      try {
+        await backupStore.deleteAll();
+        await journal.deleteAll();
+      } catch (error) {
+        // Before the storage goes: the workspace stays listed, so deleting it again finishes the job.
+        throw new AppError(
+          ErrorCode.BACKUP_UNAVAILABLE,
+          `The workspace's backups in R2 could not be deleted (${describe(error)}). It is stopped and still listed; delete it again.`,
+        );
+      }
       await storage.deleteAlarm();
       await storage.deleteAll();
       previews.forget();

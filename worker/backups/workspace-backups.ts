@@ -143,6 +143,7 @@ export class WorkspaceBackups {
    */
   private async take(reason: BackupReason): Promise<BackupRecord> {
     const started = Date.now();
+    const generation = this.deps.sandbox.generation;
     try {
       const bucket = this.bucket();
       const id = newBackupId();
@@ -165,7 +166,7 @@ export class WorkspaceBackups {
       );
       return { id, createdAt: new Date(started).toISOString(), ...uploaded, dirs, image, reason, pinned: false };
     } catch (error) {
-      throw await this.failed(reason, error);
+      throw await this.failed(reason, error, generation);
     }
   }
 
@@ -264,8 +265,13 @@ export class WorkspaceBackups {
   }
 
   /** Records a failed backup for the status; the error to throw. */
-  private async failed(reason: BackupReason, error: unknown): Promise<AppError> {
-    const message = describe(error);
+  private async failed(reason: BackupReason, error: unknown, generation: number): Promise<AppError> {
+    const sandbox = this.deps.sandbox;
+    // A container that stopped mid-archive breaks the stream with an RPC message that means nothing to a person.
+    const stopped = !sandbox.running || sandbox.generation !== generation;
+    const message = stopped
+      ? `the container stopped while its files were being archived (${describe(error)})`
+      : describe(error).replace(/\.$/, "");
     const previous = await this.deps.storage.get<StoredHealth>(HEALTH_KEY);
     await this.deps.storage.put<StoredHealth>(HEALTH_KEY, {
       lastAt: previous?.lastAt ?? null,
@@ -274,7 +280,10 @@ export class WorkspaceBackups {
     });
     console.error(`${this.deps.tag}: backup (${reason}) failed: ${message}`);
     if (error instanceof AppError) return error;
-    return new AppError(ErrorCode.BACKUP_UNAVAILABLE, `The backup failed: ${message}. It is tried again later.`);
+    return new AppError(
+      ErrorCode.BACKUP_UNAVAILABLE,
+      `The backup failed: ${message}. Nothing was stored; back up again${stopped ? " once the workspace runs" : ""} (automatic backups try again on their own).`,
+    );
   }
 
   /** {@link create} for the lifecycle's saves: a failure is recorded and logged, never thrown. */

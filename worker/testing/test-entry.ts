@@ -18,10 +18,12 @@
  *        the caller's unclaimed spare is due in inMs milliseconds: its real alarm discards it
  *   POST /api/workspaces/{id}/previews/{port}/shares/{shareId}/expire
  *        the share link expires now
- *   POST /api/workspaces/{id}/test-hooks/backups  {unavailable?: boolean, archiveRoute?: boolean, failPart?: number | null}
+ *   POST /api/workspaces/{id}/test-hooks/backups  {unavailable?: boolean, archiveRoute?: boolean, failPart?: number | null, partDelayMs?: number}
  *        unavailable: R2 fails every backup and save-journal operation of this workspace (until false);
  *        archiveRoute false: the archive hostname cannot be set up, so archives go by exec (until true);
- *        failPart N: R2 refuses part N of every multipart upload (until null)
+ *        failPart N: R2 refuses part N of every multipart upload (until null);
+ *        partDelayMs N: every part's upload takes N ms longer (0: as fast as it is), so a
+ *        fault can land while a backup's archive still streams
  *   GET  /api/workspaces/{id}/test-hooks/backups/uploads
  *        {created, completed, aborted}: this workspace's multipart uploads since its object
  *        started (each one created must end completed or aborted: none left open)
@@ -88,6 +90,7 @@ export class Workspace extends ProductionWorkspace {
   private backupsUnavailable = false;
   private archiveRouteOff = false;
   private failPart: number | undefined;
+  private partDelayMs = 0;
   private readonly uploads = { created: 0, completed: 0, aborted: 0 };
   private journalOff = false;
 
@@ -102,6 +105,7 @@ export class Workspace extends ProductionWorkspace {
   private countedUploads(bucket: R2Bucket): R2Bucket {
     const uploads = this.uploads;
     const failPart = () => this.failPart;
+    const partDelay = () => this.partDelayMs;
     return new Proxy(bucket, {
       get(target, property) {
         if (property !== "createMultipartUpload") {
@@ -116,7 +120,9 @@ export class Workspace extends ProductionWorkspace {
             uploadId: upload.uploadId,
             uploadPart(part: number, value: Parameters<R2MultipartUpload["uploadPart"]>[1]) {
               if (part === failPart()) return Promise.reject(new Error(`R2 refused part ${part} (test hook)`));
-              return upload.uploadPart(part, value);
+              const delay = partDelay();
+              if (delay === 0) return upload.uploadPart(part, value);
+              return scheduler.wait(delay).then(() => upload.uploadPart(part, value));
             },
             async abort() {
               await upload.abort();
@@ -140,12 +146,13 @@ export class Workspace extends ProductionWorkspace {
 
   testBackups(
     caller: string,
-    options: { unavailable?: boolean; archiveRoute?: boolean; failPart?: number | null },
+    options: { unavailable?: boolean; archiveRoute?: boolean; failPart?: number | null; partDelayMs?: number },
   ): Promise<RpcResult<void>> {
     return this.call(caller, () => {
       if (options.unavailable !== undefined) this.backupsUnavailable = options.unavailable;
       if (options.archiveRoute !== undefined) this.archiveRouteOff = !options.archiveRoute;
       if (options.failPart !== undefined) this.failPart = options.failPart ?? undefined;
+      if (options.partDelayMs !== undefined) this.partDelayMs = options.partDelayMs;
     });
   }
 
@@ -388,6 +395,7 @@ hooks.post("/api/workspaces/:id/test-hooks/backups", async (c) => {
     unavailable?: unknown;
     archiveRoute?: unknown;
     failPart?: unknown;
+    partDelayMs?: unknown;
   };
   const flag = (value: unknown) => (typeof value === "boolean" ? value : undefined);
   const part = (value: unknown) =>
@@ -397,6 +405,10 @@ hooks.post("/api/workspaces/:id/test-hooks/backups", async (c) => {
       unavailable: flag(body.unavailable),
       archiveRoute: flag(body.archiveRoute),
       failPart: part(body.failPart),
+      partDelayMs:
+        typeof body.partDelayMs === "number" && Number.isInteger(body.partDelayMs) && body.partDelayMs >= 0
+          ? Math.min(body.partDelayMs, 60_000)
+          : undefined,
     })) as RpcResult<void>,
   );
   return c.body(null, 204);
