@@ -37,6 +37,8 @@ const CREATE_PATH = /^(?:\/v[\d.]+)?\/containers\/create(?:\?|$)/;
  * the next start of its Durable Object, and a deleted one has none.
  */
 const DELETED_KILL = /^(?:\/v[\d.]+)?\/containers\/(workerd-[^/?]+)\/kill\?(?:.*&)?signal=SIGPWR(?:&|$)/;
+/** Making or starting a container: a refusal's reason is logged. */
+const CONTAINER_START = /^(?:\/v[\d.]+)?\/containers\/(?:create|[^/?]+\/start)(?:\?|$)/;
 /** A sidecar's start (`POST /containers/{name}-proxy/start`): the proxy then waits for it to exit. */
 const SIDECAR_START = /^(?:\/v[\d.]+)?\/containers\/(workerd-[^/?]+-proxy)\/start(?:\?|$)/;
 /**
@@ -332,6 +334,16 @@ export async function startEngineProxy({
         const sidecar = req.method === "POST" ? SIDECAR_START.exec(req.url ?? "")?.[1] : undefined;
         if (sidecar && upstreamResponse.statusCode === 204) sidecars.removeWhenReleased(decodeURIComponent(sidecar));
         res.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.rawHeaders);
+        // workerd says only "Container failed to start": the engine's own reason goes in the log.
+        if (req.method === "POST" && CONTAINER_START.test(req.url ?? "") && (upstreamResponse.statusCode ?? 0) >= 400) {
+          const said = [];
+          upstreamResponse.on("data", (chunk) => said.push(chunk));
+          upstreamResponse.on("end", () =>
+            log(
+              `engine proxy: ${req.method} ${req.url} answered ${upstreamResponse.statusCode}: ${Buffer.concat(said).toString("utf8").trim().slice(0, 500)}`,
+            ),
+          );
+        }
         upstreamResponse.pipe(res);
         upstreamResponse.on("end", resolve);
         upstreamResponse.on("error", reject);

@@ -1,7 +1,7 @@
 import type { Browser, Frame, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { ShareLink } from "../../protocol/previews";
-import { launchBrowser, navigate, reload } from "../support/browser";
+import { launchBrowser, navigate, reload, untilShown } from "../support/browser";
 import { dockerExec, runContainers } from "../support/containers";
 import { createWorkspace, openWorkspace, ownerApi } from "../support/session";
 
@@ -116,7 +116,8 @@ describe("previewing the template's dev server", () => {
 
     const stranger = await openAsStranger(shareUrl);
     expect(stranger.status).toBe(200);
-    await stranger.page.getByText("Hello after an edit").waitFor({ timeout: 30_000 });
+    // A module load that met a container's start (a network change) leaves the page blank: reloaded as a person would.
+    await untilShown(stranger.page, "text=Hello after an edit");
 
     // Revoke: the same URL is 404 at once.
     await item.getByTestId("share-revoke").click();
