@@ -102,7 +102,7 @@ describe("uploading in parts", () => {
   it("with one part uploading at a time, fills the next meanwhile, in order, with the SHA-256 of every byte", async () => {
     const fake = fakeBucket();
     const { stream, bytes } = chunks([7, 10, 3, 20, 1]);
-    const done = uploadInParts(fake.bucket, "k", stream, async () => {}, 8, 1);
+    const done = uploadInParts(fake.bucket, "k", stream, async () => {}, { partSize: 8, uploading: 1 });
     await fake.drive(done);
     const uploaded = await done;
     expect(uploaded).toEqual({ size: 41, sha256: createHash("sha256").update(bytes).digest("hex") });
@@ -117,7 +117,7 @@ describe("uploading in parts", () => {
   it("reads on while a part uploads (the producer is not held up by R2)", async () => {
     const fake = fakeBucket();
     const { stream } = chunks([8, 8, 8], fake.events);
-    const done = uploadInParts(fake.bucket, "k", stream, async () => {}, 8, 1);
+    const done = uploadInParts(fake.bucket, "k", stream, async () => {}, { partSize: 8, uploading: 1 });
     await fake.drive(done);
     await done;
     expect(fake.events.slice(0, 4)).toEqual(["read 1", "start 1", "read 2", "end 1"]);
@@ -126,7 +126,7 @@ describe("uploading in parts", () => {
   it("keeps up to `uploading` parts in flight and no more, then waits for the oldest", async () => {
     const fake = fakeBucket();
     const { stream, bytes } = chunks([8, 8, 8, 8, 8, 8, 3], fake.events);
-    const done = uploadInParts(fake.bucket, "k", stream, async () => {}, 8, 3);
+    const done = uploadInParts(fake.bucket, "k", stream, async () => {}, { partSize: 8, uploading: 3 });
     await fake.drive(done);
     expect(await done).toEqual({ size: 51, sha256: createHash("sha256").update(bytes).digest("hex") });
     expect(fake.mostInFlight()).toBe(3);
@@ -159,7 +159,7 @@ describe("uploading in parts", () => {
       },
       { highWaterMark: 0 },
     ) as ReadableStream<Uint8Array>;
-    const done = uploadInParts(fake.bucket, "k", stream, async () => {}, 8);
+    const done = uploadInParts(fake.bucket, "k", stream, async () => {}, { partSize: 8 });
     await fake.drive(done);
     expect(await done).toEqual({ size: 35, sha256: createHash("sha256").update(bytes).digest("hex") });
     expect(fake.stored.map((part) => part.length)).toEqual([8, 8, 8, 8, 3]);
@@ -168,7 +168,7 @@ describe("uploading in parts", () => {
 
   it("aborts (never completes) when a part is refused or the producer failed", async () => {
     const refused = fakeBucket(2);
-    const first = uploadInParts(refused.bucket, "k", chunks([8, 8, 8, 8]).stream, async () => {}, 8);
+    const first = uploadInParts(refused.bucket, "k", chunks([8, 8, 8, 8]).stream, async () => {}, { partSize: 8 });
     await refused.drive(first);
     await expect(first).rejects.toThrow("part 2 refused");
     expect(refused.events).toContain("abort");
@@ -182,7 +182,7 @@ describe("uploading in parts", () => {
       async () => {
         throw new Error("tar exited with 2");
       },
-      8,
+      { partSize: 8 },
     );
     await broken.drive(second);
     await expect(second).rejects.toThrow("tar exited with 2");

@@ -27,6 +27,17 @@ export interface Uploaded {
   sha256: string;
 }
 
+export interface UploadOptions {
+  partSize?: number;
+  uploading?: number;
+  /**
+   * Called once the multipart upload exists, before any part: a caller that
+   * records it can abort it later if this process ends before it does (a
+   * restarted Worker never runs the abort below).
+   */
+  begun?: (upload: R2MultipartUpload) => Promise<void>;
+}
+
 /**
  * Uploads `stream` as `key`. `finished` is awaited after the stream ended and
  * before the upload is completed: a producer that failed (tar exited non-zero)
@@ -37,13 +48,19 @@ export async function uploadInParts(
   key: string,
   stream: ReadableStream<Uint8Array>,
   finished: () => Promise<void>,
-  partSize = PART_SIZE,
-  uploading = PARTS_UPLOADING,
+  { partSize = PART_SIZE, uploading = PARTS_UPLOADING, begun }: UploadOptions = {},
 ): Promise<Uploaded> {
   let upload: R2MultipartUpload;
   try {
     upload = await bucket.createMultipartUpload(key, { httpMetadata: { contentType: "application/zstd" } });
   } catch (error) {
+    await stream.cancel().catch(() => {});
+    throw error;
+  }
+  try {
+    await begun?.(upload);
+  } catch (error) {
+    await upload.abort().catch(() => {});
     await stream.cancel().catch(() => {});
     throw error;
   }

@@ -97,6 +97,33 @@ describe("R2 unreachable", () => {
     }
   });
 
+  it("a restore: it says the backup could not be read and changes nothing; once R2 is back, the restore works", async () => {
+    const id = await createWorkspace("fault r2 restore", "empty");
+    const { container } = await wake(id);
+    sh(container, "echo backed-up > /workspace/kept.txt");
+    const made = await post<BackupRecord>(`/api/workspaces/${id}/backups`);
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    sh(container, "echo changed-after > /workspace/kept.txt && echo new > /workspace/later.txt");
+
+    await r2Unreachable(id, true);
+    const refused = await post<{ code: string; message: string }>(
+      `/api/workspaces/${id}/backups/${made.body.id}/restore`,
+    );
+    expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+    expect(refused.body).toMatchObject({
+      code: "BACKUP_UNAVAILABLE",
+      message: expect.stringMatching(/could not be read from R2 .*Nothing was changed/),
+    });
+    expect(sh(container, "cat /workspace/kept.txt /workspace/later.txt")).toBe("changed-after\nnew");
+    expect(sh(container, "ls -A / | grep -c cloud-ide-restore || true")).toBe("0");
+    expect((await listedBackups(id)).map((b) => b.id)).toEqual([made.body.id]);
+
+    await r2Unreachable(id, false);
+    const restored = await post(`/api/workspaces/${id}/backups/${made.body.id}/restore`);
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    expect(sh(container, "cat /workspace/kept.txt; ls /workspace")).toBe("backed-up\nkept.txt");
+  });
+
   it("deleting a workspace: it says R2 did not answer and the workspace stays listed; deleting it again takes it and its backups", async () => {
     const id = await createWorkspace("fault r2 delete", "empty");
     await wake(id);

@@ -1,7 +1,8 @@
+import { randomBytes } from "node:crypto";
 import { freemem } from "node:os";
 import { afterAll, describe, expect, it } from "vitest";
 import { docker } from "../support/containers";
-import { filesUrl, putFile, shell } from "../support/files";
+import { filesUrl, putFile, readHash, sha256, shell } from "../support/files";
 import { removeWhatWeMade, wake } from "../support/lifecycle";
 import { createWorkspace, ownerApi } from "../support/session";
 import { marker, openTerminalSocket } from "../support/terminal-client";
@@ -10,7 +11,8 @@ import { marker, openTerminalSocket } from "../support/terminal-client";
  * Issue 45's fault matrix, out of memory: a person's program that allocates
  * past the container's memory limit is the one the kernel kills; the tmux
  * server (every terminal), the resident agent and the terminal's socket stay
- * (sandbox/pane-shell.sh, sandbox/tmux.conf, docs/terminal.md).
+ * (sandbox/pane-shell.sh, sandbox/tmux.conf, docs/terminal.md). Saves made
+ * while the program fills the memory are each whole or refused, never torn.
  */
 afterAll(removeWhatWeMade);
 
@@ -64,7 +66,21 @@ describe("out of memory", { timeout: 240_000 }, () => {
 
     // Writes every page of 64 MiB blocks (bytes of b"x"), forever: only the OOM killer ends it.
     term.type(`python3 -c "b = [b'x' * (64 << 20) for _ in iter(int, 1)]"; echo "hog exit=$?"\r`);
-    const after = await term.waitFor(/^hog exit=\d+$/m, 180_000);
+    let hogEnded = false;
+    const hog = term.waitFor(/^hog exit=\d+$/m, 180_000).finally(() => {
+      hogEnded = true;
+    });
+    // Saves while it fills the memory: each answers, and is whole (200) or refused with a code.
+    const saves: { path: string; hash: string; status: number; code?: string }[] = [];
+    while (!hogEnded && saves.length < 60) {
+      const bytes = new Uint8Array(randomBytes(4 << 20));
+      const path = `during-oom/${saves.length}.bin`;
+      const response = await putFile(id, path, bytes);
+      const code = response.ok ? undefined : ((await response.json().catch(() => ({}))) as { code?: string }).code;
+      if (response.ok) await response.body?.cancel();
+      saves.push({ path, hash: sha256(bytes), status: response.status, code });
+    }
+    const after = await hog;
     expect(after).toMatch(/^hog exit=137$/m);
     expect(after).toMatch(/^Killed/m);
 
@@ -75,6 +91,19 @@ describe("out of memory", { timeout: 240_000 }, () => {
     await term.waitFor(again.pattern);
     expect(shell(container, "tmux display-message -p '#{pid}'").trim()).toBe(tmuxServer);
     expect(shell(container, 'pgrep -f "cloud-ide[ ]resident agent"').trim()).toBe(agent);
+
+    expect(saves.length).toBeGreaterThan(0);
+    for (const save of saves) {
+      const read = await readHash(id, save.path);
+      if (save.status === 200) expect(read, save.path).toMatchObject({ status: 200, hash: save.hash });
+      else {
+        expect(save.code, save.path).toMatch(/^[A-Z_]+$/);
+        // Refused: not there, or there whole, never torn.
+        if (read.status === 200) expect(read.hash, save.path).toBe(save.hash);
+        else expect(read.status, save.path).toBe(404);
+      }
+    }
+    console.log(`saves during the out-of-memory: ${saves.map((save) => save.code ?? save.status).join(" ")}`);
 
     expect((await putFile(id, "after-oom.txt", "still here")).status).toBe(200);
     const read = await ownerApi(filesUrl(id, "/content", { path: "after-oom.txt" }));

@@ -6,8 +6,12 @@
  * state; its containers go with it here). After the restart the workspace
  * answers and says it is stopped, a read says to wake it, and a wake brings
  * back every save (the save journal, docs/lifecycle.md) and the unsaved
- * shared text (kept in the Durable Object's storage).
+ * shared text (kept in the Durable Object's storage). Cut mid-backup, no
+ * half backup is listed and the next backup aborts the R2 upload the restart
+ * left open; cut mid-upload, the file keeps its old bytes and the next chunk
+ * says to upload it again.
  */
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CollabSaved } from "../../protocol/collab";
 import type { WorkspaceStatus } from "../../protocol/workspace";
@@ -15,6 +19,8 @@ import { type CollabClient, connectCollab } from "../../scripts/lib/collab-clien
 import { startDevServer } from "../../scripts/lib/dev-server.mjs";
 import { readDevVars } from "../../scripts/lib/dev-vars.mjs";
 import { setup } from "../../scripts/lib/setup.mjs";
+import { sha256 } from "../support/files";
+import { r2UploadsInProgress } from "../support/r2-objects";
 
 let server: Awaited<ReturnType<typeof startDevServer>>;
 let cookie = "";
@@ -105,4 +111,68 @@ describe("the Worker restarted", () => {
 
     expect((await api(`/api/workspaces/${id}`, { method: "DELETE" })).status).toBe(204);
   });
+
+  it("cut mid-backup and mid-upload: no half backup, the upload left open in R2 aborted by the next backup, the file's old bytes kept", async () => {
+    const made = await json<{ id: string }>("/api/workspaces", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "worker restart mid-backup", template: "empty" }),
+    });
+    expect(made.status).toBe(201);
+    const id = made.body.id;
+    expect((await api(`/api/workspaces/${id}/wake`, { method: "POST" })).status).toBe(200);
+    const put = (path: string, body: Uint8Array<ArrayBuffer>) =>
+      api(`/api/workspaces/${id}/files/content?path=${encodeURIComponent(path)}`, { method: "PUT", body });
+    // Random, so it stays ~40 MB compressed; each part held 1.5 s keeps the backup running for the restart.
+    expect((await put("data.bin", new Uint8Array(randomBytes(40 * 1024 * 1024)))).status).toBe(200);
+    const old = new Uint8Array(randomBytes(1024 * 1024));
+    expect((await put("big.bin", old)).status).toBe(200);
+    const hooks = await api(`/api/workspaces/${id}/test-hooks/backups`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ partDelayMs: 1500 }),
+    });
+    expect(hooks.status).toBe(204);
+    const chunk = (offset: number, bytes: Uint8Array<ArrayBuffer>, final = false) =>
+      api(
+        `/api/workspaces/${id}/files/upload?path=big.bin&upload=restartcut01&offset=${offset}${final ? "&final=1" : ""}`,
+        { method: "PUT", body: bytes },
+      );
+    const next = new Uint8Array(randomBytes(8 * 1024 * 1024));
+    expect((await chunk(0, next.subarray(0, 4 * 1024 * 1024))).status).toBe(200);
+
+    const backup = api(`/api/workspaces/${id}/backups`, { method: "POST" }).then(
+      (response) => `answered ${response.status}`,
+      (error: Error) => `cut: ${error.message}`,
+    );
+    for (let tries = 0; ; tries++) {
+      const counted = (await (await api(`/api/workspaces/${id}/test-hooks/backups/uploads`)).json()) as {
+        created: number;
+      };
+      if (counted.created === 1) break;
+      if (tries > 240) throw new Error("the backup never began its upload");
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    await server.restart();
+    expect(await backup).not.toBe("answered 201");
+    expect(r2UploadsInProgress("", server.stateDir)).toHaveLength(1);
+
+    const listed = await json<{ backups: unknown[] }>(`/api/workspaces/${id}/backups`);
+    expect(listed.body.backups).toEqual([]);
+    expect((await api(`/api/workspaces/${id}/wake`, { method: "POST" })).status).toBe(200);
+    // The upload's first chunk went with the container: the next one says to start again, the file is old.
+    const gone = await chunk(4 * 1024 * 1024, next.subarray(4 * 1024 * 1024), true);
+    expect(gone.status).toBe(404);
+    expect(await gone.json()).toMatchObject({
+      code: "UPLOAD_NOT_FOUND",
+      message: expect.stringMatching(/upload the file again/),
+    });
+    const kept = await api(`/api/workspaces/${id}/files/content?path=big.bin`);
+    expect(sha256(new Uint8Array(await kept.arrayBuffer()))).toBe(sha256(old));
+
+    const again = await json<{ id: string }>(`/api/workspaces/${id}/backups`, { method: "POST" });
+    expect(again.status, JSON.stringify(again.body)).toBe(201);
+    expect(r2UploadsInProgress("", server.stateDir)).toEqual([]);
+    expect((await api(`/api/workspaces/${id}`, { method: "DELETE" })).status).toBe(204);
+  }, 300_000);
 });

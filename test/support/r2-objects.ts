@@ -12,7 +12,27 @@ import { inject } from "vitest";
 
 /** The keys of every object in the IDE's R2 buckets that end with `suffix`. */
 export function r2KeysEndingWith(suffix: string): string[] {
-  const folder = join(inject("stateDir"), "v3/r2/miniflare-R2BucketObject");
+  return eachBucket(inject("stateDir"), (db) =>
+    db.prepare("SELECT key FROM _mf_objects WHERE substr(key, -length(?)) = ?").all(suffix, suffix),
+  );
+}
+
+/**
+ * The keys of the multipart uploads neither completed nor aborted (state 0)
+ * whose key starts with `prefix`, in the local R2 of the IDE whose state
+ * folder is `stateDir` (the tier's own by default).
+ */
+export function r2UploadsInProgress(prefix: string, stateDir: string = inject("stateDir")): string[] {
+  return eachBucket(stateDir, (db) =>
+    db
+      .prepare("SELECT key FROM _mf_multipart_uploads WHERE state = 0 AND substr(key, 1, length(?)) = ?")
+      .all(prefix, prefix),
+  );
+}
+
+/** The `key` of every row `query` gives, over every R2 bucket's database under `stateDir`. */
+function eachBucket(stateDir: string, query: (db: DatabaseSync) => Record<string, unknown>[]): string[] {
+  const folder = join(stateDir, "v3/r2/miniflare-R2BucketObject");
   if (!existsSync(folder)) throw new Error(`no local R2 state at ${folder}: has miniflare's layout changed?`);
   const keys: string[] = [];
   let buckets = 0;
@@ -20,8 +40,7 @@ export function r2KeysEndingWith(suffix: string): string[] {
     if (!name.endsWith(".sqlite") || name === "metadata.sqlite") continue;
     const db = new DatabaseSync(join(folder, name), { readOnly: true });
     try {
-      const rows = db.prepare("SELECT key FROM _mf_objects WHERE substr(key, -length(?)) = ?").all(suffix, suffix);
-      for (const row of rows) keys.push(String(row.key));
+      for (const row of query(db)) keys.push(String(row.key));
       buckets += 1;
     } finally {
       db.close();

@@ -24,6 +24,7 @@ import {
   startArchive,
   swapStaged,
 } from "./directory-archive";
+import { OpenUploads } from "./open-uploads";
 import { expiredBackups } from "./retention";
 
 const RECORDS_KEY = "backups:records";
@@ -91,8 +92,12 @@ export class WorkspaceBackups {
   readonly transfers = new ArchiveTransfers();
   /** Splits of backups taken but not yet listed ({@link keep} stores them with the record). */
   private readonly takenSplits = new Map<string, ImageSplit>();
+  /** Each backup's multipart upload while it runs: one a restart cut is aborted by the next backup. */
+  private readonly openUploads: OpenUploads;
 
-  constructor(private readonly deps: BackupsDeps) {}
+  constructor(private readonly deps: BackupsDeps) {
+    this.openUploads = new OpenUploads(deps.storage, deps.tag);
+  }
 
   /** Newest first. */
   async list(): Promise<BackupRecord[]> {
@@ -146,19 +151,36 @@ export class WorkspaceBackups {
     const generation = this.deps.sandbox.generation;
     try {
       const bucket = this.bucket();
+      await this.openUploads.abortLeft(bucket);
       const id = newBackupId();
       const dirs = [...BACKUP_DIRS];
       const image = await this.deps.image();
       const archive = await this.archive(dirs);
       // When tar | zstd ended, apart from the R2 work after it: where a backup's time goes, in the log.
       let ended = started;
-      const uploaded = await uploadInParts(bucket, this.key(id), archive.stream, async () => {
-        await archive.finished();
-        ended = Date.now();
-      }).catch((error: unknown) => {
-        archive.abandon();
-        throw error;
-      });
+      let uploadId: string | undefined;
+      const uploaded = await uploadInParts(
+        bucket,
+        this.key(id),
+        archive.stream,
+        async () => {
+          await archive.finished();
+          ended = Date.now();
+        },
+        {
+          begun: (upload) => {
+            uploadId = upload.uploadId;
+            return this.openUploads.begun(upload);
+          },
+        },
+      )
+        .catch((error: unknown) => {
+          archive.abandon();
+          throw error;
+        })
+        .finally(async () => {
+          if (uploadId) await this.openUploads.ended(uploadId);
+        });
       const split = await archive.split();
       if (split && JSON.stringify(split).length <= MAX_SPLIT_JSON) this.takenSplits.set(id, split);
       console.log(
@@ -406,7 +428,10 @@ export class WorkspaceBackups {
     try {
       object = await this.bucket().get(this.key(record.id));
     } catch (error) {
-      throw new AppError(ErrorCode.BACKUP_UNAVAILABLE, `The backup could not be read from R2 (${describe(error)}).`);
+      throw new AppError(
+        ErrorCode.BACKUP_UNAVAILABLE,
+        `The backup could not be read from R2 (${describe(error)}). Nothing was changed; try again once R2 answers.`,
+      );
     }
     if (!object) {
       throw new AppError(ErrorCode.BACKUP_INTEGRITY, "The backup's object is missing from R2. Nothing was changed.");
@@ -469,7 +494,10 @@ export class WorkspaceBackups {
   /** Deleting the workspace: every object under its prefix, listed from R2 itself, and the records. */
   async deleteAll(): Promise<void> {
     const bucket = this.deps.bucket();
-    if (bucket) await deleteUnderPrefix(bucket, this.deps.prefix);
+    if (bucket) {
+      await this.openUploads.abortLeft(bucket);
+      await deleteUnderPrefix(bucket, this.deps.prefix);
+    }
     await this.deps.storage.delete(RECORDS_KEY);
     await this.deps.storage.delete(SPLITS_KEY);
     await this.deps.storage.delete(HEALTH_KEY);
