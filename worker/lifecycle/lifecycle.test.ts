@@ -164,7 +164,15 @@ function setup(
       }),
       startOptions: () => startOptions?.(sandbox) ?? { image: sandbox.image, enableInternet: true },
       tag: "test",
-      timings: { retryDelayMs: 0, attempts: 1, budgetMs: 0, attemptWaitMs: 50, probeWaitMs: 50, ...timings },
+      timings: {
+        retryDelayMs: 0,
+        attempts: 1,
+        budgetMs: 0,
+        snapshotBudgetMs: 0,
+        attemptWaitMs: 50,
+        probeWaitMs: 50,
+        ...timings,
+      },
       ...extra,
     });
     sandbox.wake = () => lifecycle.ensureRunning();

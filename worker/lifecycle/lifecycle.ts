@@ -94,6 +94,8 @@ export interface StartTimings {
    */
   attempts: number;
   budgetMs: number;
+  /** The budget of a start from a snapshot: one that fails is mostly gone for good, and has a fallback. */
+  snapshotBudgetMs: number;
   /** How long a status probe waits out a paused or not-yet-running container. */
   probeWaitMs: number;
 }
@@ -103,7 +105,10 @@ const START_TIMINGS: StartTimings = {
   attemptTimeoutMs: 45_000,
   attemptWaitMs: 20_000,
   attempts: 4,
-  budgetMs: 20_000,
+  // A loaded engine refused every start from the image for up to 40 s at a time here (workerd says
+  // only "Container failed to start"); a person would rather wait a minute than be told to try again.
+  budgetMs: 60_000,
+  snapshotBudgetMs: 20_000,
   probeWaitMs: 5_000,
 };
 
@@ -534,7 +539,7 @@ export class Lifecycle {
     // engine may still tear the old one down, and a slow local Docker engine
     // can miss workerd's wait for the network sidecar. Try a few times.
     const began = Date.now();
-    const giveUpAt = began + this.timings.budgetMs;
+    const giveUpAt = began + (plan.from === "snapshot" ? this.timings.snapshotBudgetMs : this.timings.budgetMs);
     console.log(`${tag} starting from ${plan.from === "snapshot" ? `snapshot ${plan.snapshot.id}` : `image ${image}`}`);
     for (let attempt = 1; ; attempt++) {
       if (this.isDeleted) throw deleted();
@@ -546,7 +551,7 @@ export class Lifecycle {
         if (attempt >= this.timings.attempts && Date.now() >= giveUpAt) throw error;
         console.warn(`${tag}: start attempt ${attempt} failed (${describe(error)}); trying again`);
         await sandbox.destroy().catch(() => {});
-        await sleep(this.timings.retryDelayMs * attempt);
+        await sleep(this.timings.retryDelayMs * Math.min(attempt, 5));
       }
     }
   }
